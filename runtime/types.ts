@@ -1,0 +1,184 @@
+/**
+ * The runtime's vocabulary: tool definitions, calls, results, hooks, events and the RunResult.
+ * Everything that crosses a seam is described here; nothing here does anything.
+ */
+import type { ZodType } from 'zod'
+
+/** Any value JSON can hold. Tool arguments and results are always of this shape. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/** A raw JSON Schema object (MCP tools arrive this way). */
+export type JsonSchema = { [key: string]: unknown }
+
+/** A tool's argument or output schema: a zod schema or a raw JSON Schema object. */
+export type SchemaLike = ZodType | JsonSchema
+
+/** Where a call came from: a `tools.x()` sub-call inside a program, or a model's native function call. */
+export type CallOrigin = 'code' | 'native'
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  /** The call's id, as it appears in the event log. */
+  readonly callId: string
+  /** The enclosing `run_code` call, for sub-calls made by a program. */
+  readonly parentId: string | undefined
+  readonly origin: CallOrigin
+  /** Aborts when the run or batch is cancelled, or the call timed out. Long tools should honour it. */
+  readonly signal: AbortSignal
+  /** Ends the model's turn after this batch of native calls (the caller skips its next model request). */
+  concludeTurn(): void
+  /**
+   * Backend-specific services for built-in tools (for example, the Docker backend runs workspace tools
+   * inside the run's container). Keyed by service name; tools that do not know a service ignore it.
+   */
+  readonly services: Readonly<Record<string, unknown>>
+}
+
+/**
+ * A tool. A plain object literal works; `defineTool` only adds types.
+ * `parameters` is a zod schema or a JSON Schema object; arguments are validated against it before any hook runs.
+ */
+export interface ToolDefinition<Args = any, Result = unknown> {
+  /** `[A-Za-z0-9_-]{1,64}`. */
+  name: string
+  description: string
+  parameters: SchemaLike
+  /** Describes the value `execute` resolves to; used for the SDK's return types. */
+  output?: SchemaLike
+  execute(args: Args, ctx: ToolContext): Result | Promise<Result>
+  /** An exclusive call waits for every earlier call and blocks every later one (a barrier). */
+  exclusive?: boolean
+  /** Per-call deadline; a call still running then fails with `ETIMEDOUT` and its signal aborts. */
+  timeoutMs?: number
+}
+
+/** Typed helper: `defineTool({ ... })` returns its argument unchanged. */
+export type AnyToolDefinition = ToolDefinition<any, unknown>
+
+/** An errno-style failure: the one shape every refusal and tool error takes. */
+export interface ToolError {
+  code: string
+  message: string
+}
+
+/** The outcome of one call. Dispatch never throws: every failure is a value of this type. */
+export type ToolResult =
+  | { ok: true; value: JsonValue; concludesTurn?: boolean }
+  | { ok: false; error: ToolError }
+
+/** One tool call as hooks see it. */
+export interface ToolCall {
+  id: string
+  name: string
+  args: JsonValue
+  origin: CallOrigin
+  /** The id of the `run_code` call that issued this sub-call. */
+  parentId?: string
+}
+
+/** What a pre-execute hook may answer: nothing (allow), a denial, or rewritten arguments. */
+export type PreExecuteDecision = void | undefined | { deny: ToolError } | { args: JsonValue }
+export type PreExecuteHook = (call: Readonly<ToolCall>) => PreExecuteDecision | Promise<PreExecuteDecision>
+/** A post-execute hook may return a replacement result. */
+export type PostExecuteHook = (
+  call: Readonly<ToolCall>,
+  result: ToolResult,
+) => void | undefined | ToolResult | Promise<void | undefined | ToolResult>
+
+export interface HookMap {
+  'pre-execute': PreExecuteHook
+  'post-execute': PostExecuteHook
+}
+export type HookName = keyof HookMap
+
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug'
+export interface LogEntry {
+  level: LogLevel
+  text: string
+}
+
+/** Run error kinds. `sandbox_unavailable` is infrastructure, never "your code failed". */
+export type RunErrorKind = 'compile' | 'type' | 'runtime' | 'timeout' | 'memory' | 'aborted' | 'sandbox_unavailable'
+
+export interface RunError {
+  kind: RunErrorKind
+  message: string
+  /** `SANDBOX_UNAVAILABLE` for kind sandbox_unavailable; an errno for kernel denials. */
+  code?: string
+  /** 1-based line in the user's source, where known. */
+  line?: number
+  column?: number
+}
+
+/** One sub-call as the RunResult reports it, in issue order. */
+export interface CallRecord {
+  id: string
+  name: string
+  args: JsonValue
+  ok: boolean
+  result?: JsonValue
+  error?: ToolError
+  durationMs: number
+}
+
+/** What `runCode` returns and `codeact run --json` prints. */
+export interface RunResult {
+  ok: boolean
+  /** The program's return value (JSON), or undefined. */
+  value: JsonValue | undefined
+  logs: LogEntry[]
+  calls: CallRecord[]
+  error: RunError | null
+  /** The text a model reads. Rebuildable from `events` alone. */
+  observation: string
+  /** This run's slice of the runtime's event log. */
+  events: RunEvent[]
+}
+
+/** The append-only event log's entries. */
+export interface RunEvent<T extends EventType = EventType> {
+  seq: number
+  time: number
+  type: T
+  data: EventData[T]
+}
+
+export interface EventData {
+  'run/start': { runId: string; parentId?: string; sandbox: string; code: string }
+  'run/end': {
+    runId: string
+    ok: boolean
+    value?: JsonValue
+    /** Why the value could not be reported (BigInt, cycle, function ...). */
+    valueNote?: string
+    error: RunError | null
+    /** Bytes of console output dropped by the output cap. */
+    droppedOutputBytes: number
+    /** Diagnostics appended to the observation (type-check warnings). */
+    notes?: string[]
+  }
+  'tool/call': ToolCall
+  'tool/result': { id: string; name: string; result: ToolResult; durationMs: number }
+  console: { runId: string; level: LogLevel; text: string }
+  'batch/start': { batchId: string; ids: string[]; shape: 'openai' | 'anthropic' }
+  'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
+}
+export type EventType = keyof EventData
+
+/** Limits of one run. */
+export interface Limits {
+  /** Wall clock for the whole run, including awaited tool calls. Default 30 s. */
+  timeoutMs: number
+  /** Heap limit of the sandbox. Default 128 MB. */
+  memoryMb: number
+  /** Console output kept per run; the rest is cut with a marker. Default 1 MiB. */
+  maxOutputBytes: number
+  /** Tool calls a run may make. Default 1,000. */
+  maxToolCalls: number
+  /** Sub-calls (and native calls) that may run at once. Default 10. */
+  maxParallelToolCalls: number
+  /** The observation text's cap. Default 32 KiB. */
+  maxObservationBytes: number
+  /** The program source's cap. Default 512 KiB. */
+  maxSourceBytes: number
+}

@@ -1,0 +1,86 @@
+/**
+ * The sandbox seam. A backend runs compiled JavaScript (the body of an async function, see
+ * `runtime/compile.ts`) and reaches the host only through `SandboxHost`: JSON text in, JSON text out.
+ * A new backend is a new folder that implements `Sandbox` and passes `test/contract`.
+ */
+import type { LogEntry, RunErrorKind, ToolError } from '../runtime/types.js'
+
+/** What the sandbox may ask of the host while a program runs. Only JSON text crosses. */
+export interface SandboxHost {
+  /**
+   * Issue one tool call, in the order the program issued it. Resolves to the JSON text of a
+   * `ToolResult` (`{"ok":true,"value":…}` or `{"ok":false,"error":{"code","message"}}`). Never rejects.
+   */
+  callTool(name: string, argsJson: string): Promise<string>
+  /** Console output as the program writes it, already capped by the backend (batched freely). */
+  log(entries: LogEntry[]): void
+}
+
+export interface SandboxLimits {
+  timeoutMs: number
+  memoryMb: number
+  maxOutputBytes: number
+}
+
+export interface SandboxRunRequest {
+  runId: string
+  /** Output of `compile()`: JS that evaluates to an async function `(tools, ToolCallError, console) => …`. */
+  js: string
+  /** Tool names to expose as `tools.<name>`. */
+  toolNames: readonly string[]
+  limits: SandboxLimits
+}
+
+/** A refusal the kernel or the policy made inside the sandbox, reported even if the program caught it. */
+export type SandboxDenial = ToolError
+
+export type SandboxOutcome =
+  | {
+      ok: true
+      /** JSON text of the returned value; undefined when the program returned nothing. */
+      valueJson: string | undefined
+      /** Set when the value could not be expressed as JSON (BigInt, cycle, function …). */
+      valueNote?: string
+      droppedOutputBytes: number
+      denials?: SandboxDenial[]
+    }
+  | {
+      ok: false
+      error: {
+        kind: RunErrorKind
+        message: string
+        code?: string
+        /** The guest's stack (compiled-JS positions); the runtime maps it to the user's source. */
+        stack?: string
+      }
+      droppedOutputBytes: number
+      denials?: SandboxDenial[]
+    }
+
+export interface Sandbox {
+  /** `isolate`, `docker`, … */
+  readonly name: string
+  /**
+   * Get ready to run (spawn the supervised process, fill a warm pool). Safe to call more than once.
+   * Resolves once ready; if the backend cannot start, resolves and lets `run` report
+   * `sandbox_unavailable` — the seam never throws for infrastructure reasons.
+   */
+  start(): Promise<void>
+  /**
+   * Run one program. Never rejects: every failure, including "could not start", is an outcome.
+   * When `signal` aborts, the program stops and the outcome is `aborted`.
+   */
+  run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome>
+  /**
+   * Services this backend offers to tool implementations for calls made during run `runId`
+   * (or outside any run when `runId` is undefined), e.g. `{ workspace: WorkspaceOps }` for Docker.
+   */
+  services?(runId: string | undefined): Record<string, unknown>
+  /** Stop everything this backend started. Runs still in flight end as `aborted`. */
+  close(): Promise<void>
+}
+
+/** Thrown by nothing; returned as the outcome when a backend cannot start. */
+export function unavailable(message: string, droppedOutputBytes = 0): SandboxOutcome {
+  return { ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message }, droppedOutputBytes }
+}

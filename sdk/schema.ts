@@ -1,0 +1,19 @@
+/**
+ * Schemas arrive as zod or as raw JSON Schema (MCP). This module is the one place that tells them apart
+ * and turns either into JSON Schema, for the SDK's declarations, the run_code definition and adapters.
+ */
+import { z, type ZodType } from 'zod'
+import type { JsonSchema, SchemaLike } from '../runtime/types.js'
+
+/** True for a zod (v4) schema. */
+export function isZodSchema(schema: unknown): schema is ZodType {
+  return typeof schema === 'object' && schema !== null && '_zod' in schema
+}
+
+/** JSON Schema (draft 2020-12 flavoured) for a zod schema or a raw JSON Schema object. */
+export function toJsonSchema(schema: SchemaLike): JsonSchema {
+  if (!isZodSchema(schema)) return schema
+  const out = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) as JsonSchema
+  delete out.$schema
+  return out
+}
