@@ -28,6 +28,11 @@ export interface ToolContext {
   /** Ends the model's turn after this batch of native calls (the caller skips its next model request). */
   concludeTurn(): void
   /**
+   * Records a refusal that happened inside a successful call (e.g. the kernel answered EROFS to a command
+   * run by `bash`), so the observation lists it even though the call itself succeeded.
+   */
+  reportDenial(denial: ToolError): void
+  /**
    * Backend-specific services for built-in tools (for example, the Docker backend runs workspace tools
    * inside the run's container). Keyed by service name; tools that do not know a service ignore it.
    */
@@ -160,6 +165,8 @@ export interface EventData {
   'tool/call': ToolCall
   'tool/result': { id: string; name: string; result: ToolResult; durationMs: number }
   console: { runId: string; level: LogLevel; text: string }
+  /** A refusal inside a call or a program that did not fail the call (kernel EROFS in bash, caught EACCES …). */
+  denial: { runId?: string; callId?: string; code: string; message: string }
   'batch/start': { batchId: string; ids: string[]; shape: 'openai' | 'anthropic' }
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
 }
