@@ -1,0 +1,61 @@
+#!/bin/sh
+# Builds the codeact runner image (`make image`). Offline by default: FROM scratch plus this machine's own
+# Node binary, the shared libraries it links, a small shell toolset for the `bash` workspace tool, a
+# non-root user and the runner. `--base node` builds from node:20-slim instead (needs a registry).
+#
+#   images/build.sh [--base scratch|node] [--tag NAME]     (env: CODEACT_IMAGE, CODEACT_IMAGE_BASE)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+image=${CODEACT_IMAGE:-codeact-runner:latest}
+base=${CODEACT_IMAGE_BASE:-scratch}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) base=$2; shift 2 ;;
+    --tag) image=$2; shift 2 ;;
+    *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+ctx=$here/.build
+rm -rf "$ctx"
+mkdir -p "$ctx"
+cp "$here/runner.mjs" "$here/ops.mjs" "$ctx/"
+
+if [ "$base" = node ]; then
+  exec docker build -q -f "$here/Dockerfile.node" -t "$image" "$ctx"
+fi
+[ "$base" = scratch ] || { echo "build.sh: --base is scratch or node, not $base" >&2; exit 2; }
+
+root=$ctx/rootfs
+mkdir -p "$root/opt/codeact" "$root/etc" "$root/tmp" "$root/workspace" "$root/usr/local/bin" "$root/usr/bin" "$root/bin"
+chmod 1777 "$root/tmp"
+mv "$ctx/runner.mjs" "$ctx/ops.mjs" "$root/opt/codeact/"
+
+# Copy one binary to $2 inside the rootfs with every library it links, at the paths the loader expects.
+copy_binary() {
+  src=$(readlink -f "$1")
+  cp "$src" "$root$2"
+  ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
+    [ -e "$root$lib" ] && continue
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+}
+
+node_bin=$(command -v node) || { echo "build.sh: node is not on PATH" >&2; exit 1; }
+copy_binary "$node_bin" /usr/local/bin/node
+# The shell and tools the `bash` workspace tool runs inside the container (whatever this host has).
+sh_bin=$(command -v dash || command -v sh)
+copy_binary "$sh_bin" /bin/sh
+for tool in bash cat ls mkdir rm rmdir cp mv head tail wc sort uniq grep sed find xargs touch env \
+    tr cut diff dirname basename stat chmod ln sleep tee date awk mktemp readlink realpath seq printf test true false; do
+  path=$(command -v "$tool" 2>/dev/null) || continue
+  case $path in /*) ;; *) continue ;; esac # a shell builtin
+  copy_binary "$path" "/usr/bin/$tool"
+done
+[ -e "$root/usr/bin/bash" ] && ln -sf /usr/bin/bash "$root/bin/bash"
+
+printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/tmp:/sbin/nologin\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+
+cp "$here/Dockerfile" "$ctx/Dockerfile"
+docker build -q -t "$image" "$ctx"

@@ -1,0 +1,258 @@
+// codeact runner: the one process of a codeact container. It speaks line-delimited JSON with the host on
+// stdio (host -> runner on stdin, runner -> host on stdout; stderr is free text for diagnostics), runs one
+// program with the in-sandbox prelude the host sends, and serves workspace ops on the mounted workspace.
+// Plain JS, no dependencies: it is copied into the image as is. The container is the security boundary;
+// this file only makes the run observable (tool calls, console, kernel denials, the outcome).
+import { createRequire, syncBuiltinESMExports } from 'node:module'
+import vm from 'node:vm'
+import fs from 'node:fs'
+import childProcess from 'node:child_process'
+import { serveOp, cancelOp } from './ops.mjs'
+
+const fsp = fs.promises
+// The protocol owns fd 1; the program's writes to stdout are redirected to its console below.
+const stdout = process.stdout
+const writeOut = stdout.write.bind(stdout)
+const stringify = JSON.stringify
+function send(msg) {
+  writeOut(stringify(msg) + '\n')
+}
+
+// --- console batching -------------------------------------------------------------------------------
+let logBatch = []
+let logBytes = 0
+let flushScheduled = false
+function flushLogs() {
+  flushScheduled = false
+  if (logBatch.length === 0) return
+  const entries = logBatch
+  logBatch = []
+  logBytes = 0
+  send({ type: 'log', entries })
+}
+function hostLog(level, text) {
+  logBatch.push({ level, text })
+  logBytes += text.length
+  if (logBytes > 64 * 1024) flushLogs()
+  else if (!flushScheduled) {
+    flushScheduled = true
+    setImmediate(flushLogs)
+  }
+}
+
+// --- tool calls -------------------------------------------------------------------------------------
+let nextCallId = 1
+const pendingCalls = new Map()
+function hostCall(name, argsJson) {
+  const id = nextCallId++
+  flushLogs() // console lines written before the call reach the host before it
+  return new Promise((resolve) => {
+    pendingCalls.set(id, resolve)
+    send({ type: 'call', id, name, argsJson })
+  })
+}
+
+// --- kernel denials: observed at Node's fs / child_process entry points, even if the program catches ---
+const DENIED = new Set(['EROFS', 'EACCES', 'EPERM'])
+const reported = new WeakSet()
+const seenDenials = new Set()
+function noteDenial(e) {
+  if (e === null || typeof e !== 'object' || !DENIED.has(e.code) || reported.has(e)) return
+  reported.add(e)
+  const message = String(e.message).slice(0, 500)
+  const key = e.code + message
+  if (seenDenials.has(key) || seenDenials.size >= 100) return
+  seenDenials.add(key)
+  send({ type: 'denial', code: e.code, message })
+}
+function copyExtras(from, to) {
+  for (const key of Object.getOwnPropertySymbols(from)) to[key] = from[key] // util.promisify.custom
+  return to
+}
+function wrapSync(fn) {
+  return copyExtras(fn, function (...args) {
+    try {
+      return Reflect.apply(fn, this, args)
+    } catch (e) {
+      noteDenial(e)
+      throw e
+    }
+  })
+}
+function wrapCallback(fn) {
+  return copyExtras(fn, function (...args) {
+    const last = args.length - 1
+    const cb = args[last]
+    if (typeof cb === 'function') {
+      args[last] = function (err, ...rest) {
+        noteDenial(err)
+        return Reflect.apply(cb, this, [err, ...rest])
+      }
+    }
+    try {
+      return Reflect.apply(fn, this, args)
+    } catch (e) {
+      noteDenial(e)
+      throw e
+    }
+  })
+}
+function wrapPromise(fn) {
+  return copyExtras(fn, function (...args) {
+    let p
+    try {
+      p = Reflect.apply(fn, this, args)
+    } catch (e) {
+      noteDenial(e)
+      throw e
+    }
+    return p && typeof p.then === 'function' ? p.then(undefined, (e) => { noteDenial(e); throw e }) : p
+  })
+}
+function wrapChild(fn) {
+  return function (...args) {
+    let child
+    try {
+      child = Reflect.apply(fn, this, args)
+    } catch (e) {
+      noteDenial(e)
+      throw e
+    }
+    if (child && typeof child.emit === 'function') {
+      const emit = child.emit
+      child.emit = function (event, ...rest) {
+        if (event === 'error') noteDenial(rest[0])
+        return Reflect.apply(emit, this, [event, ...rest])
+      }
+    }
+    if (child && typeof child === 'object' && 'error' in child) noteDenial(child.error) // spawnSync
+    return child
+  }
+}
+function instrument() {
+  for (const key of Object.keys(fs)) {
+    const fn = fs[key]
+    if (typeof fn !== 'function' || /^[A-Z]/.test(key) || key === 'watch' || key === 'watchFile') continue
+    fs[key] = key.endsWith('Sync') ? wrapSync(fn) : wrapCallback(fn)
+  }
+  for (const key of Object.keys(fsp)) {
+    if (typeof fsp[key] === 'function' && key !== 'watch') fsp[key] = wrapPromise(fsp[key])
+  }
+  for (const key of ['spawn', 'exec', 'execFile', 'fork']) childProcess[key] = wrapChild(childProcess[key])
+  for (const key of ['spawnSync', 'execSync', 'execFileSync']) childProcess[key] = wrapChild(childProcess[key])
+  syncBuiltinESMExports() // so `import('node:fs')` sees the same wrapped functions
+}
+
+// --- the run ----------------------------------------------------------------------------------------
+let started = false
+let finished = false
+function finish(outcomeJson) {
+  if (finished) return
+  finished = true
+  flushLogs()
+  send({ type: 'done', outcomeJson })
+}
+function describe(e) {
+  const isObj = e !== null && typeof e === 'object'
+  return {
+    name: String((isObj && e.name) || 'Error').slice(0, 200),
+    message: String(isObj ? e.message : e).slice(0, 4000),
+    stack: isObj && typeof e.stack === 'string' ? e.stack.slice(0, 4000) : undefined,
+  }
+}
+
+/** Route the program's stray output (global console, process.stdout/stderr) through its capped console. */
+function redirectOutput(programConsole) {
+  const line = (level) => (...args) => Reflect.apply(programConsole[level], programConsole, args)
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) console[level] = line(level)
+  const writer = (level) => function (chunk, encoding, cb) {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+    programConsole[level](text.endsWith('\n') ? text.slice(0, -1) : text)
+    const done = typeof encoding === 'function' ? encoding : cb
+    if (typeof done === 'function') process.nextTick(done)
+    return true
+  }
+  process.stdout.write = writer('log')
+  process.stderr.write = writer('error')
+}
+
+function run(msg) {
+  if (started) return send({ type: 'fatal', message: 'this container already ran a program' })
+  started = true
+  let runProgram
+  try {
+    const prelude = vm.runInThisContext(msg.prelude, { filename: 'prelude.js' })
+    runProgram = prelude(hostCall, hostLog, { toolNames: msg.toolNames, maxOutputBytes: msg.maxOutputBytes })
+  } catch (e) {
+    return send({ type: 'fatal', message: 'the prelude failed: ' + describe(e).message })
+  }
+  let programFn
+  try {
+    programFn = vm.runInThisContext(msg.js, {
+      filename: 'program.js',
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    })
+  } catch (e) {
+    programFn = () => { throw e }
+  }
+  // The container is the boundary: the program gets real Node (`require`, `import()`), confined by it.
+  globalThis.require = createRequire(process.cwd() + '/')
+  instrument()
+  const wrapped = (tools, ToolCallError, programConsole) => {
+    redirectOutput(programConsole)
+    return programFn(tools, ToolCallError, programConsole)
+  }
+  runProgram(wrapped).then(finish, (e) => finish(stringify({ ok: false, error: describe(e), droppedOutputBytes: 0 })))
+}
+
+process.on('uncaughtException', (e) => {
+  if (started && !finished) finish(stringify({ ok: false, error: describe(e), droppedOutputBytes: 0 }))
+  else process.stderr.write('runner: uncaught ' + describe(e).message + '\n')
+})
+process.on('unhandledRejection', (e) => {
+  // Node would crash; a fire-and-forget failure in the program is reported, not fatal.
+  if (started && !finished) hostLog('error', 'Unhandled promise rejection: ' + describe(e).message)
+})
+
+// --- stdin: host messages ---------------------------------------------------------------------------
+function onMessage(msg) {
+  switch (msg.type) {
+    case 'run':
+      return run(msg)
+    case 'result': {
+      const resolve = pendingCalls.get(msg.id)
+      pendingCalls.delete(msg.id)
+      if (resolve) resolve(String(msg.resultJson))
+      return
+    }
+    case 'op':
+      return serveOp(msg, send)
+    case 'cancel':
+      return cancelOp(msg.id)
+    default:
+      process.stderr.write('runner: unknown message type ' + String(msg.type) + '\n')
+  }
+}
+let buffered = ''
+process.stdin.setEncoding('utf8')
+process.stdin.on('data', (chunk) => {
+  buffered += chunk
+  let nl
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const line = buffered.slice(0, nl)
+    buffered = buffered.slice(nl + 1)
+    if (line.length === 0) continue
+    let msg
+    try {
+      msg = JSON.parse(line)
+    } catch {
+      process.stderr.write('runner: unreadable message\n')
+      continue
+    }
+    onMessage(msg)
+  }
+})
+// The host detached (closed or crashed): nothing can observe this container any more.
+process.stdin.on('end', () => process.exit(0))
+
+send({ type: 'ready', node: process.version, uid: process.getuid(), pid: process.pid })
