@@ -1,0 +1,129 @@
+/**
+ * TypeScript program -> the JS expression every sandbox runs:
+ *   (async function (tools, ToolCallError, console) { "use strict"; <body> })
+ * The program is the body of an async function, so top-level `await` and `return` work. esbuild compiles it
+ * (full TypeScript: enums, classes, parameter properties …); its source map takes runtime positions back to
+ * the user's lines.
+ */
+import { transform, type Message } from 'esbuild'
+import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
+import type { RunError } from './types.js'
+
+const PARAMS = 'tools, ToolCallError, console'
+/** The wrapper adds exactly one line before the user's first line. */
+const HEADER = `(async function (${PARAMS}) {\n`
+const FOOTER = '\n})'
+
+export interface CompiledProgram {
+  js: string
+  /** Maps a 1-based line/0-based column in `js` to the user's 1-based line and column. */
+  mapPosition(line: number, column: number): { line: number; column: number } | undefined
+}
+
+export type CompileOutcome = { ok: true; program: CompiledProgram } | { ok: false; error: RunError }
+
+export async function compile(source: string): Promise<CompileOutcome> {
+  const first = await transformWrapped(source)
+  if (first.ok || !mentionsNamespace(first.messages)) return finish(first, source)
+  // esbuild allows `namespace` only at a module's top level, and the program is a function body:
+  // compile each top-level namespace on its own and splice the JS back in place.
+  const spliced = await compileNamespacesInPlace(source)
+  if (spliced === undefined) return finish(first, source)
+  return finish(await transformWrapped(spliced), source)
+}
+
+type TransformResult = { ok: true; code: string; map: string } | { ok: false; messages: Message[] }
+
+async function transformWrapped(source: string): Promise<TransformResult> {
+  try {
+    const out = await transform(HEADER + source + FOOTER, {
+      loader: 'ts',
+      target: 'es2022',
+      sourcemap: 'external',
+      sourcefile: 'program.ts',
+      // The program is strict: `this` is undefined at the top, and sloppy-mode surprises are gone.
+      banner: '',
+      tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
+    })
+    return { ok: true, code: withStrict(out.code), map: out.map }
+  } catch (e) {
+    const messages = (e as { errors?: Message[] }).errors
+    return { ok: false, messages: messages ?? [{ text: String(e) } as Message] }
+  }
+}
+
+/** Put "use strict" first in the function body (esbuild keeps the body as written). */
+function withStrict(code: string): string {
+  const at = code.indexOf('{')
+  return code.slice(0, at + 1) + '"use strict";' + code.slice(at + 1)
+}
+
+function finish(result: TransformResult, source: string): CompileOutcome {
+  if (!result.ok) return { ok: false, error: compileError(result.messages, source) }
+  const map = new TraceMap(result.map)
+  const js = result.code.trimEnd().replace(/;$/, '')
+  return {
+    ok: true,
+    program: {
+      js,
+      mapPosition(line, column) {
+        const pos = originalPositionFor(map, { line, column })
+        if (pos.line === null || pos.line < 2) return undefined
+        return { line: pos.line - 1, column: (pos.column ?? 0) + 1 }
+      },
+    },
+  }
+}
+
+function compileError(messages: Message[], source: string): RunError {
+  const lines = source.split('\n')
+  const shown = messages.slice(0, 3).map((m) => {
+    const loc = m.location
+    if (!loc) return m.text
+    const line = Math.max(1, loc.line - 1)
+    const text = lines[line - 1]
+    return `line ${line}:${loc.column + 1} ${m.text}${text === undefined ? '' : `\n  ${line} | ${text.trim().slice(0, 200)}`}`
+  })
+  if (messages.length > 3) shown.push(`…and ${messages.length - 3} more`)
+  const firstLoc = messages[0]?.location
+  return {
+    kind: 'compile',
+    message: shown.join('\n'),
+    ...(firstLoc ? { line: Math.max(1, firstLoc.line - 1), column: firstLoc.column + 1 } : {}),
+  }
+}
+
+function mentionsNamespace(messages: Message[]): boolean {
+  return messages.some((m) => m.location?.lineText.match(/\b(namespace|module)\s+[A-Za-z_$]/))
+}
+
+/** Replace each top-level `namespace X { … }` with its compiled JS, keeping the line count where possible. */
+async function compileNamespacesInPlace(source: string): Promise<string | undefined> {
+  const ts = (await import('typescript')).default
+  const file = ts.createSourceFile('program.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+  const spans = file.statements.filter((s) => ts.isModuleDeclaration(s)).map((s) => ({ start: s.getStart(file), end: s.end }))
+  if (spans.length === 0) return undefined
+  let out = source
+  for (const span of spans.reverse()) {
+    const text = source.slice(span.start, span.end)
+    try {
+      const js = (await transform(text, { loader: 'ts', format: 'esm', target: 'es2022' })).code.trimEnd()
+      const pad = Math.max(0, text.split('\n').length - js.split('\n').length)
+      out = out.slice(0, span.start) + js + '\n'.repeat(pad) + out.slice(span.end)
+    } catch {
+      return undefined
+    }
+  }
+  return out
+}
+
+/** Find the first `program.js:LINE:COL` frame in a guest stack and map it to the user's source. */
+export function locateInSource(program: CompiledProgram, stack: string | undefined): { line: number; column: number } | undefined {
+  if (!stack) return undefined
+  const re = /program\.js:(\d+):(\d+)/g
+  for (const m of stack.matchAll(re)) {
+    const pos = program.mapPosition(Number(m[1]), Math.max(0, Number(m[2]) - 1))
+    if (pos) return pos
+  }
+  return undefined
+}

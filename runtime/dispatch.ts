@@ -1,0 +1,146 @@
+/**
+ * The one path every tool call takes, whatever its origin:
+ *   prepare (lookup, validate, pre-execute hooks) -> execute -> finish (post-execute hooks).
+ * Each stage returns values; nothing here throws into the caller.
+ */
+import { closestNames } from '../sdk/suggest.js'
+import type { EventLog } from './event-log.js'
+import type { Hooks } from './hooks.js'
+import type { RegisteredTool, ToolRegistry } from './registry.js'
+import type { JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
+
+export interface DispatchEnv {
+  registry: ToolRegistry
+  hooks: Hooks
+  log: EventLog
+  /** Backend services for tools (see `Sandbox.services`). */
+  services(runId: string | undefined): Record<string, unknown>
+  /** Default per-call deadline for tools without their own `timeoutMs`. */
+  toolTimeoutMs: number
+  /** Refuses a call before anything else (code mode refuses direct native calls of tools). */
+  gate?: (call: ToolCall) => ToolError | undefined
+}
+
+export type Prepared =
+  | { ok: true; call: ToolCall; tool: RegisteredTool }
+  | { ok: false; call: ToolCall; result: ToolResult }
+
+export function failure(code: string, message: string): ToolResult {
+  return { ok: false, error: { code, message } }
+}
+
+export async function prepare(env: DispatchEnv, call: ToolCall): Promise<Prepared> {
+  const gated = env.gate?.(call)
+  if (gated) return { ok: false, call, result: { ok: false, error: gated } }
+  const tool = env.registry.get(call.name)
+  if (!tool) return { ok: false, call, result: failure('ENOSYS', unknownToolMessage(call.name, env.registry.names())) }
+  const checked = tool.validate(call.args)
+  if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
+  let current: ToolCall = { ...call, args: checked.value }
+  for (const hook of env.hooks.list('pre-execute')) {
+    try {
+      const decision = await hook(current)
+      if (decision && 'deny' in decision) {
+        return { ok: false, call: current, result: { ok: false, error: { code: String(decision.deny.code), message: String(decision.deny.message) } } }
+      }
+      if (decision && 'args' in decision) current = { ...current, args: decision.args }
+    } catch (e) {
+      return { ok: false, call: current, result: failure('EHOOK', `a pre-execute hook failed: ${messageOf(e)}`) }
+    }
+  }
+  return { ok: true, call: current, tool }
+}
+
+export async function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, signal: AbortSignal): Promise<ToolResult> {
+  const { call, tool } = prepared
+  const timeoutMs = tool.definition.timeoutMs ?? env.toolTimeoutMs
+  const controller = new AbortController()
+  let concludes = false
+  const runId = call.parentId
+  const ctx: ToolContext = {
+    callId: call.id,
+    parentId: call.parentId,
+    origin: call.origin,
+    signal: controller.signal,
+    concludeTurn: () => void (concludes = true),
+    reportDenial: (d) => void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
+    services: env.services(runId),
+  }
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const stop = new Promise<ToolResult>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('timeout'))
+      resolve(failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`))
+    }, timeoutMs)
+    onAbort = () => {
+      controller.abort(signal.reason)
+      resolve(failure('ECANCELED', `${call.name} was cancelled`))
+    }
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  })
+  const run = (async (): Promise<ToolResult> => {
+    try {
+      const value = await tool.definition.execute(call.args, ctx)
+      const json = toJson(value)
+      if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
+      return concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
+    } catch (e) {
+      return { ok: false, error: errorOf(e) }
+    }
+  })()
+  try {
+    return await Promise.race([run, stop])
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+export async function finish(env: DispatchEnv, call: ToolCall, result: ToolResult): Promise<ToolResult> {
+  let current = result
+  for (const hook of env.hooks.list('post-execute')) {
+    try {
+      const replaced = await hook(call, current)
+      if (replaced && typeof replaced === 'object' && 'ok' in replaced) current = replaced
+    } catch (e) {
+      return failure('EHOOK', `a post-execute hook failed: ${messageOf(e)}`)
+    }
+  }
+  return current
+}
+
+export function unknownToolMessage(name: string, known: readonly string[]): string {
+  const near = closestNames(name, known)
+  if (near.length) return `unknown tool "${name}"; did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?`
+  const list = known.slice(0, 12).join(', ')
+  return `unknown tool "${name}"; available: ${list || '(none)'}${known.length > 12 ? ', …' : ''}`
+}
+
+/** A thrown value -> `{ code, message }`: its own errno-style `code` when it has one. */
+export function errorOf(e: unknown): ToolError {
+  const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'ETOOL'
+  return { code, message: messageOf(e) }
+}
+
+export function messageOf(e: unknown): string {
+  if (e instanceof Error) return e.message
+  if (typeof e === 'string') return e
+  try {
+    return JSON.stringify(e) ?? String(e)
+  } catch {
+    return String(e)
+  }
+}
+
+/** Normalises a tool's value to JSON: `undefined` becomes null; BigInt, cycles and the like are refused. */
+export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: false; why: string } {
+  if (value === undefined) return { ok: true, value: null }
+  try {
+    const text = JSON.stringify(value)
+    return { ok: true, value: text === undefined ? null : (JSON.parse(text) as JsonValue) }
+  } catch (e) {
+    return { ok: false, why: messageOf(e) }
+  }
+}

@@ -1,0 +1,65 @@
+/** The tools a runtime knows: definitions checked once at registration, with their validators. */
+import { toJsonSchema } from '../sdk/schema.js'
+import { createValidator, type Validator } from './validate.js'
+import type { AnyToolDefinition, JsonSchema } from './types.js'
+
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+export interface RegisteredTool {
+  definition: AnyToolDefinition
+  /** JSON Schema of the arguments (zod converted once). */
+  parameters: JsonSchema
+  validate: Validator
+}
+
+export class ToolRegistry {
+  #tools = new Map<string, RegisteredTool>()
+  #listeners = new Set<() => void>()
+
+  /** Adds or replaces tools. Throws on a definition that is not a tool (API misuse, not model input). */
+  register(definitions: readonly AnyToolDefinition[]): void {
+    for (const def of definitions) {
+      assertDefinition(def)
+      this.#tools.set(def.name, { definition: def, parameters: toJsonSchema(def.parameters), validate: createValidator(def.parameters) })
+    }
+    this.#changed()
+  }
+
+  unregister(names: readonly string[]): void {
+    for (const n of names) this.#tools.delete(n)
+    this.#changed()
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name)
+  }
+
+  names(): string[] {
+    return [...this.#tools.keys()].sort()
+  }
+
+  definitions(): AnyToolDefinition[] {
+    return this.names().map((n) => this.#tools.get(n)!.definition)
+  }
+
+  /** Called after every change (declarations and the type checker follow the registry). */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed(): void {
+    for (const l of this.#listeners) l()
+  }
+}
+
+function assertDefinition(def: AnyToolDefinition): void {
+  if (typeof def !== 'object' || def === null) throw new TypeError('codeact: a tool definition must be an object')
+  if (typeof def.name !== 'string' || !TOOL_NAME.test(def.name)) {
+    throw new TypeError(`codeact: tool name ${JSON.stringify(def.name)} must match [A-Za-z0-9_-]{1,64}`)
+  }
+  if (typeof def.execute !== 'function') throw new TypeError(`codeact: tool "${def.name}" has no execute function`)
+  if (typeof def.parameters !== 'object' || def.parameters === null) {
+    throw new TypeError(`codeact: tool "${def.name}" needs parameters (a zod schema or a JSON Schema object)`)
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * One program run: compile -> (type-check) -> sandbox.run with a bridge into the scheduler -> RunResult.
+ * Every outcome, including a sandbox that could not start, is a RunResult; this function does not throw.
+ */
+import { randomUUID } from 'node:crypto'
+import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
+import { compile, locateInSource, type CompiledProgram } from './compile.js'
+import { failure, type DispatchEnv } from './dispatch.js'
+import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
+import { CallScheduler } from './scheduler.js'
+import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from './types.js'
+
+export interface TypeCheckOutcome {
+  /** Formatted diagnostics; empty when the program is clean. */
+  report: string
+  count: number
+}
+
+export interface RunCodeDeps {
+  env: DispatchEnv
+  sandbox: Sandbox
+  limits: Limits
+  typecheck?: { mode: 'error' | 'warn'; check(source: string): Promise<TypeCheckOutcome> }
+}
+
+export interface RunCodeOptions {
+  signal?: AbortSignal
+  /** The id of the native `run_code` call this run answers; sub-calls are logged under the run's id. */
+  parentId?: string
+  limits?: Partial<Limits>
+}
+
+export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
+  const { env } = deps
+  const limits = { ...deps.limits, ...options.limits }
+  const runId = options.parentId ?? `run_${randomUUID().slice(0, 8)}`
+  const firstSeq = env.log.length
+  env.log.append('run/start', { runId, sandbox: deps.sandbox.name, code })
+  const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => finishRun(deps, runId, firstSeq, limits.maxObservationBytes, { runId, ...data })
+
+  if (Buffer.byteLength(code) > limits.maxSourceBytes) {
+    return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
+  }
+  if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
+  const compiled = await compile(code)
+  if (!compiled.ok) return end({ ok: false, error: compiled.error, droppedOutputBytes: 0 })
+
+  const notes: string[] = []
+  if (deps.typecheck) {
+    const checked = await deps.typecheck.check(code)
+    if (checked.count > 0 && deps.typecheck.mode === 'error') {
+      return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
+    }
+    if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
+  }
+
+  const controller = new AbortController()
+  const onOuterAbort = () => controller.abort(new Error('aborted'))
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true })
+  const pending = new Map<string, string>()
+  const scheduler = new CallScheduler({
+    env,
+    signal: controller.signal,
+    maxParallel: limits.maxParallelToolCalls,
+    onCommit: ({ call }) => pending.delete(call.id),
+  })
+  let issued = 0
+  let overLimit = false
+  const host: SandboxHost = {
+    callTool: async (name, argsJson) => {
+      if (controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
+      if (++issued > limits.maxToolCalls) {
+        overLimit = true
+        controller.abort(new Error('tool call limit'))
+        return JSON.stringify(failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached`))
+      }
+      const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
+      let result: ToolResult
+      const parsed = parseArgs(argsJson)
+      if (parsed.ok) call.args = parsed.value
+      pending.set(call.id, name)
+      if (!parsed.ok) {
+        // Logged like any call, so the observation lists it; never dispatched.
+        env.log.append('tool/call', call)
+        result = failure('EINVAL', `${name}: ${parsed.message}`)
+        env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
+        pending.delete(call.id)
+      } else {
+        result = await scheduler.submit(call)
+      }
+      return JSON.stringify(result)
+    },
+    log: (entries) => {
+      for (const e of entries) env.log.append('console', { runId, level: e.level, text: e.text })
+    },
+  }
+
+  await deps.sandbox.start()
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), limits.timeoutMs + 2_000)))
+  const run = deps.sandbox.run(
+    { runId, js: compiled.program.js, toolNames: env.registry.names(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes } },
+    host,
+    controller.signal,
+  )
+  // The backend enforces the deadline; this is the backstop for a backend that stops answering.
+  const raced = await Promise.race([run, deadline])
+  clearTimeout(timer)
+  const pendingAtEnd = [...pending.values()]
+  controller.abort(new Error('run over'))
+  options.signal?.removeEventListener('abort', onOuterAbort)
+  await scheduler.drain()
+
+  const outcome: SandboxOutcome =
+    raced === 'timeout' ? { ok: false, error: { kind: 'timeout', message: `the sandbox did not stop within ${limits.timeoutMs} ms` }, droppedOutputBytes: 0 } : raced
+  for (const d of outcome.denials ?? []) env.log.append('denial', { runId, code: d.code, message: d.message })
+  if (outcome.ok && !overLimit) {
+    const value = outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as JsonValue)
+    return end({ ok: true, ...(value !== undefined ? { value } : {}), ...(outcome.valueNote ? { valueNote: outcome.valueNote } : {}), error: null, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+  }
+  const error = overLimit
+    ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped` }
+    : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
+  return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+}
+
+function describeFailure(outcome: SandboxOutcome & { ok: false }, program: CompiledProgram, limits: Limits, pendingNames: string[]): RunError {
+  const { error } = outcome
+  const base: RunError = { kind: error.kind, message: error.message, ...(error.code ? { code: error.code } : {}) }
+  if (error.kind === 'runtime') {
+    const at = locateInSource(program, error.stack)
+    if (at) Object.assign(base, { line: at.line, column: at.column })
+  }
+  if (error.kind === 'timeout') {
+    base.message = `the program ran longer than the ${limits.timeoutMs} ms limit and was stopped`
+    if (pendingNames.length) base.message += `; still waiting on: ${summarize(pendingNames)}`
+  }
+  if (error.kind === 'memory' && !/\d+ ?MB/.test(base.message)) base.message += ` (limit: ${limits.memoryMb} MB)`
+  return base
+}
+
+function summarize(names: string[]): string {
+  const counts = new Map<string, number>()
+  for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1)
+  return [...counts].map(([n, c]) => (c > 1 ? `${n} (×${c})` : n)).join(', ')
+}
+
+function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: false; message: string } {
+  if (argsJson.startsWith(INVALID_ARGS_PREFIX)) return { ok: false, message: argsJson.slice(INVALID_ARGS_PREFIX.length) }
+  try {
+    return { ok: true, value: JSON.parse(argsJson) as JsonValue }
+  } catch {
+    return { ok: false, message: 'arguments are not JSON' }
+  }
+}
+
+function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, maxObservationBytes: number, data: EventData['run/end']): RunResult {
+  const { log } = deps.env
+  log.append('run/end', data)
+  const events = eventsOfRun(log.since(firstSeq), runId)
+  const record = recordFromEvents(events, runId)!
+  return {
+    ok: data.ok,
+    value: data.value,
+    logs: record.logs,
+    calls: record.calls,
+    error: data.error,
+    observation: renderObservation(record, maxObservationBytes),
+    events,
+  }
+}
