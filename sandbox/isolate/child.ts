@@ -1,0 +1,109 @@
+/**
+ * The isolate child process: the only process that loads isolated-vm. Spawned by the supervisor with
+ * `--no-node-snapshot`, an empty environment and an IPC channel; its one argument is a ChildConfig (JSON).
+ * It exits when the channel closes, so it never outlives the process that spawned it.
+ *
+ * V8 cannot always unwind an out-of-memory isolate and may abort this whole process: that is why it is a
+ * separate process. The supervisor sees the death and answers for every run that was in here.
+ */
+import type { SandboxOutcome } from '../types.js'
+import { IsolateRun, type RunRequest } from './isolate-run.js'
+import { LogBatch } from './log-batch.js'
+import { IsolatePool } from './pool.js'
+import { DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
+
+interface Active {
+  run: IsolateRun | undefined
+  logs: LogBatch
+  flushScheduled: boolean
+  aborted: boolean
+}
+
+const config: ChildConfig = { ...DEFAULT_CHILD_CONFIG, ...(JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>) }
+const pool = new IsolatePool(config)
+const active = new Map<number, Active>()
+
+function send(message: FromChild): void {
+  process.send?.(message)
+}
+
+function scheduleFlush(id: number, state: Active): void {
+  if (state.flushScheduled) return
+  state.flushScheduled = true
+  setImmediate(() => {
+    state.flushScheduled = false
+    const logs = state.logs.take()
+    if (logs && active.get(id) === state) send({ t: 'log', id, logs })
+  })
+}
+
+async function startRun(id: number, request: RunRequest): Promise<void> {
+  const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
+  active.set(id, state)
+  let outcome: SandboxOutcome
+  let entry
+  try {
+    entry = await pool.acquire(request.limits.memoryMb)
+  } catch (e) {
+    active.delete(id)
+    const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
+    send({ t: 'done', id, outcome: { ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message }, droppedOutputBytes: 0 } })
+    return
+  }
+  const run = new IsolateRun(entry, request, {
+    call: (callId, name, argsJson) => send({ t: 'call', id, callId, name, argsJson, ...withLogs(state) }),
+    log: (level, text) => {
+      if (state.logs.push(level, text)) scheduleFlush(id, state)
+    },
+  })
+  state.run = run
+  if (state.aborted) run.stop('aborted')
+  outcome = await run.execute()
+  active.delete(id)
+  outcome.droppedOutputBytes += state.logs.droppedBytes
+  send({ t: 'done', id, outcome, ...withLogs(state) })
+  void pool.release(entry, run.reusable)
+}
+
+function withLogs(state: Active): { logs?: ReturnType<LogBatch['take']> } {
+  const logs = state.logs.take()
+  return logs ? { logs } : {}
+}
+
+function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
+  if (typeof limits !== 'object' || limits === null) return false
+  const { timeoutMs, memoryMb, maxOutputBytes } = limits as Record<string, unknown>
+  const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n)
+  return finite(timeoutMs) && timeoutMs > 0 && finite(memoryMb) && memoryMb >= 8 && finite(maxOutputBytes) && maxOutputBytes >= 0
+}
+
+process.on('message', (message: ToChild) => {
+  switch (message.t) {
+    case 'run':
+      if (!isValidLimits(message.limits)) {
+        const error = { kind: 'runtime' as const, message: 'the sandbox was given invalid limits' }
+        send({ t: 'done', id: message.id, outcome: { ok: false, error, droppedOutputBytes: 0 } })
+        return
+      }
+      void startRun(message.id, { js: message.js, toolNames: message.toolNames, limits: message.limits })
+      return
+    case 'result':
+      active.get(message.id)?.run?.deliver(message.callId, message.text)
+      return
+    case 'abort': {
+      const state = active.get(message.id)
+      if (!state) return
+      state.aborted = true
+      state.run?.stop('aborted')
+      return
+    }
+  }
+})
+
+process.on('disconnect', () => {
+  pool.disposeAll()
+  process.exit(0)
+})
+
+send({ t: 'ready', pid: process.pid })
+pool.fill(config.warmMemoryMb)

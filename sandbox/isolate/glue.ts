@@ -1,0 +1,39 @@
+/**
+ * The glue that joins the prelude to the child process, evaluated in each run's fresh context with
+ * `context.evalClosure` (arguments `$0`…`$4`). It keeps the two host callbacks in its closure, so no
+ * isolated-vm object and no temporary global is ever reachable from the program.
+ *
+ *   $0 the prelude function          $1 the program function (`program.js`)
+ *   $2 send(callId, name, argsJson)  $3 log(level, text)   (both plain functions, fire-and-forget)
+ *   $4 JSON text of the prelude config
+ *
+ * It returns one function, `control`: `control('start')` runs the program and resolves to the JSON text of
+ * a PreludeOutcome; `control('deliver', callId, text)` settles a pending tool call with the host's answer.
+ * A tool call is a fire-and-forget message out and an ignored apply back in: two hops, nothing blocks.
+ */
+export const GLUE_FILENAME = 'codeact-glue.js'
+
+export const GLUE_SOURCE = `'use strict';
+const prelude = $0, programFn = $1, send = $2, log = $3;
+const config = JSON.parse($4);
+const ReflectApply = Reflect.apply, PromiseCtor = Promise, MapCtor = Map;
+const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
+const pending = new MapCtor();
+let nextCallId = 0;
+function hostCall(name, argsJson) {
+  return new PromiseCtor(function (resolve) {
+    const callId = nextCallId++;
+    ReflectApply(mapSet, pending, [callId, resolve]);
+    send(callId, name, argsJson);
+  });
+}
+function hostLog(level, text) { log(level, text); }
+const runProgram = prelude(hostCall, hostLog, config);
+return function control(op, callId, text) {
+  if (op === 'start') return runProgram(programFn);
+  const resolve = ReflectApply(mapGet, pending, [callId]);
+  if (resolve === undefined) return;
+  ReflectApply(mapDelete, pending, [callId]);
+  resolve(text);
+};
+`

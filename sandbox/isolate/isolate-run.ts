@@ -1,0 +1,169 @@
+/**
+ * One run inside the child process: a fresh context in a pooled isolate, the prelude and the program as
+ * separate scripts, the glue, a watchdog, and the mapping of whatever happened to a SandboxOutcome.
+ *
+ * isolated-vm's `timeout` only bounds a synchronous call, so the watchdog bounds the whole run (awaited
+ * promises included) by disposing the isolate; a disposed isolate rejects every pending call into it.
+ */
+import ivm from 'isolated-vm'
+import type { PreludeOutcome } from '../../sdk/prelude.js'
+import type { SandboxLimits, SandboxOutcome } from '../types.js'
+import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
+import type { PooledIsolate } from './pool.js'
+import { messages } from './protocol.js'
+
+export const PROGRAM_FILENAME = 'program.js'
+/** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
+const CPU_CHECK_MS = 250
+
+/** What the run needs from the child: where calls and console lines go. */
+export interface RunIO {
+  call(callId: number, name: string, argsJson: string): void
+  log(level: string, text: string): void
+}
+
+type StopReason = 'timeout' | 'memory' | 'aborted'
+
+export interface RunRequest {
+  js: string
+  toolNames: string[]
+  limits: SandboxLimits
+}
+
+export class IsolateRun {
+  readonly #entry: PooledIsolate
+  readonly #request: RunRequest
+  readonly #io: RunIO
+  #stopped: StopReason | undefined
+  #control: ivm.Reference<(op: string, callId?: number, text?: string) => unknown> | undefined
+  /** Calls the program issued that the host has not answered yet. */
+  readonly #pending = new Set<number>()
+  #finished = false
+
+  constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
+    this.#entry = entry
+    this.#request = request
+    this.#io = io
+  }
+
+  /** True when the isolate can serve another run: no limit hit, nothing left running in it. */
+  get reusable(): boolean {
+    return this.#finished && this.#stopped === undefined && this.#pending.size === 0 && !this.#entry.isolate.isDisposed
+  }
+
+  /** Stop the run now: the isolate is disposed, so the program cannot run one more instruction. */
+  stop(reason: StopReason): void {
+    if (this.#finished || this.#stopped) return
+    this.#stopped = reason
+    if (!this.#entry.isolate.isDisposed) this.#entry.isolate.dispose()
+  }
+
+  /** Settle a pending tool call with the host's answer (JSON text). Late answers are dropped. */
+  deliver(callId: number, text: string): void {
+    if (this.#finished || !this.#pending.delete(callId) || !this.#control) return
+    this.#control.applyIgnored(undefined, ['deliver', callId, text], { arguments: { copy: true } })
+  }
+
+  /** Run to the end. Never rejects. */
+  async execute(): Promise<SandboxOutcome> {
+    const { isolate, prelude } = this.#entry
+    const { limits } = this.#request
+    const deadline = Date.now() + limits.timeoutMs
+    const remaining = () => Math.max(1, deadline - Date.now())
+    const cpuStart = isolate.cpuTime
+    const wall = setTimeout(() => this.stop('timeout'), limits.timeoutMs)
+    const cpu = setInterval(() => {
+      if (Number(isolate.cpuTime - cpuStart) / 1e6 > limits.timeoutMs) this.stop('timeout')
+    }, CPU_CHECK_MS)
+    let context: ivm.Context | undefined
+    try {
+      context = await isolate.createContext()
+      const preludeFn = await prelude.run(context, { reference: true, timeout: remaining() })
+      let script: ivm.Script
+      try {
+        script = await isolate.compileScript(this.#request.js, { filename: PROGRAM_FILENAME })
+      } catch (e) {
+        if (this.#stopped) throw e
+        return { ok: false, error: { kind: 'compile', message: errorText(e) }, droppedOutputBytes: 0 }
+      }
+      const programFn = await script.run(context, { reference: true, timeout: remaining() })
+      script.release()
+      const send = new ivm.Callback((callId: unknown, name: unknown, argsJson: unknown) => {
+        if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+        if (this.#finished || this.#stopped) return
+        this.#pending.add(callId)
+        this.#io.call(callId, name, argsJson)
+      }, { ignored: true })
+      const log = new ivm.Callback((level: unknown, text: unknown) => {
+        if (typeof level === 'string' && typeof text === 'string' && !this.#finished) this.#io.log(level, text)
+      }, { ignored: true })
+      const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
+      this.#control = await context.evalClosure(
+        GLUE_SOURCE,
+        [preludeFn.derefInto(), programFn.derefInto(), send, log, config],
+        { result: { reference: true }, filename: GLUE_FILENAME, timeout: remaining() },
+      )
+      const text: unknown = await this.#control.apply(undefined, ['start'], {
+        result: { promise: true, copy: true },
+        timeout: remaining(),
+      })
+      if (this.#stopped) return this.#stoppedOutcome()
+      return fromPrelude(text)
+    } catch (e) {
+      if (this.#stopped) return this.#stoppedOutcome()
+      const message = errorText(e)
+      if (/memory limit/i.test(message)) {
+        this.#stopped = 'memory'
+        return this.#stoppedOutcome()
+      }
+      if (/timed out/i.test(message)) {
+        this.#stopped = 'timeout'
+        return this.#stoppedOutcome()
+      }
+      return { ok: false, error: { kind: 'runtime', message: `the sandbox failed: ${message}` }, droppedOutputBytes: 0 }
+    } finally {
+      this.#finished = true
+      clearTimeout(wall)
+      clearInterval(cpu)
+      this.#control?.release()
+      if (context && !isolate.isDisposed) context.release()
+      // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
+      if (this.#stopped && !isolate.isDisposed) isolate.dispose()
+    }
+  }
+
+  #stoppedOutcome(): SandboxOutcome {
+    const { limits } = this.#request
+    const reason = this.#stopped ?? 'aborted'
+    const message =
+      reason === 'timeout' ? messages.timeout(limits.timeoutMs)
+      : reason === 'memory' ? messages.memory(limits.memoryMb)
+      : messages.aborted()
+    return { ok: false, error: { kind: reason, message }, droppedOutputBytes: 0 }
+  }
+}
+
+/** Map the prelude's JSON text to an outcome; a memory RangeError the program did not catch is `memory`. */
+function fromPrelude(text: unknown): SandboxOutcome {
+  let parsed: PreludeOutcome
+  try {
+    parsed = JSON.parse(String(text)) as PreludeOutcome
+  } catch {
+    return { ok: false, error: { kind: 'runtime', message: 'the sandbox returned an unreadable outcome' }, droppedOutputBytes: 0 }
+  }
+  const dropped = typeof parsed.droppedOutputBytes === 'number' ? parsed.droppedOutputBytes : 0
+  if (parsed.ok) {
+    const outcome: SandboxOutcome = { ok: true, valueJson: parsed.valueJson, droppedOutputBytes: dropped }
+    if (parsed.valueNote !== undefined) outcome.valueNote = parsed.valueNote
+    return outcome
+  }
+  const { name, message, stack } = parsed.error
+  const kind = name === 'RangeError' && /allocation failed/i.test(message) ? 'memory' : 'runtime'
+  const error: { kind: 'memory' | 'runtime'; message: string; stack?: string } = { kind, message: `${name}: ${message}` }
+  if (stack !== undefined) error.stack = stack
+  return { ok: false, error, droppedOutputBytes: dropped }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e)
+}

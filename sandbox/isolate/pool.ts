@@ -1,0 +1,112 @@
+/**
+ * Warm isolates, inside the child process. An isolate costs a couple of milliseconds to create and the
+ * prelude has to be compiled into it; a context costs well under one. So isolates are made ahead of time
+ * and, when a run ended cleanly, reused with a fresh context. Anything that hit a limit is disposed.
+ */
+import ivm from 'isolated-vm'
+import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
+import type { ChildConfig } from './protocol.js'
+
+export const PRELUDE_FILENAME = 'codeact-prelude.js'
+const MB = 1024 * 1024
+/** Memory limits kept warm at once; an unusual limit should not pin isolates forever. */
+const MAX_WARM_KEYS = 3
+
+export interface PooledIsolate {
+  readonly isolate: ivm.Isolate
+  /** The prelude, compiled once per isolate; run in each fresh context. */
+  readonly prelude: ivm.Script
+  readonly memoryMb: number
+  runs: number
+}
+
+export class IsolatePool {
+  readonly #config: ChildConfig
+  /** Idle isolates by memory limit, most recently used key last. */
+  readonly #idle = new Map<number, PooledIsolate[]>()
+  readonly #filling = new Set<number>()
+
+  constructor(config: ChildConfig) {
+    this.#config = config
+  }
+
+  /** A clean isolate for one run: a warm one if there is one, else a new one. Refills in the background. */
+  async acquire(memoryMb: number): Promise<PooledIsolate> {
+    const list = this.#idle.get(memoryMb)
+    const warm = list?.pop()
+    this.#touch(memoryMb)
+    this.fill(memoryMb)
+    return warm ?? (await createPooled(memoryMb))
+  }
+
+  /** Take the isolate back after a run. A used isolate returns only if it is healthy and small. */
+  async release(entry: PooledIsolate, reusable: boolean): Promise<void> {
+    entry.runs++
+    if (!reusable || entry.isolate.isDisposed || entry.runs >= this.#config.maxRunsPerIsolate) return dispose(entry)
+    try {
+      const heap = await entry.isolate.getHeapStatistics()
+      const used = heap.used_heap_size + heap.externally_allocated_size
+      if (used > entry.memoryMb * MB * this.#config.maxHeapFraction) return dispose(entry)
+    } catch {
+      return dispose(entry)
+    }
+    const list = this.#idle.get(entry.memoryMb) ?? []
+    // One over the warm count, so a run's isolate and the one made while it ran both stay: in a steady
+    // sequence of runs nothing is created at all.
+    if (list.length > this.#config.warmIsolates || entry.isolate.isDisposed) return dispose(entry)
+    list.unshift(entry)
+    this.#idle.set(entry.memoryMb, list)
+  }
+
+  /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
+  fill(memoryMb: number): void {
+    if (this.#filling.has(memoryMb) || this.#config.warmIsolates <= 0) return
+    this.#filling.add(memoryMb)
+    setImmediate(async () => {
+      try {
+        for (;;) {
+          const list = this.#idle.get(memoryMb) ?? []
+          if (list.length >= this.#config.warmIsolates) break
+          const entry = await createPooled(memoryMb)
+          list.push(entry)
+          this.#idle.set(memoryMb, list)
+        }
+      } catch {
+        // Creating failed (out of memory?): the next acquire creates on demand and reports the failure.
+      } finally {
+        this.#filling.delete(memoryMb)
+      }
+    })
+  }
+
+  disposeAll(): void {
+    for (const list of this.#idle.values()) list.forEach(dispose)
+    this.#idle.clear()
+  }
+
+  #touch(memoryMb: number): void {
+    const list = this.#idle.get(memoryMb) ?? []
+    this.#idle.delete(memoryMb)
+    this.#idle.set(memoryMb, list)
+    while (this.#idle.size > MAX_WARM_KEYS) {
+      const [oldest, stale] = this.#idle.entries().next().value as [number, PooledIsolate[]]
+      stale.forEach(dispose)
+      this.#idle.delete(oldest)
+    }
+  }
+}
+
+async function createPooled(memoryMb: number): Promise<PooledIsolate> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
+  try {
+    const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
+    return { isolate, prelude, memoryMb, runs: 0 }
+  } catch (e) {
+    isolate.dispose()
+    throw e
+  }
+}
+
+function dispose(entry: PooledIsolate): void {
+  if (!entry.isolate.isDisposed) entry.isolate.dispose()
+}

@@ -1,0 +1,47 @@
+/**
+ * The messages between the supervisor (the caller's process) and the isolate child process.
+ * They travel over Node's IPC channel as JSON. One message per tool call each way; console output rides
+ * along with the next call or the final outcome, or goes on its own when the program is busy.
+ */
+import type { LogEntry } from '../../runtime/types.js'
+import type { SandboxLimits, SandboxOutcome } from '../types.js'
+
+/** Fixed when the child is spawned (passed as its one command-line argument, JSON). */
+export interface ChildConfig {
+  /** Warm isolates kept ready per memory limit. */
+  warmIsolates: number
+  /** Memory limit (MB) the pool warms up for before any run asked. */
+  warmMemoryMb: number
+  /** An isolate is retired after serving this many runs. */
+  maxRunsPerIsolate: number
+  /** An isolate whose heap is larger than this fraction of its limit after a run is retired. */
+  maxHeapFraction: number
+}
+
+/** Parent -> child. */
+export type ToChild =
+  | { t: 'run'; id: number; js: string; toolNames: string[]; limits: SandboxLimits }
+  /** The host's answer to a call: JSON text of a ToolResult. */
+  | { t: 'result'; id: number; callId: number; text: string }
+  | { t: 'abort'; id: number }
+
+/** Child -> parent. */
+export type FromChild =
+  | { t: 'ready'; pid: number }
+  | { t: 'call'; id: number; callId: number; name: string; argsJson: string; logs?: LogEntry[] }
+  | { t: 'log'; id: number; logs: LogEntry[] }
+  | { t: 'done'; id: number; outcome: SandboxOutcome; logs?: LogEntry[] }
+
+export const DEFAULT_CHILD_CONFIG: ChildConfig = {
+  warmIsolates: 1,
+  warmMemoryMb: 128,
+  maxRunsPerIsolate: 100,
+  maxHeapFraction: 0.5,
+}
+
+/** Messages the outcome mapping shares between both sides. */
+export const messages = {
+  timeout: (ms: number) => `the program exceeded the time limit of ${ms} ms`,
+  memory: (mb: number) => `the program exceeded the memory limit of ${mb} MB`,
+  aborted: () => 'the run was aborted',
+}
