@@ -13,7 +13,7 @@
  *   tools pass through unchanged.
  */
 
-/** Codes the ops reject with. */
+/** Codes the ops reject with (and the tools built on them fail with). */
 export type WorkspaceErrorCode =
   | 'ENOENT' // missing file or folder
   | 'EEXIST' // mkdir over a file
@@ -25,6 +25,9 @@ export type WorkspaceErrorCode =
   | 'EACCES' // the path resolved outside the workspace at the point of use
   | 'EROFS' // the path is read-only at the point of use
   | 'EPERM' // the operation is forbidden (exec off, removing the root)
+  | 'EINVAL' // a bad argument (e.g. edit_file's old_string matched zero or several times)
+  | 'E2BIG' // a glob that matches or scans too much
+  | 'ETIMEDOUT' // exec: the command ran past its timeout and was killed with its children
   | 'SANDBOX_UNAVAILABLE' // exec: the confinement could not start; the command never ran
   | 'ECANCELED' // exec: aborted by the caller's signal
   | 'EIO' // anything else

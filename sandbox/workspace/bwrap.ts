@@ -1,0 +1,187 @@
+/**
+ * `exec` on the host: a shell command confined by bubblewrap, never unconfined.
+ *
+ * The command sees the workspace bind-mounted at its own path (read-only parts bound read-only over it),
+ * /usr and a few files of /etc read-only, a private /tmp, /proc and /dev, and nothing else of the host:
+ * no home, no other projects, no env (--clearenv), no network unless asked, its own PID namespace (when
+ * it exits or is killed every process it started dies with it).
+ *
+ * "Did the command run?" is answered by the command itself: a wrapper shell writes one byte to fd 3 and
+ * closes it before exec'ing the user's command. No byte means bwrap failed before it, so any `bwrap:`
+ * noise a user's command prints can never pass for SANDBOX_UNAVAILABLE, and vice versa.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, lstatSync, readlinkSync } from 'node:fs'
+import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from './ops.js'
+
+/** The PATH and HOME every confined command gets; nothing else of the host's env. */
+export const CONFINED_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+export const CONFINED_HOME = '/tmp'
+
+/** /etc files a shell and common tools need (name lookup, TLS roots, Debian alternatives). Not shadow. */
+const ETC = [
+  '/etc/alternatives', '/etc/passwd', '/etc/group', '/etc/hosts', '/etc/resolv.conf', '/etc/nsswitch.conf',
+  '/etc/host.conf', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime',
+  '/etc/ssl', '/etc/ca-certificates', '/etc/mime.types', '/etc/bash.bashrc', '/etc/profile',
+]
+
+/** The bwrap dialect of a kernel refusal, checked in this order; no other backend's phrases. */
+const DENIALS: ReadonlyArray<readonly [RegExp, 'EROFS' | 'EACCES' | 'EPERM']> = [
+  [/read-only file system/i, 'EROFS'],
+  [/permission denied/i, 'EACCES'],
+  [/operation not permitted/i, 'EPERM'],
+]
+
+const INSTALL_HINT = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass its path as bwrapPath'
+
+/** /bin, /lib … as the host has them: symlinks into /usr on merged-/usr systems, folders elsewhere. */
+function topLevelArgs(): string[] {
+  const args: string[] = []
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    let st
+    try {
+      st = lstatSync(dir)
+    } catch {
+      continue
+    }
+    if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir)
+    else args.push('--ro-bind', dir, dir)
+  }
+  return args
+}
+
+/** The bwrap argv for one command (everything before the wrapper shell). */
+export function bwrapArgs(config: WorkspaceConfig, cwd: string): string[] {
+  const args = [
+    '--unshare-all',
+    ...(config.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    '--setenv', 'PATH', CONFINED_PATH,
+    '--setenv', 'HOME', CONFINED_HOME,
+    '--setenv', 'LANG', 'C.UTF-8',
+    '--ro-bind', '/usr', '/usr',
+    ...topLevelArgs(),
+    ...ETC.flatMap((p) => ['--ro-bind-try', p, p]),
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--tmpfs', '/tmp',
+    // After /tmp: the workspace may itself live under /tmp.
+    '--bind', config.root, config.root,
+    // A read-only path that does not exist yet is skipped (-try); the policy still refuses it to the tools.
+    ...config.readOnly.flatMap((p) => ['--ro-bind-try', p, p]),
+    '--chdir', cwd,
+  ]
+  return args
+}
+
+/** A cap on what is kept of one stream; the rest is drained and dropped. */
+class Capped {
+  private chunks: Buffer[] = []
+  private size = 0
+  truncated = false
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    const room = this.max - this.size
+    if (room <= 0) {
+      this.truncated = true
+      return
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk
+    if (part.length < chunk.length) this.truncated = true
+    this.chunks.push(part)
+    this.size += part.length
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8')
+  }
+}
+
+export function classifyDenial(stderr: string): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
+  const lines = stderr.split('\n')
+  for (const [re, code] of DENIALS) {
+    const line = lines.find((l) => re.test(l))
+    if (line !== undefined) return { code, line: line.trim() }
+  }
+  return undefined
+}
+
+export function runConfined(
+  config: WorkspaceConfig,
+  bwrapPath: string,
+  request: ExecRequest,
+  signal?: AbortSignal,
+): Promise<ExecResult> {
+  if (!config.exec) return Promise.reject(new WorkspaceError('EPERM', 'running commands is turned off for this workspace'))
+  if (signal?.aborted) return Promise.reject(new WorkspaceError('ECANCELED', 'cancelled before the command started'))
+  if (bwrapPath.includes('/') && !existsSync(bwrapPath)) {
+    return Promise.reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap not found at ${bwrapPath}; the command did not run. To fix: ${INSTALL_HINT}`))
+  }
+  const argv = [
+    ...bwrapArgs(config, request.cwd),
+    '--', '/bin/sh', '-c', 'printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"', 'codeact', request.command,
+  ]
+  return new Promise((resolve, reject) => {
+    const child = spawn(bwrapPath, argv, {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      env: {}, // bwrap itself needs nothing from the host's env
+      detached: true, // its own process group, killed as one
+    })
+    const stdout = new Capped(request.maxOutputBytes)
+    const stderr = new Capped(request.maxOutputBytes)
+    let started = false
+    let timedOut = false
+    let cancelled = false
+    let spawnError: Error | undefined
+    const kill = (): void => {
+      if (child.pid === undefined) return
+      try {
+        process.kill(-child.pid, 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      kill()
+    }, request.timeoutMs)
+    const onAbort = (): void => {
+      cancelled = true
+      kill()
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    child.stdout?.on('data', (c: Buffer) => stdout.push(c))
+    child.stderr?.on('data', (c: Buffer) => stderr.push(c))
+    child.stdio[3]?.on('data', () => {
+      started = true
+    })
+    child.on('error', (err) => {
+      spawnError = err
+    })
+    child.on('close', (exitCode, sig) => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      const err = stderr.text()
+      if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
+      if (!started) {
+        const why = spawnError ? spawnError.message : err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
+        return reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`))
+      }
+      const result: ExecResult = {
+        stdout: stdout.text(),
+        stderr: err,
+        exitCode,
+        signal: sig,
+        timedOut,
+        truncated: stdout.truncated || stderr.truncated,
+      }
+      const denial = classifyDenial(err)
+      if (denial) {
+        result.denied = denial.code
+        result.deniedMessage = denial.line
+      }
+      resolve(result)
+    })
+  })
+}

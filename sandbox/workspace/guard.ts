@@ -1,0 +1,116 @@
+/**
+ * The workspace policy, as one function both sides use: the pre-execute hook asks it before a call
+ * (and turns its refusal into `{ deny }`), and every tool asks it again at the point of use.
+ */
+import { basename, dirname, join } from 'node:path'
+import type { JsonValue, PreExecuteHook } from '../../runtime/types.js'
+import { compileGlob, expandBraces, type CompiledGlob } from './glob.js'
+import { WorkspaceError, type WorkspaceConfig } from './ops.js'
+import { isWithin, resolveInside, toRel, type ResolvedPath } from './paths.js'
+
+/** What a tool does to its path. */
+export type Access = 'read' | 'write' | 'remove'
+
+export interface WorkspaceState {
+  config: WorkspaceConfig
+  /** The real root first, then the root as the user spelled it. */
+  roots: string[]
+}
+
+/** Resolves `path` and checks `access` against the policy. Throws EACCES, EROFS or EPERM. */
+export function guardPath(state: WorkspaceState, path: string, access: Access): ResolvedPath {
+  const resolved = resolveInside(state.roots, path)
+  const { root, readOnly } = state.config
+  if (access === 'remove' && resolved.real === root) {
+    throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
+  }
+  if (access === 'write' && readOnly.some((ro) => isWithin(resolved.real, ro))) {
+    throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is read-only`)
+  }
+  // Removing a folder removes every read-only path under it too.
+  if (access === 'remove' && readOnly.some((ro) => isWithin(resolved.real, ro) || isWithin(ro, resolved.real))) {
+    throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is or holds a read-only path`)
+  }
+  return resolved
+}
+
+/**
+ * `remove` acts on the entry itself: a symlink in the workspace is removable even when it points out
+ * (its target is never touched), so the parent folder is resolved, not the entry.
+ */
+export function guardRemove(state: WorkspaceState, path: string): ResolvedPath {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path
+  const name = basename(trimmed)
+  if (name === '' || name === '.' || name === '..' || trimmed === '/') return guardPath(state, path, 'remove')
+  const parent = resolveInside(state.roots, dirname(trimmed))
+  const real = join(parent.real, name)
+  if (state.config.readOnly.some((ro) => isWithin(real, ro) || isWithin(ro, real))) {
+    throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is or holds a read-only path`)
+  }
+  return { real, rel: toRel(state.config.root, real) }
+}
+
+/** A glob pattern as walks: each brace alternative, relative to the root, its prefix inside the root. */
+export function guardGlob(state: WorkspaceState, pattern: string): CompiledGlob[] {
+  const out: CompiledGlob[] = []
+  for (const alt of expandBraces(pattern)) {
+    let rel = alt
+    if (rel.startsWith('/')) {
+      const root = state.roots.find((r) => isWithin(rel, r))
+      if (root === undefined) throw new WorkspaceError('EACCES', `${JSON.stringify(pattern)} is outside the workspace`)
+      rel = rel.slice(root.length)
+    }
+    if (rel.split('/').includes('..')) throw new WorkspaceError('EACCES', `${JSON.stringify(pattern)} climbs out with '..'; patterns stay inside the workspace`)
+    const compiled = compileGlob(rel)
+    // The walk starts at the prefix; it must really be inside (a symlinked prefix must not lead out).
+    const prefix = compiled.prefix === '' ? { rel: '.' } : guardPath(state, compiled.prefix, 'read')
+    out.push({ prefix: prefix.rel === '.' ? '' : prefix.rel, regex: compiled.regex })
+  }
+  return out
+}
+
+/** Which argument of which tool is a path, and what the tool does to it. */
+const PATH_TOOLS: Readonly<Record<string, Access>> = {
+  read_file: 'read',
+  list_dir: 'read',
+  stat: 'read',
+  write_file: 'write',
+  edit_file: 'write',
+  mkdir: 'write',
+  remove: 'remove',
+}
+
+function stringArg(args: JsonValue, key: string): string | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined
+  const v = args[key]
+  return typeof v === 'string' ? v : undefined
+}
+
+const DENIAL_CODES = new Set(['EACCES', 'EROFS', 'EPERM'])
+
+/** The policy as a pre-execute hook: denies with EACCES, EROFS or EPERM; lets everything else through. */
+export function createPolicy(state: WorkspaceState, toolNames: ReadonlySet<string>): PreExecuteHook {
+  return (call) => {
+    if (!toolNames.has(call.name)) return undefined
+    try {
+      if (call.name === 'bash') {
+        if (!state.config.exec) return { deny: { code: 'EPERM', message: 'bash is turned off for this workspace (exec disabled)' } }
+        return undefined
+      }
+      if (call.name === 'glob') {
+        const pattern = stringArg(call.args, 'pattern')
+        if (pattern !== undefined) guardGlob(state, pattern)
+        return undefined
+      }
+      const access = PATH_TOOLS[call.name]
+      const path = stringArg(call.args, 'path')
+      if (access === 'remove' && path !== undefined) guardRemove(state, path)
+      else if (access !== undefined && path !== undefined) guardPath(state, path, access)
+      return undefined
+    } catch (err) {
+      // Only refusals are the policy's business; other failures (a symlink loop …) are the tool's to report.
+      if (err instanceof WorkspaceError && DENIAL_CODES.has(err.code)) return { deny: { code: err.code, message: err.message } }
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The workspace: file tools and `bash` over one folder, and the policy that guards them.
+ * Register `tools` and add `policy` as a pre-execute hook; the tools re-check at the point of use anyway.
+ */
+import { realpathSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { PreExecuteHook, ToolDefinition } from '../../runtime/types.js'
+import { bashTool } from './bash-tool.js'
+import { fsTools } from './fs-tools.js'
+import { createPolicy, type WorkspaceState } from './guard.js'
+import { createHostOps } from './host-ops.js'
+import type { WorkspaceConfig } from './ops.js'
+import { resolveInside } from './paths.js'
+
+export type { WorkspaceConfig, WorkspaceOps, WorkspaceErrorCode, ExecRequest, ExecResult } from './ops.js'
+export { WORKSPACE_SERVICE, WorkspaceError } from './ops.js'
+export { createHostOps } from './host-ops.js'
+
+export interface WorkspaceOptions {
+  /** The workspace folder; it must exist. */
+  root: string
+  /** `true`: the whole workspace is read-only. A list: these paths (relative to the root, or absolute inside it). */
+  readOnly?: boolean | string[]
+  /** Whether `bash` may run commands. Default true. */
+  exec?: boolean
+  /** Whether `bash` commands get the network. Default false. */
+  network?: boolean
+  /** The bubblewrap binary. Default `bwrap` on PATH. */
+  bwrapPath?: string
+}
+
+export interface Workspace {
+  tools: ToolDefinition[]
+  policy: PreExecuteHook
+  /** Real path of the root. */
+  root: string
+  /** What a backend needs to build its own `WorkspaceOps` (JSON). */
+  config: WorkspaceConfig
+}
+
+export function createWorkspace(options: WorkspaceOptions): Workspace {
+  const given = resolve(options.root)
+  // A misconfigured workspace is the caller's bug, not the model's: this one throws.
+  if (!statSync(given).isDirectory()) throw new Error(`workspace root ${given} is not a folder`)
+  const root = realpathSync.native(given)
+  const roots = given === root ? [root] : [root, given]
+  const ro = options.readOnly
+  const readOnly =
+    ro === true ? [root] : Array.isArray(ro) ? ro.map((p) => resolveInside(roots, p).real) : []
+  const config: WorkspaceConfig = { root, readOnly, exec: options.exec ?? true, network: options.network ?? false }
+  const state: WorkspaceState = { config, roots }
+  const host = createHostOps(config, options.bwrapPath ?? 'bwrap')
+  const tools = [...fsTools(state, host), bashTool(state, host)]
+  const policy = createPolicy(state, new Set(tools.map((t) => t.name)))
+  return { tools, policy, root, config }
+}

@@ -1,0 +1,84 @@
+/**
+ * Where a workspace path really points. Every check is made on real paths (symlinks resolved), and a
+ * path that does not exist yet is judged by its deepest existing ancestor — a dangling symlink is followed
+ * to where a write would land, so it cannot smuggle a file out.
+ */
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { WorkspaceError } from './ops.js'
+
+/** Symlink hops before a path counts as a loop (Linux's own limit). */
+const MAX_HOPS = 40
+
+/** True when `path` is `dir` or inside it. Both are normalized absolute paths. */
+export function isWithin(path: string, dir: string): boolean {
+  if (path === dir) return true
+  const base = dir.endsWith(sep) ? dir : dir + sep
+  return path.startsWith(base)
+}
+
+function errnoOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
+}
+
+/**
+ * The real path `abs` designates, whether it exists or not. Never throws for missing files; throws
+ * EINVAL for a symlink loop.
+ */
+export function realPathOf(abs: string, hops = 0): string {
+  if (hops > MAX_HOPS) throw new WorkspaceError('EIO', `too many levels of symbolic links at ${abs}`)
+  try {
+    return realpathSync.native(abs)
+  } catch (err) {
+    const code = errnoOf(err)
+    if (code === 'ELOOP') throw new WorkspaceError('EIO', `too many levels of symbolic links at ${abs}`)
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
+  }
+  const parent = dirname(abs)
+  if (parent === abs) return abs
+  let link: string | undefined
+  try {
+    if (lstatSync(abs).isSymbolicLink()) link = readlinkSync(abs)
+  } catch {
+    // The last component does not exist: it lands in the real parent.
+  }
+  // A dangling symlink: where a create would land is its target, resolved from the link's folder.
+  if (link !== undefined) return realPathOf(resolve(realPathOf(parent, hops + 1), link), hops + 1)
+  return join(realPathOf(parent, hops + 1), basename(abs))
+}
+
+export interface ResolvedPath {
+  /** Real absolute path, inside the root. */
+  real: string
+  /** `/`-separated path relative to the root ('.' for the root). */
+  rel: string
+}
+
+/**
+ * Resolves a workspace path (relative to the root, or absolute inside it) to its real path.
+ * Throws EACCES when it lands outside the root, by `..`, an absolute path elsewhere or a symlink at any depth.
+ * `roots` is the real root first, then other spellings of it (the path as the user gave it).
+ */
+export function resolveInside(roots: readonly string[], input: string): ResolvedPath {
+  const root = roots[0]
+  if (root === undefined) throw new WorkspaceError('EIO', 'workspace has no root')
+  if (input.includes('\0')) throw new WorkspaceError('EACCES', 'path contains a NUL byte')
+  let abs = isAbsolute(input) ? resolve(input) : resolve(root, input)
+  // An absolute path spelled through the root as configured (say /tmp/ws when /tmp is a symlink).
+  for (const alias of roots.slice(1)) {
+    if (!isWithin(abs, root) && isWithin(abs, alias)) abs = join(root, relative(alias, abs))
+  }
+  if (!isWithin(abs, root)) throw outside(input, 'is outside the workspace')
+  const real = realPathOf(abs)
+  if (!isWithin(real, root)) throw outside(input, 'resolves outside the workspace through a symlink')
+  return { real, rel: toRel(root, real) }
+}
+
+export function toRel(root: string, real: string): string {
+  const rel = relative(root, real)
+  return rel === '' ? '.' : rel.split(sep).join('/')
+}
+
+function outside(input: string, why: string): WorkspaceError {
+  return new WorkspaceError('EACCES', `${JSON.stringify(input)} ${why}`)
+}
