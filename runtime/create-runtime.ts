@@ -1,24 +1,49 @@
 /**
- * createRuntime: one registry, one set of hooks, one event log, one sandbox — shared by programs
- * (`runCode`) and native function calls (`executeToolCalls`).
+ * createRuntime: one registry, one set of hooks, one event log and one sandbox, shared by programs
+ * (`runCode`) and native function calls (`executeToolCalls`), where `run_code` is one more tool.
  */
 import { renderDeclarations } from '../sdk/declarations.js'
+import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition } from '../sdk/run-code-tool.js'
 import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
+import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
+import {
+  RUN_CODE,
+  executeToolCalls,
+  type AnthropicToolResult,
+  type AnthropicToolUse,
+  type ExecuteToolCallsOptions,
+  type OpenAIToolCall,
+  type OpenAIToolMessage,
+  type ToolAnswers,
+} from './native.js'
 import { ToolRegistry } from './registry.js'
-import { runCode, type RunCodeOptions } from './run-code.js'
-import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult } from './types.js'
+import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
+import { createTypecheck, type TypecheckMode } from './typecheck.js'
+import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from './types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */
   tools?: readonly AnyToolDefinition[] | Record<string, AnyToolDefinition>
   limits?: Partial<Limits>
-  /** `isolate` (default, embedded) or a Sandbox you built. */
-  sandbox?: 'isolate' | Sandbox
+  /** `isolate` (default, embedded), `docker`, or a Sandbox you built. */
+  sandbox?: 'isolate' | 'docker' | Sandbox
+  /** Options of the Docker backend (image, pool size, engines …) when `sandbox: 'docker'`. */
+  docker?: Record<string, unknown>
+  /** Built-in workspace tools (read_file, write_file, edit_file, bash …) confined to this folder. */
+  workspace?: WorkspaceOptions
+  /** Type-check programs against the SDK before running them. Default `error`. */
+  typecheck?: TypecheckMode
+  /**
+   * `both` (default): the model may call any tool natively, or write a program with `run_code`.
+   * `code`: only `run_code` is callable natively; a direct call of another tool is refused with a
+   * message that routes the model back to `run_code`.
+   */
+  mode?: 'both' | 'code'
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
   /** Also write the event log to this JSONL file as it grows. */
@@ -26,63 +51,146 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** Runs one program. Never throws for anything the program does: every outcome is a RunResult. */
   runCode(code: string, options?: RunCodeOptions): Promise<RunResult>
+  /** Executes the tool calls of one assistant message; answers come back in the model's order. */
+  executeToolCalls(calls: readonly OpenAIToolCall[], options?: ExecuteToolCallsOptions): Promise<ToolAnswers<OpenAIToolMessage>>
+  executeToolCalls(calls: readonly AnthropicToolUse[], options?: ExecuteToolCallsOptions): Promise<ToolAnswers<AnthropicToolResult>>
+  /** The function-calling definition of `run_code`, with the SDK in its description. */
+  runCodeTool(): FunctionToolDefinition
   readonly sdk: { declarations(): string }
   readonly hooks: { on<K extends HookName>(name: K, hook: HookMap[K]): () => void }
   readonly tools: {
     register(tools: readonly AnyToolDefinition[] | Record<string, AnyToolDefinition>): void
     unregister(names: readonly string[]): void
+    /** Tools a program can call. */
     names(): string[]
+    /** Every tool, for function-calling requests (`run_code` included; only `run_code` in code mode). */
+    definitions(): FunctionToolDefinition[]
   }
   /** The runtime's append-only event log (both paths). */
   readonly log: EventLog
   /** Live events as they happen. Returns an unsubscribe function. */
   on(type: 'event', listener: EventListener): () => void
   readonly limits: Limits
+  readonly sandbox: Sandbox
   close(): Promise<void>
 }
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const limits = resolveLimits(options.limits)
+  const mode = options.mode ?? 'both'
   const registry = new ToolRegistry()
-  registry.register(toList(options.tools))
   const hooks = new Hooks()
   const log = new EventLog()
   if (options.logFile) log.writeTo(options.logFile)
-  const sandbox: Sandbox = typeof options.sandbox === 'object' ? options.sandbox : createIsolateSandbox()
+  const workspace = options.workspace ? createWorkspace(options.workspace) : undefined
+  if (workspace) {
+    registry.register(workspace.tools)
+    hooks.on('pre-execute', workspace.policy)
+  }
+  registry.register(toList(options.tools))
+  const sandbox = await chooseSandbox(options, workspace?.config)
   const env: DispatchEnv = {
     registry,
     hooks,
     log,
     services: (runId) => sandbox.services?.(runId) ?? {},
     toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
+    gate: (call) => gate(call, mode, registry.programNames()),
   }
-  // Warm the sandbox in the background; a failure shows up as sandbox_unavailable on the first run.
-  void sandbox.start()
-  let declarations: string | undefined
-  registry.onChange(() => (declarations = undefined))
-  let closed = false
 
-  return {
+  let declarations: string | undefined
+  const sdkText = () => (declarations ??= renderDeclarations(registry.definitions()))
+  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText)
+  registry.onChange(() => {
+    declarations = undefined
+    typecheck?.refresh()
+  })
+  const deps: RunCodeDeps = { env, sandbox, limits, ...(typecheck ? { typecheck } : {}) }
+  registry.register(
+    [
+      {
+        name: RUN_CODE,
+        description: 'Run a TypeScript program against the tools.',
+        parameters: RUN_CODE_PARAMETERS,
+        exclusive: true,
+        timeoutMs: limits.timeoutMs + 10_000,
+        execute: async (args: { code: string }, ctx) => {
+          const result = await runCode(deps, args.code, { parentId: ctx.callId, signal: ctx.signal })
+          return { ok: result.ok, observation: result.observation }
+        },
+      },
+    ],
+    { nativeOnly: true },
+  )
+  // Warm the sandbox and the type checker in the background; failures surface on the first run.
+  void sandbox.start()
+  void typecheck?.warm()
+  let closed = false
+  const assertOpen = () => {
+    if (closed) throw new Error('codeact: the runtime is closed')
+  }
+
+  const runtime: Runtime = {
     runCode: (code, runOptions) => {
-      if (closed) throw new Error('codeact: the runtime is closed')
-      return runCode({ env, sandbox, limits }, code, runOptions)
+      assertOpen()
+      return runCode(deps, code, runOptions)
     },
-    sdk: { declarations: () => (declarations ??= renderDeclarations(registry.definitions())) },
+    executeToolCalls: ((calls: readonly (OpenAIToolCall | AnthropicToolUse)[], o?: ExecuteToolCallsOptions) => {
+      assertOpen()
+      return executeToolCalls(env, limits.maxParallelToolCalls, calls, o)
+    }) as Runtime['executeToolCalls'],
+    runCodeTool: () => ({ name: RUN_CODE, description: runCodeDescription(sdkText(), limits), parameters: RUN_CODE_PARAMETERS }),
+    sdk: { declarations: sdkText },
     hooks: { on: (name, hook) => hooks.on(name, hook) },
     tools: {
       register: (tools) => registry.register(toList(tools)),
       unregister: (names) => registry.unregister(names),
-      names: () => registry.names(),
+      names: () => registry.programNames(),
+      definitions: () => {
+        const all = registry.definitions().map((d) => ({ name: d.name, description: d.description, parameters: registry.get(d.name)!.parameters }))
+        const runCodeDef = runtime.runCodeTool()
+        return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
+      },
     },
     log,
     on: (_type, listener) => log.subscribe(listener),
     limits,
+    sandbox,
     close: async () => {
       closed = true
       await sandbox.close()
     },
   }
+  return runtime
+}
+
+/** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
+function gate(call: ToolCall, mode: 'both' | 'code', programNames: string[]): ToolError | undefined {
+  if (call.origin === 'code' && call.name === RUN_CODE) {
+    return { code: 'ENOSYS', message: 'run_code cannot be called from inside a program; call the tools directly' }
+  }
+  if (call.origin === 'native' && mode === 'code' && call.name !== RUN_CODE) {
+    const known = programNames.includes(call.name)
+    return {
+      code: 'ENOSYS',
+      message: known
+        ? `only \`run_code\` is callable directly; call \`tools.${call.name}(…)\` from inside a run_code program instead`
+        : `unknown tool "${call.name}"; only \`run_code\` is callable directly`,
+    }
+  }
+  return undefined
+}
+
+async function chooseSandbox(options: RuntimeOptions, workspace: { root: string; readOnly: string[] } | undefined): Promise<Sandbox> {
+  if (typeof options.sandbox === 'object') return options.sandbox
+  if (options.sandbox === 'docker') {
+    // Loaded only when asked for: the embedded default never pulls in the Docker client.
+    const { createDockerSandbox } = await import('../sandbox/docker/index.js')
+    return createDockerSandbox({ ...options.docker, ...(workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly } } : {}) })
+  }
+  return createIsolateSandbox()
 }
 
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {

@@ -10,6 +10,8 @@ export interface RegisteredTool {
   /** JSON Schema of the arguments (zod converted once). */
   parameters: JsonSchema
   validate: Validator
+  /** Callable as a native function call only, never from a program (`run_code` itself). */
+  nativeOnly: boolean
 }
 
 export class ToolRegistry {
@@ -17,10 +19,11 @@ export class ToolRegistry {
   #listeners = new Set<() => void>()
 
   /** Adds or replaces tools. Throws on a definition that is not a tool (API misuse, not model input). */
-  register(definitions: readonly AnyToolDefinition[]): void {
+  register(definitions: readonly AnyToolDefinition[], options: { nativeOnly?: boolean } = {}): void {
     for (const def of definitions) {
       assertDefinition(def)
-      this.#tools.set(def.name, { definition: def, parameters: toJsonSchema(def.parameters), validate: createValidator(def.parameters) })
+      const nativeOnly = options.nativeOnly === true
+      this.#tools.set(def.name, { definition: def, parameters: toJsonSchema(def.parameters), validate: createValidator(def.parameters), nativeOnly })
     }
     this.#changed()
   }
@@ -34,12 +37,19 @@ export class ToolRegistry {
     return this.#tools.get(name)
   }
 
+  /** Every tool's name, sorted. */
   names(): string[] {
     return [...this.#tools.keys()].sort()
   }
 
+  /** The tools a program may call (`tools.<name>`), sorted. */
+  programNames(): string[] {
+    return this.names().filter((n) => !this.#tools.get(n)!.nativeOnly)
+  }
+
+  /** Definitions of the tools a program may call, sorted by name. */
   definitions(): AnyToolDefinition[] {
-    return this.names().map((n) => this.#tools.get(n)!.definition)
+    return this.programNames().map((n) => this.#tools.get(n)!.definition)
   }
 
   /** Called after every change (declarations and the type checker follow the registry). */

@@ -100,7 +100,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), limits.timeoutMs + 2_000)))
   const run = deps.sandbox.run(
-    { runId, js: compiled.program.js, toolNames: env.registry.names(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes } },
+    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes } },
     host,
     controller.signal,
   )

@@ -3,13 +3,14 @@
 // which suites were skipped and why, and end with the plain line "N passed, N failed, N skipped".
 // In CI (CI=true) a skipped Docker suite is a failure: the Docker backend must really be tested there.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dockerProbe } from './docker-probe.mjs'
 
 const inCI = process.env.CI === 'true' || process.env.CI === '1'
 const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 if (build.status !== 0) {
   console.log('build failed')
+  writeFileSync('.test-summary', '0 passed, 1 failed\n')
   console.log('0 passed, 1 failed')
   process.exit(1)
 }
@@ -64,5 +65,7 @@ if (!docker.available) {
   console.log('In CI the Docker suite is required, but some of it was skipped: counting it as a failure.')
   failed++
 }
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`)
+const summary = `${passed} passed, ${failed} failed, ${skipped} skipped`
+writeFileSync('.test-summary', summary + '\n')
+console.log(`\n${summary}`)
 process.exit(failed > 0 || run.status !== 0 ? 1 : 0)
