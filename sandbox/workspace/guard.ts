@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path'
 import type { JsonValue, PreExecuteHook } from '../../runtime/types.js'
 import { compileGlob, expandBraces, type CompiledGlob } from './glob.js'
 import { WorkspaceError, type WorkspaceConfig } from './ops.js'
-import { isWithin, resolveInside, toRel, type ResolvedPath } from './paths.js'
+import { isWithin, lexicalPath, resolveInside, toRel, type ResolvedPath } from './paths.js'
 
 /** What a tool does to its path. */
 export type Access = 'read' | 'write' | 'remove'
@@ -39,15 +39,15 @@ export function guardPath(state: WorkspaceState, path: string, access: Access): 
  * (its target is never touched), so the parent folder is resolved, not the entry.
  */
 export function guardRemove(state: WorkspaceState, path: string): ResolvedPath {
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path
-  const name = basename(trimmed)
-  if (name === '' || name === '.' || name === '..' || trimmed === '/') return guardPath(state, path, 'remove')
-  const parent = resolveInside(state.roots, dirname(trimmed))
-  const real = join(parent.real, name)
+  const { root, abs } = lexicalPath(state.roots, path)
+  if (abs === root) throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
+  const parent = resolveInside(state.roots, dirname(abs))
+  const real = join(parent.real, basename(abs))
+  if (real === root) throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
   if (state.config.readOnly.some((ro) => isWithin(real, ro) || isWithin(ro, real))) {
     throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is or holds a read-only path`)
   }
-  return { real, rel: toRel(state.config.root, real) }
+  return { real, rel: toRel(root, real) }
 }
 
 /** A glob pattern as walks: each brace alternative, relative to the root, its prefix inside the root. */

@@ -60,6 +60,14 @@ export interface ResolvedPath {
  * `roots` is the real root first, then other spellings of it (the path as the user gave it).
  */
 export function resolveInside(roots: readonly string[], input: string): ResolvedPath {
+  const { root, abs } = lexicalPath(roots, input)
+  const real = realPathOf(abs)
+  if (!isWithin(real, root)) throw outside(input, 'resolves outside the workspace through a symlink')
+  return { real, rel: toRel(root, real) }
+}
+
+/** The normalized absolute path `input` names, before any symlink; EACCES when it is outside the root. */
+export function lexicalPath(roots: readonly string[], input: string): { root: string; abs: string } {
   const root = roots[0]
   if (root === undefined) throw new WorkspaceError('EIO', 'workspace has no root')
   if (input.includes('\0')) throw new WorkspaceError('EACCES', 'path contains a NUL byte')
@@ -69,9 +77,7 @@ export function resolveInside(roots: readonly string[], input: string): Resolved
     if (!isWithin(abs, root) && isWithin(abs, alias)) abs = join(root, relative(alias, abs))
   }
   if (!isWithin(abs, root)) throw outside(input, 'is outside the workspace')
-  const real = realPathOf(abs)
-  if (!isWithin(real, root)) throw outside(input, 'resolves outside the workspace through a symlink')
-  return { real, rel: toRel(root, real) }
+  return { root, abs }
 }
 
 export function toRel(root: string, real: string): string {
