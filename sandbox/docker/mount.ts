@@ -1,0 +1,73 @@
+/**
+ * The workspace bind mounts: the root read-write (or read-only), and each read-only part mounted again,
+ * read-only, on top. Paths are resolved to real paths first: Docker follows a symlink on the host, so a
+ * read-only entry that is a link to /etc would otherwise mount the host's /etc.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { DockerWorkspaceOptions } from './options.js'
+
+export interface WorkspaceMount {
+  /** Real path of the root on the host. */
+  root: string
+  /** Where it is mounted in the container. */
+  mountAt: string
+  /** `HostConfig.Binds` entries. */
+  binds: string[]
+  /** Real host paths of the read-only parts (the root itself when all of it is). */
+  readOnly: string[]
+  /** Owner of the root on the host, the default user of the container. */
+  owner: { uid: number; gid: number }
+}
+
+export type MountResult = { ok: true; mount: WorkspaceMount } | { ok: false; message: string }
+
+function inside(root: string, p: string): boolean {
+  return p === root || p.startsWith(root + path.sep)
+}
+
+export function workspaceMount(ws: DockerWorkspaceOptions): MountResult {
+  let root: string
+  try {
+    root = fs.realpathSync(ws.root)
+    if (!fs.statSync(root).isDirectory()) return { ok: false, message: `the workspace ${ws.root} is not a folder` }
+  } catch {
+    return { ok: false, message: `the workspace ${ws.root} does not exist` }
+  }
+  const mountAt = path.posix.resolve('/', ws.mountAt ?? '/workspace')
+  // Not over the image's own folders (the runner, Node, the tmpfs).
+  if (mountAt === '/' || ['/tmp', '/usr', '/opt', '/etc', '/proc', '/dev', '/sys', '/bin', '/lib', '/lib64'].some((p) => inside(p, mountAt))) {
+    return { ok: false, message: `the workspace cannot be mounted at ${mountAt}` }
+  }
+  const st = fs.statSync(root)
+  const owner = { uid: st.uid, gid: st.gid }
+  if (ws.readOnly === true) return { ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner } }
+
+  const binds = [`${root}:${mountAt}:rw`]
+  const readOnly: string[] = []
+  for (const entry of ws.readOnly === false || ws.readOnly === undefined ? [] : ws.readOnly) {
+    const wanted = path.resolve(root, entry)
+    if (!inside(root, wanted)) return { ok: false, message: `the read-only path ${entry} is outside the workspace` }
+    // A missing read-only folder is created (empty, owned by this user), so the program cannot create it writable.
+    if (!fs.existsSync(wanted)) fs.mkdirSync(wanted, { recursive: true })
+    const real = fs.realpathSync(wanted)
+    if (!inside(root, real)) return { ok: false, message: `the read-only path ${entry} resolves outside the workspace` }
+    if (real === root) return { ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner } }
+    readOnly.push(real)
+    binds.push(`${real}:${path.posix.join(mountAt, path.relative(root, real).split(path.sep).join('/'))}:ro`)
+  }
+  return { ok: true, mount: { root, mountAt, binds, readOnly, owner } }
+}
+
+/** Host path -> container path; undefined when it is not inside the workspace. */
+export function toContainerPath(mount: WorkspaceMount, hostPath: string): string | undefined {
+  const p = path.resolve(hostPath)
+  if (!inside(mount.root, p)) return undefined
+  const rel = path.relative(mount.root, p).split(path.sep).join('/')
+  return rel ? path.posix.join(mount.mountAt, rel) : mount.mountAt
+}
+
+/** Container paths in a message -> host paths, so errors name the paths the caller knows. */
+export function toHostText(mount: WorkspaceMount, text: string): string {
+  return text.split(mount.mountAt).join(mount.root)
+}

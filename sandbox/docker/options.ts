@@ -1,0 +1,83 @@
+/**
+ * The Docker backend's options and their defaults. Every hardening default is on unless an option turns
+ * the one thing it names off (only `network` can be opened; nothing here weakens the rest).
+ */
+import type Docker from 'dockerode'
+
+export interface DockerWorkspaceOptions {
+  /** Host folder bind-mounted into every container. Must exist. */
+  root: string
+  /** `true`: the whole workspace is read-only. A list: these paths (relative to `root` or absolute inside it) are. */
+  readOnly?: string[] | boolean
+  /** Where the workspace appears in the container; also the program's working folder. Default `/workspace`. */
+  mountAt?: string
+}
+
+export interface DockerSandboxOptions {
+  /** Default `codeact-runner:latest` (built by `make image`). */
+  image?: string
+  /** Started containers kept ready per engine set. Default 2; 0 disables the warm pool. */
+  poolSize?: number
+  /** A warm container idle this long is removed (the pool refills at the next run). Default 5 minutes. */
+  idleTimeoutMs?: number
+  /**
+   * Container memory in MiB, swap off. Default: each run's `limits.memoryMb` (the pool warms up for the
+   * last size asked, starting at 128).
+   */
+  memoryMb?: number
+  /** CPUs (NanoCpus). Default 1. */
+  cpus?: number
+  /** Processes and threads in one container. Default 128 (Node itself uses about 12). */
+  pidsLimit?: number
+  /** Size of the noexec tmpfs at /tmp, MiB. Default 64. */
+  tmpSizeMb?: number
+  /** Give the container a network (bridge). Default false: `NetworkMode: none`. */
+  network?: boolean
+  workspace?: DockerWorkspaceOptions
+  /**
+   * Engines to run on (dockerode connection options). Default: one engine from `DOCKER_HOST` (or the
+   * local socket), the usual dockerode way. With several, new containers go round-robin across them.
+   */
+  engines?: Docker.DockerOptions[]
+  /**
+   * `uid:gid` of the program. Default: the workspace root's owner when that is not root, else 65534:65534
+   * (nobody). Root (`0`) is refused.
+   */
+  user?: string
+  /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */
+  runtime?: string
+  /** How long a new container may take to say it is ready. Default 20 s. */
+  startTimeoutMs?: number
+}
+
+export interface ResolvedOptions {
+  image: string
+  poolSize: number
+  idleTimeoutMs: number
+  memoryMb: number | undefined
+  cpus: number
+  pidsLimit: number
+  tmpSizeMb: number
+  network: boolean
+  runtime: string | undefined
+  startTimeoutMs: number
+}
+
+export const DEFAULT_IMAGE = 'codeact-runner:latest'
+/** The memory the pool warms up for before any run asked (the runtime's default limit). */
+export const DEFAULT_MEMORY_MB = 128
+
+export function resolveOptions(o: DockerSandboxOptions): ResolvedOptions {
+  return {
+    image: o.image ?? DEFAULT_IMAGE,
+    poolSize: Math.max(0, Math.floor(o.poolSize ?? 2)),
+    idleTimeoutMs: o.idleTimeoutMs ?? 5 * 60_000,
+    memoryMb: o.memoryMb,
+    cpus: o.cpus ?? 1,
+    pidsLimit: o.pidsLimit ?? 128,
+    tmpSizeMb: o.tmpSizeMb ?? 64,
+    network: o.network ?? false,
+    runtime: o.runtime,
+    startTimeoutMs: o.startTimeoutMs ?? 20_000,
+  }
+}

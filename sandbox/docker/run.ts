@@ -1,0 +1,182 @@
+/**
+ * One program in one ready container: send it, serve its tool calls and console, and turn whatever ends
+ * it (its outcome, the deadline, an abort, the container dying) into a `SandboxOutcome`. Never rejects.
+ */
+import type { LogEntry } from '../../runtime/types.js'
+import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
+import { preludeOutcome, type FromRunner } from './protocol.js'
+import type { ReadyContainer } from './spawn.js'
+
+/** How long a run that ended abnormally still waits for tool calls in flight to get their answers. */
+const PENDING_GRACE_MS = 2_000
+/** Room over the program's console cap for the prelude's own "output cut" marker. */
+const LOG_SLACK_BYTES = 4 * 1024
+const MAX_DENIALS = 100
+
+export interface RunHooks {
+  prelude: string
+  /** Workspace op answers go to the ops client of this container. */
+  onOpResult(msg: Extract<FromRunner, { type: 'opResult' }>): void
+}
+
+export function runInContainer(
+  c: ReadyContainer,
+  request: SandboxRunRequest,
+  host: SandboxHost,
+  signal: AbortSignal,
+  hooks: RunHooks,
+): Promise<SandboxOutcome> {
+  return new Promise((resolve) => {
+    const { limits } = request
+    const denials: SandboxDenial[] = []
+    const pending = new Set<Promise<void>>()
+    let logBytes = 0
+    let hostDropped = 0
+    let settled = false
+
+    const finish = (outcome: SandboxOutcome): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      offClose()
+      c.channel.handler = (msg) => {
+        if (msg.type === 'opResult') hooks.onOpResult(msg)
+      }
+      const withExtras: SandboxOutcome = {
+        ...outcome,
+        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped,
+        ...(denials.length > 0 ? { denials } : {}),
+      }
+      if (pending.size === 0) return resolve(withExtras)
+      // Every call the program made gets its result before the run is reported (the log's invariant).
+      const grace = new Promise((r) => setTimeout(r, PENDING_GRACE_MS))
+      void Promise.race([Promise.all([...pending]), grace]).then(() => resolve(withExtras))
+    }
+    const fail = (kind: 'runtime' | 'timeout' | 'memory' | 'aborted' | 'sandbox_unavailable', message: string, extra?: { stack?: string; code?: string }): void =>
+      finish({ ok: false, error: { kind, message, ...extra }, droppedOutputBytes: 0 })
+
+    const kill = (): Promise<void> => c.container.kill().then(() => undefined, () => undefined)
+
+    const timer = setTimeout(() => {
+      if (settled) return
+      void kill().then(() => fail('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`))
+    }, limits.timeoutMs)
+    const onAbort = (): void => {
+      if (settled) return
+      void kill().then(() => fail('aborted', 'the run was aborted'))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+
+    // The container ended before the program did: out of memory, process.exit, a crash.
+    const offClose = c.channel.onClose(() => {
+      if (settled) return
+      void diagnose(c, limits.memoryMb).then((d) => fail(d.kind, d.message))
+    })
+
+    const forwardLogs = (entries: LogEntry[]): void => {
+      const kept: LogEntry[] = []
+      for (const entry of entries) {
+        const size = Buffer.byteLength(entry.text) + 1
+        if (logBytes + size > limits.maxOutputBytes + LOG_SLACK_BYTES) hostDropped += size
+        else {
+          logBytes += size
+          kept.push(entry)
+        }
+      }
+      if (kept.length > 0) host.log(kept)
+    }
+
+    c.channel.handler = (msg) => {
+      if (settled) return msg.type === 'opResult' ? hooks.onOpResult(msg) : undefined
+      switch (msg.type) {
+        case 'call': {
+          const p = host
+            .callTool(msg.name, msg.argsJson)
+            .catch(() => JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the tool bridge failed' } }))
+            .then((resultJson) => {
+              c.channel.send({ type: 'result', id: msg.id, resultJson })
+            })
+          pending.add(p)
+          void p.finally(() => pending.delete(p))
+          return
+        }
+        case 'log':
+          return forwardLogs(msg.entries)
+        case 'denial':
+          if (denials.length < MAX_DENIALS) denials.push({ code: msg.code, message: msg.message })
+          return
+        case 'opResult':
+          return hooks.onOpResult(msg)
+        case 'fatal':
+          return fail('sandbox_unavailable', `the runner failed: ${msg.message}`)
+        case 'done':
+          return finish(mapOutcome(msg.outcomeJson))
+        case 'ready':
+          return
+      }
+    }
+
+    if (signal.aborted) return onAbort()
+    const sent = c.channel.send({
+      type: 'run',
+      runId: request.runId,
+      js: request.js,
+      prelude: hooks.prelude,
+      toolNames: [...request.toolNames],
+      maxOutputBytes: limits.maxOutputBytes,
+    })
+    if (!sent) fail('sandbox_unavailable', 'the container closed before the program could be sent')
+  })
+}
+
+function mapOutcome(outcomeJson: string): SandboxOutcome {
+  let raw: unknown
+  try {
+    raw = JSON.parse(outcomeJson)
+  } catch {
+    raw = undefined
+  }
+  const parsed = preludeOutcome.safeParse(raw)
+  if (!parsed.success) {
+    return { ok: false, error: { kind: 'runtime', message: 'the runner reported an unreadable outcome' }, droppedOutputBytes: 0 }
+  }
+  const o = parsed.data
+  if (o.ok) {
+    return {
+      ok: true,
+      valueJson: o.valueJson,
+      ...(o.valueNote !== undefined ? { valueNote: o.valueNote } : {}),
+      droppedOutputBytes: o.droppedOutputBytes,
+    }
+  }
+  const { name, message, stack } = o.error
+  const text = name === 'Error' || name === 'Thrown' || message.startsWith(name) ? message : `${name}: ${message}`
+  return {
+    ok: false,
+    error: { kind: 'runtime', message: text, ...(stack !== undefined ? { stack } : {}) },
+    droppedOutputBytes: o.droppedOutputBytes,
+  }
+}
+
+/** Why a container ended early: the kernel's OOM killer, V8's heap limit, or the process exiting. */
+async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'runtime' | 'memory'; message: string }> {
+  const memory = `the program exceeded the memory limit of ${c.memoryMb ?? memoryMb} MB`
+  const stderr = c.channel.stderrTail()
+  if (/heap out of memory|Reached heap limit/i.test(stderr)) return { kind: 'memory', message: `${memory} (JavaScript heap)` }
+  if (c.channel.protocolError) return { kind: 'runtime', message: c.channel.protocolError }
+  try {
+    // The stream can end a moment before the engine records the exit.
+    let state = (await c.container.inspect()).State
+    for (let i = 0; i < 20 && state.Running; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      state = (await c.container.inspect()).State
+    }
+    if (state.OOMKilled) return { kind: 'memory', message: `${memory} (the container was OOM-killed)` }
+    const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
+    const why = state.ExitCode === 137 ? 'was killed (SIGKILL)' : `exited with code ${state.ExitCode}`
+    return { kind: 'runtime', message: `the program's process ${why} before the program finished${tail ? `:\n${tail}` : ''}` }
+  } catch {
+    return { kind: 'runtime', message: 'the container disappeared before the program finished' }
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The Docker backend: the `Sandbox` seam over a warm pool of single-use, hardened containers, each running
+ * images/runner.mjs. Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
+ */
+import { randomUUID } from 'node:crypto'
+import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
+import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
+import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
+import { connectEngines, type Engine } from './engine.js'
+import { workspaceMount, type WorkspaceMount } from './mount.js'
+import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
+import { WarmPool } from './pool.js'
+import { reapOrphans } from './reaper.js'
+import { runInContainer } from './run.js'
+import { removeContainer, spawnContainer, type ReadyContainer } from './spawn.js'
+import { containerSpec, containerUser } from './spec.js'
+import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
+
+export interface DockerSandbox extends Sandbox {
+  /** Wait until `count` warm containers are ready (benches, tests); false if they could not start. */
+  warm(count?: number): Promise<boolean>
+  /** Warm-pool hits and misses so far. */
+  readonly poolStats: { readonly hits: number; readonly misses: number }
+}
+
+interface ActiveRun {
+  ready: ReadyContainer
+  ops: OpsClient | undefined
+  abort: AbortController
+}
+
+export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerSandbox {
+  const o = resolveOptions(options)
+  const instanceId = randomUUID()
+  const removals = new Set<Promise<void>>()
+  const active = new Map<string, ActiveRun>()
+  let closed = false
+  let opsHolder: Promise<OpsClient> | undefined
+  let opsContainer: ReadyContainer | undefined
+
+  // Set-up problems are remembered and reported by every run, never thrown.
+  const connected = connectEngines(options.engines)
+  const engines: Engine[] = connected.ok ? connected.engines : []
+  let setupError = connected.ok ? undefined : connected.message
+  let mount: WorkspaceMount | undefined
+  if (options.workspace && !setupError) {
+    const m = workspaceMount(options.workspace)
+    if (m.ok) mount = m.mount
+    else setupError = m.message
+  }
+  const user = containerUser(options.user, mount)
+  if (/^(0|root)(:|$)/.test(user)) setupError ??= 'the docker sandbox refuses to run programs as root (user 0)'
+
+  const track = (p: Promise<void>): void => {
+    removals.add(p)
+    void p.finally(() => removals.delete(p))
+  }
+  const destroy = (c: ReadyContainer): void => {
+    c.channel.destroy()
+    track(removeContainer(c.container))
+  }
+  let turn = 0
+  const pool = new WarmPool({
+    size: o.poolSize,
+    idleTimeoutMs: o.idleTimeoutMs,
+    memoryMb: o.memoryMb ?? DEFAULT_MEMORY_MB,
+    spawn: (memoryMb) => {
+      const engine = engines[turn++ % engines.length]
+      if (!engine) return Promise.resolve({ ok: false as const, message: setupError ?? 'no Docker engine configured' })
+      return spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
+    },
+    discard: destroy,
+  })
+
+  async function run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
+    if (setupError) return unavailable(setupError)
+    if (closed) return unavailable('the docker sandbox is closed')
+    const aborted: SandboxOutcome = { ok: false, error: { kind: 'aborted', message: 'the run was aborted' }, droppedOutputBytes: 0 }
+    if (signal.aborted) return aborted
+    const taking = pool.take(o.memoryMb ?? request.limits.memoryMb)
+    let gaveUp = false
+    const spawned = await new Promise<Awaited<typeof taking> | undefined>((resolve) => {
+      const onAbort = (): void => {
+        gaveUp = true
+        resolve(undefined)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      void taking.then((s) => {
+        signal.removeEventListener('abort', onAbort)
+        if (gaveUp && s.ok) destroy(s.ready) // arrived after the caller left
+        resolve(s)
+      })
+    })
+    if (spawned === undefined || gaveUp) return aborted
+    if (!spawned.ok) return unavailable(spawned.message)
+    const ready = spawned.ready
+    const abort = new AbortController()
+    const forward = (): void => abort.abort()
+    signal.addEventListener('abort', forward, { once: true })
+    const ops = mount ? new OpsClient(ready.channel, mount) : undefined
+    active.set(request.runId, { ready, ops, abort })
+    try {
+      return await runInContainer(ready, request, host, abort.signal, {
+        prelude: PRELUDE_SOURCE,
+        onOpResult: (msg) => ops?.onResult(msg),
+      })
+    } finally {
+      signal.removeEventListener('abort', forward)
+      active.delete(request.runId)
+      destroy(ready) // single use
+    }
+  }
+
+  /** Workspace ops outside any run go to one pooled container kept for that (never used for a program). */
+  function opsOutsideRuns(m: WorkspaceMount): Promise<OpsClient> {
+    if (opsHolder && opsContainer?.channel.isOpen !== false) return opsHolder
+    opsHolder = pool.take(o.memoryMb ?? DEFAULT_MEMORY_MB).then((s) => {
+      if (!s.ok) {
+        opsHolder = undefined
+        throw new WorkspaceError('SANDBOX_UNAVAILABLE', s.message)
+      }
+      if (closed) {
+        destroy(s.ready)
+        throw new WorkspaceError('SANDBOX_UNAVAILABLE', 'the docker sandbox is closed')
+      }
+      opsContainer = s.ready
+      const client = new OpsClient(s.ready.channel, m)
+      s.ready.channel.handler = (msg) => (msg.type === 'opResult' ? client.onResult(msg) : undefined)
+      return client
+    })
+    return opsHolder
+  }
+
+  return {
+    name: 'docker',
+    poolStats: pool.stats,
+    async start() {
+      if (setupError || closed) return
+      const alive = await Promise.all(engines.map((e) => e.docker.ping().then(() => true, () => false)))
+      if (!alive.some(Boolean)) return // runs will say why
+      track(reapOrphans({ engines: options.engines }).then(() => undefined, () => undefined))
+      await pool.warm(1, o.startTimeoutMs)
+    },
+    run(request, host, signal) {
+      return run(request, host, signal).catch((e: unknown) =>
+        unavailable(`the docker sandbox failed: ${e instanceof Error ? e.message : String(e)}`),
+      )
+    },
+    services(runId) {
+      const m = mount
+      if (!m) return {}
+      return {
+        [WORKSPACE_SERVICE]: containerWorkspaceOps(m, async () => {
+          const own = runId === undefined ? undefined : active.get(runId)?.ops
+          return own ?? opsOutsideRuns(m)
+        }),
+      }
+    },
+    async warm(count) {
+      if (setupError || closed) return false
+      return pool.warm(count)
+    },
+    async close() {
+      closed = true
+      for (const run of active.values()) run.abort.abort()
+      await pool.close()
+      if (opsContainer) destroy(opsContainer)
+      opsHolder?.catch(() => undefined)
+      // Runs in flight end as `aborted` and remove their containers; wait for every removal.
+      for (let i = 0; i < 100 && (removals.size > 0 || active.size > 0); i++) {
+        await Promise.race([Promise.all([...removals]), new Promise((r) => setTimeout(r, 50))])
+      }
+    },
+  }
+}
