@@ -61,7 +61,7 @@ export class SupervisedChild {
       child = spawn(process.execPath, ['--no-node-snapshot', entry, JSON.stringify(config)], {
         env: {},
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-        serialization: 'json',
+        serialization: 'advanced',
         windowsHide: true,
       })
     } catch (e) {
