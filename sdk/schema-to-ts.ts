@@ -42,7 +42,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 /** The TypeScript type a value of `schema` has. */
 export function schemaToTs(schema: unknown, options: SchemaToTsOptions = {}): TsType {
   const ctx = new Context(isSchema(schema) ? schema : {}, options)
-  const text = ctx.render(schema, options.indent ?? '', 0).text
+  const text = ctx.renderRoot(schema, options.indent ?? '')
   return { text, aliases: ctx.aliases() }
 }
 
@@ -73,6 +73,17 @@ class Context {
     private readonly options: SchemaToTsOptions,
   ) {
     this.taken = options.takenNames ?? new Set()
+  }
+
+  /** The whole schema; one that refers to itself (`$ref: "#"`) is declared once, under its name. */
+  renderRoot(schema: unknown, indent: string): string {
+    this.expanding.add('#')
+    const text = this.render(schema, indent, 0).text
+    this.expanding.delete('#')
+    const name = this.named.get('#')
+    if (name === undefined) return text
+    this.bodies.set('#', this.render(schema, '', 0).text)
+    return name
   }
 
   aliases(): string[] {
