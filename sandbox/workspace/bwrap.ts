@@ -55,6 +55,9 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string): string[] {
   const args = [
     '--unshare-all',
     ...(config.network ? ['--share-net'] : []),
+    // Run as root, bwrap keeps every capability in the new user namespace: enough to
+    // `mount -o remount,rw` the read-only binds. Drop them all, always.
+    '--cap-drop', 'ALL',
     '--die-with-parent',
     '--new-session',
     '--clearenv',
