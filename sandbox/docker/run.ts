@@ -58,19 +58,20 @@ export function runInContainer(
 
     const kill = (): Promise<void> => c.container.kill().then(() => undefined, () => undefined)
 
-    const timer = setTimeout(() => {
-      if (settled) return
-      void kill().then(() => fail('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`))
-    }, limits.timeoutMs)
-    const onAbort = (): void => {
-      if (settled) return
-      void kill().then(() => fail('aborted', 'the run was aborted'))
+    // Timeout and abort kill the container first; its stream then ends, which must not read as a crash.
+    let stopping = false
+    const stop = (kind: 'timeout' | 'aborted', message: string): void => {
+      if (settled || stopping) return
+      stopping = true
+      void kill().then(() => fail(kind, message))
     }
+    const timer = setTimeout(() => stop('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`), limits.timeoutMs)
+    const onAbort = (): void => stop('aborted', 'the run was aborted')
     signal.addEventListener('abort', onAbort, { once: true })
 
     // The container ended before the program did: out of memory, process.exit, a crash.
     const offClose = c.channel.onClose(() => {
-      if (settled) return
+      if (settled || stopping) return
       void diagnose(c, limits.memoryMb).then((d) => fail(d.kind, d.message))
     })
 
