@@ -36,7 +36,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const limits = { ...deps.limits, ...options.limits }
   const runId = options.parentId ?? `run_${randomUUID().slice(0, 8)}`
   const firstSeq = env.log.length
-  env.log.append('run/start', { runId, sandbox: deps.sandbox.name, code })
+  env.log.append('run/start', { runId, ...(options.parentId ? { parentId: options.parentId } : {}), sandbox: deps.sandbox.name, code, maxObservationBytes: limits.maxObservationBytes })
   const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => finishRun(deps, runId, firstSeq, limits.maxObservationBytes, { runId, ...data })
 
   if (Buffer.byteLength(code) > limits.maxSourceBytes) {

@@ -149,7 +149,15 @@ export interface RunEvent<T extends EventType = EventType> {
 }
 
 export interface EventData {
-  'run/start': { runId: string; parentId?: string; sandbox: string; code: string }
+  'run/start': {
+    runId: string
+    /** The native `run_code` call this run answers, if any. */
+    parentId?: string
+    sandbox: string
+    code: string
+    /** The observation cap in force, so the observation can be rebuilt from the log. */
+    maxObservationBytes: number
+  }
   'run/end': {
     runId: string
     ok: boolean

@@ -4,7 +4,9 @@ export function closestNames(name: string, candidates: readonly string[], max = 
   const lower = name.toLowerCase()
   for (const c of candidates) {
     const d = editDistance(lower, c.toLowerCase())
-    const close = d <= Math.max(2, Math.floor(c.length / 3)) || c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase())
+    // Substrings count only for names long enough to mean something ("ad" is in too many names).
+    const contains = lower.length >= 4 && (c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase()))
+    const close = d <= Math.max(2, Math.floor(c.length / 3)) || contains
     if (close) scored.push({ c, d })
   }
   scored.sort((a, b) => a.d - b.d || a.c.localeCompare(b.c))

@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
 import type { RunEvent } from '../types.js'
+import { parseJSONL } from '../event-log.js'
+import { replayObservations } from '../replay.js'
 import { loadToolsModule } from './load-tools.js'
 import { printLive } from './live.js'
 
@@ -17,6 +19,7 @@ const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
                          [--timeout MS] [--memory MB]
   codeact sdk [--tools MODULE]...
+  codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.`
 
 const RUN_OPTIONS = {
@@ -36,6 +39,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runCommand(rest)
       case 'sdk':
         return await sdkCommand(rest)
+      case 'replay':
+        return await replayCommand(rest)
       case undefined:
       case 'help':
       case '--help':
@@ -88,6 +93,17 @@ async function runCommand(args: string[]): Promise<number> {
   } finally {
     await rt.close()
   }
+}
+
+async function replayCommand(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+  const [file] = positionals
+  if (!file || positionals.length > 1) throw new UsageError('replay takes exactly one LOG.jsonl')
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new UsageError(`cannot read ${file}`)
+  })
+  for (const o of replayObservations(parseJSONL(text))) process.stdout.write(`── ${o.name} ${o.id} ──\n${o.content}\n\n`)
+  return EXIT.ok
 }
 
 async function sdkCommand(args: string[]): Promise<number> {
