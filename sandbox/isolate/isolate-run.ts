@@ -108,7 +108,7 @@ export class IsolateRun {
         timeout: remaining(),
       })
       if (this.#stopped) return this.#stoppedOutcome()
-      return fromPrelude(text)
+      return fromPrelude(text, limits)
     } catch (e) {
       if (this.#stopped) return this.#stoppedOutcome()
       const message = errorText(e)
@@ -144,7 +144,7 @@ export class IsolateRun {
 }
 
 /** Map the prelude's JSON text to an outcome; a memory RangeError the program did not catch is `memory`. */
-function fromPrelude(text: unknown): SandboxOutcome {
+function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
   let parsed: PreludeOutcome
   try {
     parsed = JSON.parse(String(text)) as PreludeOutcome
@@ -158,8 +158,11 @@ function fromPrelude(text: unknown): SandboxOutcome {
     return outcome
   }
   const { name, message, stack } = parsed.error
-  const kind = name === 'RangeError' && /allocation failed/i.test(message) ? 'memory' : 'runtime'
-  const error: { kind: 'memory' | 'runtime'; message: string; stack?: string } = { kind, message: `${name}: ${message}` }
+  const error: { kind: 'memory' | 'runtime'; message: string; stack?: string } = { kind: 'runtime', message: `${name}: ${message}` }
+  if (name === 'RangeError' && /allocation failed/i.test(message)) {
+    error.kind = 'memory'
+    error.message += ` (${messages.memory(limits.memoryMb)})`
+  }
   if (stack !== undefined) error.stack = stack
   return { ok: false, error, droppedOutputBytes: dropped }
 }
