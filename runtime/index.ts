@@ -6,6 +6,22 @@ export type { Runtime, RuntimeOptions } from './create-runtime.js'
 export type { RunCodeOptions } from './run-code.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export { defineTool } from './define-tool.js'
+export { replayObservations } from './replay.js'
+export type { ReplayedObservation } from './replay.js'
+export { EventLog, parseJSONL } from './event-log.js'
+export type {
+  AnthropicToolResult,
+  AnthropicToolUse,
+  ExecuteToolCallsOptions,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+  ToolAnswers,
+} from './native.js'
+export { toAnthropicTools, toOpenAITools } from '../sdk/adapters.js'
+export type { AnthropicTool, OpenAITool } from '../sdk/adapters.js'
+export type { FunctionToolDefinition } from '../sdk/run-code-tool.js'
+export { createWorkspace } from '../sandbox/workspace/index.js'
+export type { WorkspaceOptions } from '../sandbox/workspace/index.js'
 export type {
   AnyToolDefinition,
   CallOrigin,

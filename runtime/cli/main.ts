@@ -5,11 +5,10 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
-import type { RunEvent } from '../types.js'
 import { parseJSONL } from '../event-log.js'
 import { replayObservations } from '../replay.js'
 import { loadToolsModule } from './load-tools.js'
-import { printLive } from './live.js'
+import { watchLive } from './live.js'
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
 
@@ -17,7 +16,9 @@ class UsageError extends Error {}
 
 const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
-                         [--timeout MS] [--memory MB]
+                         [--timeout MS] [--memory MB] [--typecheck=error|warn|off]
+                         [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]]
+                         [--sandbox isolate|docker]
   codeact sdk [--tools MODULE]...
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.`
@@ -28,6 +29,13 @@ const RUN_OPTIONS = {
   log: { type: 'string' },
   timeout: { type: 'string' },
   memory: { type: 'string' },
+  typecheck: { type: 'string' },
+  workspace: { type: 'string' },
+  'read-only': { type: 'string', multiple: true },
+  'no-exec': { type: 'boolean' },
+  'no-network': { type: 'boolean' },
+  network: { type: 'boolean' },
+  sandbox: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options']
 
@@ -60,13 +68,48 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function runtimeOptions(values: { tools?: string[]; timeout?: string; memory?: string; log?: string }): Promise<RuntimeOptions> {
+interface CommonValues {
+  tools?: string[]
+  timeout?: string
+  memory?: string
+  log?: string
+  typecheck?: string
+  workspace?: string
+  'read-only'?: string[]
+  'no-exec'?: boolean
+  'no-network'?: boolean
+  network?: boolean
+  sandbox?: string
+}
+
+/** The CLI's flags, turned into exactly the options object an embedder would pass to createRuntime. */
+export async function runtimeOptions(values: CommonValues): Promise<RuntimeOptions> {
   const tools = []
   for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
-  const limits: RuntimeOptions['limits'] = {}
-  if (values.timeout !== undefined) limits.timeoutMs = positive('--timeout', values.timeout)
-  if (values.memory !== undefined) limits.memoryMb = positive('--memory', values.memory)
-  return { tools, limits, ...(values.log ? { logFile: values.log } : {}) }
+  const options: RuntimeOptions = { tools, limits: {} }
+  if (values.timeout !== undefined) options.limits!.timeoutMs = positive('--timeout', values.timeout)
+  if (values.memory !== undefined) options.limits!.memoryMb = positive('--memory', values.memory)
+  if (values.log) options.logFile = values.log
+  if (values.typecheck !== undefined) {
+    if (!['error', 'warn', 'off'].includes(values.typecheck)) throw new UsageError('--typecheck must be error, warn or off')
+    options.typecheck = values.typecheck as 'error' | 'warn' | 'off'
+  }
+  if (values.sandbox !== undefined) {
+    if (values.sandbox !== 'isolate' && values.sandbox !== 'docker') throw new UsageError('--sandbox must be isolate or docker')
+    options.sandbox = values.sandbox
+  }
+  if (values.workspace !== undefined) {
+    options.workspace = {
+      root: values.workspace,
+      readOnly: values['read-only'] ?? [],
+      exec: !values['no-exec'],
+      // Network is off unless asked for; --no-network states the default explicitly.
+      network: values.network === true && !values['no-network'],
+    }
+  } else if (values['read-only'] || values['no-exec'] || values['no-network'] || values.network) {
+    throw new UsageError('--read-only, --no-exec and --network need --workspace DIR')
+  }
+  return options
 }
 
 async function runCommand(args: string[]): Promise<number> {
@@ -82,7 +125,7 @@ async function runCommand(args: string[]): Promise<number> {
   })
   if (values.log) await import('node:fs/promises').then((fs) => fs.writeFile(values.log!, ''))
   const rt = await createRuntime(await runtimeOptions(values))
-  const stopLive = values.json ? () => {} : rt.on('event', (e: RunEvent) => printLive(e, process.stderr))
+  const stopLive = values.json ? () => {} : watchLive(rt, process.stderr)
   try {
     const result = await rt.runCode(code)
     stopLive()
@@ -108,7 +151,7 @@ async function replayCommand(args: string[]): Promise<number> {
 
 async function sdkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { tools: RUN_OPTIONS.tools }, strict: true })
-  const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox() })
+  const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox(), typecheck: 'off' })
   process.stdout.write(rt.sdk.declarations())
   await rt.close()
   return EXIT.ok
