@@ -8,7 +8,7 @@ export interface DockerWorkspaceOptions {
   /** Host folder bind-mounted into every container. Must exist. */
   root: string
   /** `true`: the whole workspace is read-only. A list: these paths (relative to `root` or absolute inside it) are. */
-  readOnly?: string[] | boolean
+  readOnly?: readonly string[] | boolean
   /** Where the workspace appears in the container; also the program's working folder. Default `/workspace`. */
   mountAt?: string
 }

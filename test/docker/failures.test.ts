@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
+import { createDockerSandbox, type DockerSandbox, type DockerSandboxOptions } from '../../sandbox/docker/index.js'
 import { dockerEngine } from './engine.js'
 import { ensureImage, never, ownContainers, request, tempWorkspace, testHost } from './helpers.js'
 
@@ -88,13 +88,13 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
   it('a workspace that does not exist, a read-only entry that escapes it, and root are refused', async () => {
     const ws = tempWorkspace()
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'))
-    const cases = [
+    const cases: Array<[DockerSandboxOptions, RegExp]> = [
       [{ workspace: { root: path.join(os.tmpdir(), 'codeact-no-such-ws') } }, /the workspace .* does not exist/],
       [{ workspace: { root: ws, readOnly: ['etc-link'] } }, /the read-only path etc-link resolves outside the workspace/],
       [{ workspace: { root: ws, readOnly: ['../x'] } }, /the read-only path \.\.\/x is outside the workspace/],
       [{ workspace: { root: ws, mountAt: '/usr/lib' } }, /cannot be mounted at \/usr\/lib/],
       [{ user: '0:0' }, /refuses to run programs as root/],
-    ] as const
+    ]
     for (const [options, message] of cases) {
       const sandbox = createDockerSandbox({ ...options, poolSize: 0 })
       const out = await sandbox.run(request(`return 1`), testHost(), never())
