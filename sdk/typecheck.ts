@@ -9,10 +9,14 @@
  * Speed: parsed lib files are cached for the whole process, the SDK file until its text changes, and each
  * check builds a `ts.Program` that reuses the previous one's structure, so only the program itself is parsed.
  */
+import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import ts from 'typescript'
+import type TS from 'typescript'
 import { closestNames } from './suggest.js'
 
+// require, not import: importing the 9 MB CommonJS file from ESM makes Node scan it for named exports first,
+// which costs a few hundred milliseconds of a fresh process's first check.
+const ts = createRequire(import.meta.url)('typescript') as typeof TS
 /** One problem in the user's program, in its own 1-based coordinates. */
 export interface TypeDiagnostic {
   line: number
@@ -37,7 +41,7 @@ export interface TypeChecker {
 
 export interface TypeCheckerOptions {
   /** Overrides of the defaults below (e.g. `{ noImplicitAny: true }`). */
-  compilerOptions?: ts.CompilerOptions
+  compilerOptions?: TS.CompilerOptions
 }
 
 const PROGRAM_FILE = '/codeact/program.ts'
@@ -50,7 +54,7 @@ const IGNORED_CODES = new Set([1108])
  * Strict, but without the two rules that flag working code rather than wrong calls: untyped helper parameters
  * (noImplicitAny) and `catch (e) { e.code }` (useUnknownInCatchVariables).
  */
-const DEFAULT_OPTIONS: ts.CompilerOptions = {
+const DEFAULT_OPTIONS: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2023,
   module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -69,20 +73,20 @@ const DEFAULT_OPTIONS: ts.CompilerOptions = {
 
 const LIB_DIR = dirname(ts.getDefaultLibFilePath({}))
 /** Parsed lib files, shared by every checker in the process: they never change. */
-const libCache = new Map<string, ts.SourceFile>()
+const libCache = new Map<string, TS.SourceFile>()
 
 export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker {
-  const compilerOptions: ts.CompilerOptions = { ...DEFAULT_OPTIONS, ...options.compilerOptions }
+  const compilerOptions: TS.CompilerOptions = { ...DEFAULT_OPTIONS, ...options.compilerOptions }
   let sdkText = ''
   let sdkFile = parse(SDK_FILE, sdkText, ts.ScriptTarget.ES2023)
   let toolNames: string[] = []
   let programFile = parse(PROGRAM_FILE, '', ts.ScriptTarget.ES2023)
-  let previous: ts.Program | undefined
+  let previous: TS.Program | undefined
   let warming: Promise<void> | undefined
 
   const host = createHost(() => [programFile, sdkFile])
 
-  function buildProgram(): ts.Program {
+  function buildProgram(): TS.Program {
     previous = ts.createProgram({ rootNames: [SDK_FILE, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
     return previous
   }
@@ -124,7 +128,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
 }
 
 /** A host over in-memory files (the program, the SDK) and the cached lib. */
-function createHost(files: () => readonly ts.SourceFile[]): ts.CompilerHost {
+function createHost(files: () => readonly TS.SourceFile[]): TS.CompilerHost {
   const find = (name: string) => files().find((f) => f.fileName === name)
   return {
     getSourceFile: (name, languageVersionOrOptions) => find(name) ?? libFile(name, languageVersionOrOptions),
@@ -142,7 +146,7 @@ function createHost(files: () => readonly ts.SourceFile[]): ts.CompilerHost {
   }
 }
 
-function parse(fileName: string, text: string, target: ts.ScriptTarget, isProgram = false): ts.SourceFile {
+function parse(fileName: string, text: string, target: TS.ScriptTarget, isProgram = false): TS.SourceFile {
   return ts.createSourceFile(
     fileName,
     text,
@@ -157,7 +161,7 @@ function parse(fileName: string, text: string, target: ts.ScriptTarget, isProgra
   )
 }
 
-function libFile(fileName: string, languageVersionOrOptions: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile | undefined {
+function libFile(fileName: string, languageVersionOrOptions: TS.ScriptTarget | TS.CreateSourceFileOptions): TS.SourceFile | undefined {
   const cached = libCache.get(fileName)
   if (cached !== undefined) return cached
   const text = ts.sys.readFile(fileName)
@@ -169,7 +173,7 @@ function libFile(fileName: string, languageVersionOrOptions: ts.ScriptTarget | t
 }
 
 /** The method names of `interface Tools` in the SDK text, for "did you mean" on a misspelled tool. */
-function declaredToolNames(sdk: ts.SourceFile): string[] {
+function declaredToolNames(sdk: TS.SourceFile): string[] {
   for (const statement of sdk.statements) {
     if (ts.isInterfaceDeclaration(statement) && statement.name.text === 'Tools') {
       return statement.members.flatMap((m) => (m.name && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)) ? [m.name.text] : []))
@@ -178,7 +182,7 @@ function declaredToolNames(sdk: ts.SourceFile): string[] {
   return []
 }
 
-function toDiagnostics(raw: readonly ts.Diagnostic[], file: ts.SourceFile, toolNames: readonly string[]): TypeDiagnostic[] {
+function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[]): TypeDiagnostic[] {
   const lines = file.text.split(/\r?\n/)
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
@@ -202,6 +206,7 @@ function withSuggestion(code: number, message: string, toolNames: readonly strin
     const listed = toolNames.slice(0, 12).join(', ')
     return `${message} Tools: ${listed}${toolNames.length > 12 ? ', ...' : ''}`
   }
+  if (/^(Type|Argument of type) 'Promise<|does not exist on type 'Promise</.test(message)) return `${message} Did you forget \`await\`?`
   // TypeScript's advice ("install @types/node", "add 'dom' to lib") does not apply: the sandbox has neither.
   if (code === 2580 || code === 2591 || code === 2584 || code === 2582 || code === 2593) {
     const name = /^Cannot find name '([^']+)'/.exec(message)?.[1] ?? ''
