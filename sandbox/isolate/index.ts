@@ -83,6 +83,8 @@ class IsolateSandbox implements Sandbox {
     const child = this.#child ?? (starting ? await starting : undefined)
     for (const run of this.#runs.values()) this.#settle(run, stopped('aborted', run.limits))
     if (child && typeof child !== 'string') {
+      // Hold the event loop until the child is really gone, or a caller awaiting close() would exit first.
+      child.hold(true)
       child.kill()
       await child.closed
     }

@@ -77,16 +77,19 @@ export class IsolateRun {
     }, CPU_CHECK_MS)
     let context: ivm.Context | undefined
     try {
-      context = await isolate.createContext()
-      const preludeFn = await prelude.run(context, { reference: true, timeout: remaining() })
+      // Setup runs synchronously on this thread: the isolate is idle (fresh, or reused only when nothing
+      // was left running in it), none of it runs program code, and each step has a timeout anyway.
+      // That saves a thread hop per step; the program itself runs asynchronously below.
+      context = isolate.createContextSync()
+      const preludeFn = prelude.runSync(context, { reference: true, timeout: remaining() })
       let script: ivm.Script
       try {
-        script = await isolate.compileScript(this.#request.js, { filename: PROGRAM_FILENAME })
+        script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
       } catch (e) {
         if (this.#stopped) throw e
         return { ok: false, error: { kind: 'compile', message: errorText(e) }, droppedOutputBytes: 0 }
       }
-      const programFn = await script.run(context, { reference: true, timeout: remaining() })
+      const programFn = script.runSync(context, { reference: true, timeout: remaining() })
       script.release()
       const send = new ivm.Callback((callId: unknown, name: unknown, argsJson: unknown) => {
         if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
@@ -98,7 +101,7 @@ export class IsolateRun {
         if (typeof level === 'string' && typeof text === 'string' && !this.#finished) this.#io.log(level, text)
       }, { ignored: true })
       const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
-      this.#control = await context.evalClosure(
+      this.#control = context.evalClosureSync(
         GLUE_SOURCE,
         [preludeFn.derefInto(), programFn.derefInto(), send, log, config],
         { result: { reference: true }, filename: GLUE_FILENAME, timeout: remaining() },
