@@ -1,0 +1,3 @@
+import { sandboxContract } from './contract.js'
+
+sandboxContract('isolate', { runtime: { sandbox: 'isolate' } })
