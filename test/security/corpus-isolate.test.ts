@@ -1,0 +1,3 @@
+import { runCorpus } from './corpus.js'
+
+runCorpus('isolate')
