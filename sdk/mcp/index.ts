@@ -1,0 +1,10 @@
+/** MCP both ways: import servers' tools into a runtime, and export a runtime as an MCP server. */
+export { parseServersConfig, describeTarget, type McpServerConfig, type McpServersConfig, type McpStdioConfig, type McpHttpConfig } from './config.js'
+export { assignNames, sanitize, type McpToolRef } from './naming.js'
+export { McpToolError, mapCallResult, errnoOf } from './result.js'
+export { MCP_UNAVAILABLE, type McpStartFailure } from './connection.js'
+export { connectMcpServers, type ConnectMcpOptions, type McpImport, type McpServerStatus, type McpToolsChange } from './import.js'
+export { attachMcp } from './attach.js'
+export { createMcpExport, type McpExport, type McpExportOptions } from './export.js'
+export { serveStdio, serveHttp, type HttpServing } from './serve.js'
+export { DISCOVERY_LIMITS } from './discovery.js'
