@@ -134,7 +134,11 @@ export class HostFs {
   }
 
   async writeFile(path: string, content: string): Promise<void> {
-    await this.ensureDir(join(path, '..'))
+    // The common case, an existing folder, costs one realpath; the level-by-level walk is for creating.
+    const parent = join(path, '..')
+    const parentReal = await realpath(parent).catch(() => undefined)
+    if (parentReal === undefined) await this.ensureDir(parent)
+    else this.checkWritable(parentReal, parent)
     let fh: FileHandle
     let created = false
     try {

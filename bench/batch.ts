@@ -1,0 +1,129 @@
+/**
+ * The batch-transform job CodeAct exists for: 1,000 small files read, rewritten and written back.
+ * One `run_code` program (one model step) against the same job as native function calls (2,000 model
+ * steps: a read and a write per file), with the tools called directly and plain node:fs as baselines.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRuntime } from '../runtime/create-runtime.js'
+import type { JsonValue, ToolContext } from '../runtime/types.js'
+import { createWorkspace } from '../sandbox/workspace/index.js'
+import type { BenchRow } from './types.js'
+
+const FILES = 1_000
+const RUNS = 5
+
+function seed(root: string): string[] {
+  rmSync(root, { recursive: true, force: true })
+  const paths: string[] = []
+  for (let i = 0; i < FILES; i++) {
+    const rel = `data/d${i % 10}/f${i}.txt`
+    mkdirSync(join(root, `data/d${i % 10}`), { recursive: true })
+    writeFileSync(join(root, rel), `id=${i}\nstatus=draft\n`)
+    paths.push(rel)
+  }
+  return paths
+}
+
+function verify(root: string, paths: readonly string[]): void {
+  for (const p of paths) {
+    if (!readFileSync(join(root, p), 'utf8').includes('status=final')) throw new Error(`bench: ${p} was not transformed`)
+  }
+}
+
+function quantile(samples: readonly number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+async function timed(runs: number, before: () => void, job: () => Promise<void>, after: () => void): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < runs; i++) {
+    before()
+    const t = performance.now()
+    await job()
+    out.push(performance.now() - t)
+    after()
+  }
+  return out
+}
+
+const PROGRAM = `
+const files = await tools.glob({ pattern: 'data/**/*.txt' })
+for (let i = 0; i < files.length; i += 10) {
+  await Promise.all(files.slice(i, i + 10).map(async (path) => {
+    const text = await tools.read_file({ path })
+    await tools.write_file({ path, content: text.replace('status=draft', 'status=final') })
+  }))
+}
+return files.length`
+
+export default async function batch(): Promise<BenchRow[]> {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-bench-batch-')))
+  const root = join(base, 'ws')
+  mkdirSync(root)
+  let paths: string[] = []
+  const reseed = (): void => void (paths = seed(root))
+  const check = (): void => verify(root, paths)
+  try {
+    // Baseline: plain node:fs, no policy, no sandbox.
+    const raw = await timed(RUNS, reseed, async () => {
+      for (let i = 0; i < paths.length; i += 10) {
+        await Promise.all(
+          paths.slice(i, i + 10).map(async (p) => {
+            const text = await readFile(join(root, p), 'utf8')
+            await writeFile(join(root, p), text.replace('status=draft', 'status=final'))
+          }),
+        )
+      }
+    }, check)
+
+    // The workspace tools called directly: policy hook + guarded ops, no runtime.
+    const ws = createWorkspace({ root })
+    const byName = new Map(ws.tools.map((t) => [t.name, t]))
+    const ctx: ToolContext = { callId: 'b', parentId: undefined, origin: 'native', signal: new AbortController().signal, concludeTurn: () => undefined, reportDenial: () => undefined, services: {} }
+    const callTool = async (name: string, args: { [k: string]: JsonValue }): Promise<unknown> => {
+      const d = await ws.policy({ id: 'b', name, args, origin: 'native' })
+      if (d && 'deny' in d) throw new Error(d.deny.message)
+      return byName.get(name)?.execute(args, ctx)
+    }
+    const direct = await timed(RUNS, reseed, async () => {
+      const files = (await callTool('glob', { pattern: 'data/**/*.txt' })) as string[]
+      for (let i = 0; i < files.length; i += 10) {
+        await Promise.all(
+          files.slice(i, i + 10).map(async (path) => {
+            const text = (await callTool('read_file', { path })) as string
+            await callTool('write_file', { path, content: text.replace('status=draft', 'status=final') })
+          }),
+        )
+      }
+    }, check)
+
+    // One run_code program through the whole runtime (isolate sandbox, dispatch, event log).
+    const rt = await createRuntime({ workspace: { root }, typecheck: 'off', limits: { maxToolCalls: 5_000, timeoutMs: 120_000 } })
+    let program: number[]
+    try {
+      await rt.runCode('return 1') // warm the sandbox
+      program = await timed(RUNS, reseed, async () => {
+        const r = await rt.runCode(PROGRAM)
+        if (!r.ok || r.value !== FILES) throw new Error(`bench: program failed: ${r.error?.message ?? JSON.stringify(r.value)}`)
+      }, check)
+    } finally {
+      // Bounded: a close that hangs must not hang the bench table.
+      await Promise.race([rt.close(), new Promise((r) => setTimeout(r, 5_000).unref())])
+    }
+
+    const p50 = quantile(program, 0.5)
+    return [
+      { name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)', p50Ms: quantile(raw, 0.5), p95Ms: quantile(raw, 0.95), note: `${RUNS} runs` },
+      { name: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', p50Ms: quantile(direct, 0.5), p95Ms: quantile(direct, 0.95), baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)' },
+      { name: 'batch 1,000 files: one run_code program (isolate, full dispatch)', p50Ms: p50, p95Ms: quantile(program, 0.95), baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', note: '2,001 tool calls, 1 model step' },
+      { name: 'batch 1,000 files: per-file cost in run_code (read + write)', value: Math.round((p50 / FILES) * 1000), unit: 'µs/file', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)' },
+      { name: 'batch 1,000 files as native function calls: model steps', value: 2 * FILES, unit: 'model steps', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', note: 'a read_file and a write_file per file, each a model round trip; run_code: 1 step' },
+    ]
+  } finally {
+    rmSync(base, { recursive: true, force: true })
+  }
+}
