@@ -176,13 +176,24 @@ function redirectOutput(programConsole) {
   process.stderr.write = writer('error')
 }
 
+// The prelude arrives once, right after `ready`, and is compiled while the container waits in the pool.
+let preludeFn
+function prepare(msg) {
+  try {
+    preludeFn = vm.runInThisContext(msg.prelude, { filename: 'prelude.js' })
+  } catch (e) {
+    send({ type: 'fatal', message: 'the prelude failed: ' + describe(e).message })
+  }
+}
+
 function run(msg) {
   if (started) return send({ type: 'fatal', message: 'this container already ran a program' })
   started = true
+  if (typeof msg.prelude === 'string') prepare(msg)
+  if (typeof preludeFn !== 'function') return send({ type: 'fatal', message: 'no prelude was sent' })
   let runProgram
   try {
-    const prelude = vm.runInThisContext(msg.prelude, { filename: 'prelude.js' })
-    runProgram = prelude(hostCall, hostLog, { toolNames: msg.toolNames, maxOutputBytes: msg.maxOutputBytes })
+    runProgram = preludeFn(hostCall, hostLog, { toolNames: msg.toolNames, maxOutputBytes: msg.maxOutputBytes })
   } catch (e) {
     return send({ type: 'fatal', message: 'the prelude failed: ' + describe(e).message })
   }
@@ -195,9 +206,6 @@ function run(msg) {
   } catch (e) {
     programFn = () => { throw e }
   }
-  // The container is the boundary: the program gets real Node (`require`, `import()`), confined by it.
-  globalThis.require = createRequire(process.cwd() + '/')
-  instrument()
   const wrapped = (tools, ToolCallError, programConsole) => {
     redirectOutput(programConsole)
     return programFn(tools, ToolCallError, programConsole)
@@ -217,6 +225,8 @@ process.on('unhandledRejection', (e) => {
 // --- stdin: host messages ---------------------------------------------------------------------------
 function onMessage(msg) {
   switch (msg.type) {
+    case 'prepare':
+      return prepare(msg)
     case 'run':
       return run(msg)
     case 'result': {
@@ -255,4 +265,8 @@ process.stdin.on('data', (chunk) => {
 // The host detached (closed or crashed): nothing can observe this container any more.
 process.stdin.on('end', () => process.exit(0))
 
+// Done before `ready`, while the container is still warming: the program gets real Node (`require`,
+// `import()`), confined by the container, with its fs / child_process calls observed for denials.
+globalThis.require = createRequire(process.cwd() + '/')
+instrument()
 send({ type: 'ready', node: process.version, uid: process.getuid(), pid: process.pid })

@@ -37,7 +37,10 @@ export class WarmPool {
     return this.ready.length
   }
 
-  /** A ready container with `memoryMb`: from the pool when one is there, else the next one started. */
+  /**
+   * A ready container with `memoryMb`: from the pool when one is there, else the next one started.
+   * Taking does not refill: the caller calls `fill()` once its run is over.
+   */
   take(memoryMb: number): Promise<Spawned> {
     if (this.closed) return Promise.resolve({ ok: false, message: 'the docker sandbox is closed' })
     if (this.o.size === 0) return this.o.spawn(memoryMb)
@@ -54,7 +57,6 @@ export class WarmPool {
         continue
       }
       this.stats.hits++
-      this.fill()
       return Promise.resolve({ ok: true, ready: entry.container })
     }
     this.stats.misses++

@@ -7,7 +7,9 @@ import { z } from 'zod'
 
 /** Host -> runner. */
 export type ToRunner =
-  | { type: 'run'; runId: string; js: string; prelude: string; toolNames: string[]; maxOutputBytes: number }
+  /** Sent once after `ready`: the runner compiles the prelude while the container waits in the pool. */
+  | { type: 'prepare'; prelude: string }
+  | { type: 'run'; runId: string; js: string; toolNames: string[]; maxOutputBytes: number }
   /** The host's answer to a call: JSON text of a ToolResult. */
   | { type: 'result'; id: number; resultJson: string }
   /** One workspace op (sandbox/workspace/ops.ts), paths already translated to the container's. */

@@ -14,7 +14,6 @@ const LOG_SLACK_BYTES = 4 * 1024
 const MAX_DENIALS = 100
 
 export interface RunHooks {
-  prelude: string
   /** Workspace op answers go to the ops client of this container. */
   onOpResult(msg: Extract<FromRunner, { type: 'opResult' }>): void
 }
@@ -123,7 +122,6 @@ export function runInContainer(
       type: 'run',
       runId: request.runId,
       js: request.js,
-      prelude: hooks.prelude,
       toolNames: [...request.toolNames],
       maxOutputBytes: limits.maxOutputBytes,
     })

@@ -3,7 +3,6 @@
  * images/runner.mjs. Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
  */
 import { randomUUID } from 'node:crypto'
-import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
 import { connectEngines, type Engine } from './engine.js'
@@ -101,13 +100,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     active.set(request.runId, { ready, ops, abort })
     try {
       return await runInContainer(ready, request, host, abort.signal, {
-        prelude: PRELUDE_SOURCE,
         onOpResult: (msg) => ops?.onResult(msg),
       })
     } finally {
       signal.removeEventListener('abort', forward)
       active.delete(request.runId)
       destroy(ready) // single use
+      pool.fill() // refill after the run, not during it: a container start competes for the CPU
     }
   }
 
@@ -115,6 +114,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   function opsOutsideRuns(m: WorkspaceMount): Promise<OpsClient> {
     if (opsHolder && opsContainer?.channel.isOpen !== false) return opsHolder
     opsHolder = pool.take(o.memoryMb ?? DEFAULT_MEMORY_MB).then((s) => {
+      pool.fill()
       if (!s.ok) {
         opsHolder = undefined
         throw new WorkspaceError('SANDBOX_UNAVAILABLE', s.message)

@@ -1,8 +1,9 @@
 /**
- * One ready container: create -> attach -> start -> the runner's `ready` line. Anything that fails on the
+ * One ready container: create -> attach -> start -> the runner's `ready` line -> the prelude sent. Anything that fails on the
  * way removes what was made and comes back as the text of a `sandbox_unavailable` outcome.
  */
 import type Docker from 'dockerode'
+import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { RunnerChannel } from './channel.js'
 import { describeEngineError, type Engine } from './engine.js'
 
@@ -58,6 +59,7 @@ export async function spawnContainer(
   })
   ch.handler = undefined
   if (ready !== true) return fail(ready)
+  ch.send({ type: 'prepare', prelude: PRELUDE_SOURCE })
   return { ok: true, ready: { engine, container, channel: ch, memoryMb } }
 }
 

@@ -1,0 +1,167 @@
+/**
+ * The Docker backend, end to end through the Sandbox interface: a cold run (no pool), a warm-pool run (a
+ * ready container taken; the refill happens between samples, untimed), the cost of a tool call inside a
+ * container, and two baselines measured in the same run with the same image and hardening: `docker run`
+ * per program (the CLI), and `docker exec` of a fresh `node` runner per program in one standing container.
+ * Returns no rows (with a note) when no engine or image is there.
+ */
+import Docker from 'dockerode'
+import { spawn } from 'node:child_process'
+import type { Duplex } from 'node:stream'
+import type { LogEntry } from '../runtime/types.js'
+import { createDockerSandbox, DEFAULT_IMAGE } from '../sandbox/docker/index.js'
+import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
+import { PRELUDE_SOURCE } from '../sdk/prelude.js'
+import type { BenchRow } from './types.js'
+
+const WARM_RUNS = 40
+const COLD_RUNS = 6
+const BASELINE_RUNS = 6
+const CALLS = 500
+
+const host: SandboxHost = { callTool: async () => '{"ok":true,"value":null}', log: (_: LogEntry[]) => {} }
+const never = new AbortController().signal
+const BODY = 'return 1'
+
+function request(body: string): SandboxRunRequest {
+  return {
+    runId: `bench-${Math.random()}`,
+    js: `(async function (tools, ToolCallError, console) {"use strict";\n${body}\n})`,
+    toolNames: ['noop'],
+    limits: { timeoutMs: 60_000, memoryMb: 128, maxOutputBytes: 1 << 20 },
+  }
+}
+const runMessage = JSON.stringify({ type: 'run', runId: 'b', js: request(BODY).js, prelude: PRELUDE_SOURCE, toolNames: [], maxOutputBytes: 1 << 20 }) + '\n'
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+}
+const round = (n: number) => Number(n.toFixed(1))
+const row = (name: string, samples: number[], extra: Partial<BenchRow> = {}): BenchRow => ({
+  name,
+  p50Ms: round(percentile(samples, 50)),
+  p95Ms: round(percentile(samples, 95)),
+  ...extra,
+})
+
+async function timed(fn: () => Promise<{ ok: boolean }>): Promise<number> {
+  const start = performance.now()
+  const out = await fn()
+  const ms = performance.now() - start
+  if (!out.ok) throw new Error(`bench run failed: ${JSON.stringify(out)}`)
+  return ms
+}
+
+/** `docker run -i` with the backend's hardening, one per program; timed until the runner reports done. */
+function dockerRunOnce(): Promise<number> {
+  const start = performance.now()
+  const args = ['run', '--rm', '-i', '--network', 'none', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+    '--pids-limit', '128', '--memory', '128m', '--memory-swap', '128m', '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m', '--init', DEFAULT_IMAGE]
+  return untilDone(spawn('docker', args, { stdio: ['pipe', 'pipe', 'ignore'] }), start)
+}
+
+function untilDone(child: ReturnType<typeof spawn>, start: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    child.stdout?.setEncoding('utf8')
+    child.stdout?.on('data', (d: string) => {
+      text += d
+      if (text.includes('"type":"ready"') && !text.includes('sent')) {
+        text += 'sent'
+        child.stdin?.write(runMessage)
+      }
+      if (text.includes('"type":"done"')) {
+        resolve(performance.now() - start)
+        child.stdin?.end()
+      }
+    })
+    child.on('exit', () => reject(new Error('exited before done')))
+  })
+}
+
+/** `docker exec` of a fresh runner (new node process) in one standing hardened container, via the API. */
+async function dockerExecRuns(docker: Docker): Promise<number[]> {
+  const c = await docker.createContainer({
+    Image: DEFAULT_IMAGE,
+    Entrypoint: ['/usr/bin/sleep', '3600'],
+    Env: [],
+    Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
+    HostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 128,
+      Memory: 128 << 20, MemorySwap: 128 << 20, Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' }, Init: true },
+  })
+  const samples: number[] = []
+  try {
+    await c.start()
+    for (let i = 0; i < BASELINE_RUNS + 1; i++) {
+      const start = performance.now()
+      const exec = await c.exec({ Cmd: ['/usr/local/bin/node', '/opt/codeact/runner.mjs'], AttachStdin: true, AttachStdout: true, AttachStderr: true })
+      const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex
+      await new Promise<void>((resolve) => {
+        let text = ''
+        let sent = false
+        stream.on('data', (d: Buffer) => {
+          text += d.toString('utf8') // frame headers are noise here; only markers are searched
+          if (!sent && text.includes('"type":"ready"')) {
+            sent = true
+            stream.write(runMessage)
+          }
+          if (text.includes('"type":"done"')) {
+            stream.end()
+            resolve()
+          }
+        })
+      })
+      if (i > 0) samples.push(performance.now() - start) // the first exec warms the engine's path
+    }
+  } finally {
+    await c.remove({ force: true })
+  }
+  return samples
+}
+
+export default async function dockerBench(): Promise<BenchRow[]> {
+  const docker = new Docker()
+  try {
+    await docker.ping()
+    await docker.getImage(DEFAULT_IMAGE).inspect()
+  } catch {
+    return [{ name: 'docker backend', note: 'skipped: no Docker engine or no runner image (make image)' }]
+  }
+  const rows: BenchRow[] = []
+
+  const cold = createDockerSandbox({ poolSize: 0 })
+  const coldSamples: number[] = []
+  for (let i = 0; i < COLD_RUNS; i++) coldSamples.push(await timed(() => cold.run(request(BODY), host, never)))
+  await cold.close()
+
+  const warm = createDockerSandbox({ poolSize: 2 })
+  await warm.start()
+  const warmSamples: number[] = []
+  for (let i = 0; i < WARM_RUNS; i++) {
+    await warm.warm(2) // the refill is background work: not part of a run
+    warmSamples.push(await timed(() => warm.run(request(BODY), host, never)))
+  }
+  await warm.warm(1)
+  const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
+  const loopMs = await timed(() => warm.run(loop, host, never))
+  const hits = warm.poolStats.hits
+  await warm.close()
+
+  const runSamples: number[] = []
+  for (let i = 0; i < BASELINE_RUNS; i++) runSamples.push(await dockerRunOnce())
+  const execSamples = await dockerExecRuns(docker)
+
+  rows.push(row('docker run per program, trivial program (CLI, same hardening)', runSamples))
+  rows.push(row('docker exec of a fresh node runner per program (API)', execSamples))
+  rows.push(row('cold run, trivial program (docker, no pool)', coldSamples, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }))
+  rows.push(
+    row('warm-pool run, trivial program (docker)', warmSamples, {
+      baseline: 'docker exec of a fresh node runner per program (API)',
+      goal: 'p50 ≤ 30 ms',
+      note: `${hits} of ${WARM_RUNS + 1} runs took a warm container`,
+    }),
+  )
+  rows.push({ name: 'tool call inside a container (sequential, docker)', value: Number(((loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+  return rows
+}
