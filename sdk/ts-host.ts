@@ -1,0 +1,82 @@
+/**
+ * The TypeScript plumbing the type checker stands on: the compiler itself, the compiler options a program is
+ * checked with, an in-memory compiler host, and the process-wide cache of parsed lib files.
+ */
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import type TS from 'typescript'
+
+// require, not import: importing the 9 MB CommonJS file from ESM makes Node scan it for named exports first,
+// which costs a few hundred milliseconds of a fresh process's first check.
+export const ts = createRequire(import.meta.url)('typescript') as typeof TS
+
+/**
+ * ES2023, no DOM and no Node (the sandbox has neither). Strict, but without the two rules that flag working
+ * code rather than wrong calls: untyped helper parameters (noImplicitAny) and `catch (e) { e.code }`
+ * (useUnknownInCatchVariables). Every file is a module, so top-level await is allowed.
+ */
+export const DEFAULT_OPTIONS: TS.CompilerOptions = {
+  target: ts.ScriptTarget.ES2023,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  moduleDetection: ts.ModuleDetectionKind.Force,
+  lib: ['lib.es2023.d.ts'],
+  types: [],
+  strict: true,
+  noImplicitAny: false,
+  useUnknownInCatchVariables: false,
+  allowUnreachableCode: true,
+  allowUnusedLabels: true,
+  skipLibCheck: true,
+  noEmit: true,
+  noResolve: true,
+}
+
+const LIB_DIR = dirname(ts.getDefaultLibFilePath({}))
+const TARGET = ts.ScriptTarget.ES2023
+/** Parsed lib files, shared by every checker in the process: they never change. */
+const libCache = new Map<string, TS.SourceFile>()
+
+/** Parses a file; `asModule` makes it a module whatever it contains (moduleDetection "force"). */
+export function parseFile(fileName: string, text: string, asModule = false): TS.SourceFile {
+  return ts.createSourceFile(
+    fileName,
+    text,
+    {
+      languageVersion: TARGET,
+      setExternalModuleIndicator: asModule ? (f) => ((f as { externalModuleIndicator?: unknown }).externalModuleIndicator = true) : undefined,
+      // Doc comments do not change types in .ts files; skipping them makes parsing the lib much cheaper.
+      jsDocParsingMode: ts.JSDocParsingMode.ParseNone,
+    },
+    false,
+  )
+}
+
+/** A host over in-memory files (the program, the SDK) and the cached lib; it never writes. */
+export function createHost(files: () => readonly TS.SourceFile[]): TS.CompilerHost {
+  const find = (name: string) => files().find((f) => f.fileName === name)
+  return {
+    getSourceFile: (name) => find(name) ?? libFile(name),
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    getDefaultLibLocation: () => LIB_DIR,
+    writeFile: () => {},
+    getCurrentDirectory: () => '/codeact',
+    getCanonicalFileName: (f) => f,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+    fileExists: (f) => find(f) !== undefined || (f.startsWith(LIB_DIR) && ts.sys.fileExists(f)),
+    readFile: (f) => find(f)?.text ?? (f.startsWith(LIB_DIR) ? ts.sys.readFile(f) : undefined),
+    directoryExists: (d) => d === '/codeact' || d.startsWith(LIB_DIR),
+    getDirectories: () => [],
+  }
+}
+
+function libFile(fileName: string): TS.SourceFile | undefined {
+  const cached = libCache.get(fileName)
+  if (cached !== undefined) return cached
+  const text = fileName.startsWith(LIB_DIR) ? ts.sys.readFile(fileName) : undefined
+  if (text === undefined) return undefined
+  const file = parseFile(fileName, text)
+  libCache.set(fileName, file)
+  return file
+}
