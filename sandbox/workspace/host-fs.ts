@@ -5,17 +5,13 @@
  * real path (/proc/self/fd) is checked before a byte is read or written.
  */
 import { constants, type Stats } from 'node:fs'
-import { lstat, mkdir, open, readdir, readlink, realpath, rm, rmdir, unlink, type FileHandle } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
-import { isWithin } from './paths.js'
+import { lstat, mkdir, open, readdir, readlink, realpath, rename, rm, rmdir, unlink, type FileHandle } from 'node:fs/promises'
+import { basename, join, relative, sep } from 'node:path'
+import { errnoOf, isWithin } from './paths.js'
 import { WorkspaceError, type DirEntry, type EntryType, type FileInfo, type WalkEntry, type WalkResult, type WorkspaceConfig } from './ops.js'
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-
-function errnoOf(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
-}
 
 /** Node's own fs errors keep their errno code; the message loses the host's noise. */
 function fsError(err: unknown, path: string): WorkspaceError {
@@ -160,6 +156,10 @@ export class HostFs {
         if (created) await unlink(real).catch(() => undefined)
         throw err
       }
+      const st = await fh.stat()
+      // A hard link may share this inode with a file outside the workspace (a tree made with `cp -al`):
+      // writing in place would change that file too. Replace the entry instead, leaving the inode alone.
+      if (st.nlink > 1) return await this.replaceEntry(real, content, st.mode & 0o7777)
       await fh.truncate(0)
       await fh.writeFile(content, 'utf8')
     } catch (err) {
@@ -167,6 +167,22 @@ export class HostFs {
     } finally {
       await fh.close()
     }
+  }
+
+  /** Writes a sibling temp file (checked like any write) and renames it over `real`. */
+  private async replaceEntry(real: string, content: string, mode: number): Promise<void> {
+    const temp = join(real, '..', `.${basename(real)}.codeact-${process.pid}-${Date.now().toString(36)}`)
+    const fh = await open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode)
+    try {
+      this.checkWritable(await this.fdPath(fh, temp), temp)
+      await fh.writeFile(content, 'utf8')
+    } catch (err) {
+      await unlink(temp).catch(() => undefined)
+      throw err
+    } finally {
+      await fh.close()
+    }
+    await rename(temp, real)
   }
 
   async mkdir(path: string): Promise<void> {

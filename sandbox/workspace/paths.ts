@@ -17,7 +17,8 @@ export function isWithin(path: string, dir: string): boolean {
   return path.startsWith(base)
 }
 
-function errnoOf(err: unknown): string | undefined {
+/** The errno string of a Node fs error, if any. */
+export function errnoOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
 }
 

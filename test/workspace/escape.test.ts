@@ -3,7 +3,7 @@
  * file, to a folder, at depth, dangling) — and the races where a component turns into a symlink after the
  * policy looked. Each test also checks that nothing outside changed.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createHostOps } from '../../sandbox/workspace/index.js'
@@ -113,6 +113,20 @@ describe('paths that leave the workspace are EACCES', () => {
     })
     await h.ok('remove', { path: 'sub', recursive: true })
     expect(existsSync(join(h.root, 'sub'))).toBe(false)
+    expect(readFileSync(join(h.outside, 'secret.txt'), 'utf8')).toBe(SECRET)
+  })
+
+  test('a hard link shared with a file outside: write and edit replace the entry, the outside file is untouched', async () => {
+    h = harness({}, (root, outside) => {
+      withOutsideSecret(root, outside)
+      linkSync(join(outside, 'secret.txt'), join(root, 'hard.txt'))
+    })
+    await h.ok('write_file', { path: 'hard.txt', content: 'new content' })
+    expect(readFileSync(join(h.root, 'hard.txt'), 'utf8')).toBe('new content')
+    expect(readFileSync(join(h.outside, 'secret.txt'), 'utf8')).toBe(SECRET)
+    linkSync(join(h.outside, 'secret.txt'), join(h.root, 'hard2.txt'))
+    await h.ok('edit_file', { path: 'hard2.txt', old_string: 'secret', new_string: 'edited' })
+    expect(readFileSync(join(h.root, 'hard2.txt'), 'utf8')).toBe('outside edited')
     expect(readFileSync(join(h.outside, 'secret.txt'), 'utf8')).toBe(SECRET)
   })
 
