@@ -167,7 +167,8 @@ export function runConfined(
       signal?.removeEventListener('abort', onAbort)
       const err = stderr.text()
       if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
-      if (!started) {
+      // A deadline that hit while bwrap was still starting is still a timeout, not a broken sandbox.
+      if (!started && !timedOut) {
         const why = spawnError ? spawnError.message : err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
         return reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`))
       }
