@@ -18,6 +18,10 @@ export interface WorkspaceMount {
   readOnly: string[]
   /** Owner of the root on the host, the default user of the container. */
   owner: { uid: number; gid: number }
+  /** Permission bits of the root. */
+  mode: number
+  /** The whole workspace is read-only. */
+  allReadOnly: boolean
 }
 
 export type MountResult = { ok: true; mount: WorkspaceMount } | { ok: false; message: string }
@@ -41,7 +45,9 @@ export function workspaceMount(ws: DockerWorkspaceOptions): MountResult {
   }
   const st = fs.statSync(root)
   const owner = { uid: st.uid, gid: st.gid }
-  if (ws.readOnly === true) return { ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner } }
+  const mode = st.mode & 0o777
+  const whole = (): MountResult => ({ ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner, mode, allReadOnly: true } })
+  if (ws.readOnly === true) return whole()
 
   const binds = [`${root}:${mountAt}:rw`]
   const readOnly: string[] = []
@@ -52,11 +58,31 @@ export function workspaceMount(ws: DockerWorkspaceOptions): MountResult {
     if (!fs.existsSync(wanted)) fs.mkdirSync(wanted, { recursive: true })
     const real = fs.realpathSync(wanted)
     if (!inside(root, real)) return { ok: false, message: `the read-only path ${entry} resolves outside the workspace` }
-    if (real === root) return { ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner } }
+    if (real === root) return whole()
     readOnly.push(real)
     binds.push(`${real}:${path.posix.join(mountAt, path.relative(root, real).split(path.sep).join('/'))}:ro`)
   }
-  return { ok: true, mount: { root, mountAt, binds, readOnly, owner } }
+  return { ok: true, mount: { root, mountAt, binds, readOnly, owner, mode, allReadOnly: false } }
+}
+
+/**
+ * Why the container's `uid:gid` could not use the workspace root (by its permission bits), or undefined.
+ * Caught at set-up, so a root-owned 0700 folder is one clear message instead of EACCES on every access.
+ */
+export function accessProblem(mount: WorkspaceMount, user: string): string | undefined {
+  const m = /^(\d+)(?::(\d+))?$/.exec(user)
+  if (!m) return undefined // a user name: the engine resolves it, nothing to check here
+  const uid = Number(m[1])
+  const gid = m[2] === undefined ? undefined : Number(m[2])
+  if (uid === 0) return undefined
+  const bits = uid === mount.owner.uid ? mount.mode >> 6 : gid === mount.owner.gid ? (mount.mode >> 3) & 7 : mount.mode & 7
+  const need = mount.allReadOnly ? 0o5 : 0o7
+  if ((bits & need) === need) return undefined
+  return (
+    `the workspace ${mount.root} (owner ${mount.owner.uid}:${mount.owner.gid}, mode ${mount.mode.toString(8)}) is not ` +
+    `${mount.allReadOnly ? 'readable' : 'writable'} by the container's user ${user}: chown it to that user, ` +
+    `or pass the Docker option \`user\` (e.g. its owner's uid:gid)`
+  )
 }
 
 /** Host path -> container path; undefined when it is not inside the workspace. */

@@ -41,7 +41,8 @@ export interface DockerSandboxOptions {
   engines?: Docker.DockerOptions[]
   /**
    * `uid:gid` of the program. Default: the workspace root's owner when that is not root, else 65534:65534
-   * (nobody). Root (`0`) is refused.
+   * (nobody); never root by default. `0:0` is an explicit opt-in (root without capabilities, for a
+   * root-owned workspace); everything else still holds.
    */
   user?: string
   /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */

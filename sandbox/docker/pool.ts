@@ -14,6 +14,8 @@ export interface PoolOptions {
   discard(container: ReadyContainer): void
 }
 
+const REFILL_DELAY_MS = 100
+
 interface Waiter {
   memoryMb: number
   resolve(spawned: Spawned): void
@@ -39,7 +41,7 @@ export class WarmPool {
 
   /**
    * A ready container with `memoryMb`: from the pool when one is there, else the next one started.
-   * Taking does not refill: the caller calls `fill()` once its run is over.
+   * The refill starts after a short delay, or when the caller calls `fill()` at the end of its run.
    */
   take(memoryMb: number): Promise<Spawned> {
     if (this.closed) return Promise.resolve({ ok: false, message: 'the docker sandbox is closed' })
@@ -57,6 +59,8 @@ export class WarmPool {
         continue
       }
       this.stats.hits++
+      // Refill soon, but not in the run's first milliseconds: a container start competes for the CPU.
+      setTimeout(() => this.fill(), REFILL_DELAY_MS).unref()
       return Promise.resolve({ ok: true, ready: entry.container })
     }
     this.stats.misses++

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
 import { connectEngines, type Engine } from './engine.js'
-import { workspaceMount, type WorkspaceMount } from './mount.js'
+import { accessProblem, workspaceMount, type WorkspaceMount } from './mount.js'
 import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
 import { WarmPool } from './pool.js'
 import { reapOrphans } from './reaper.js'
@@ -48,7 +48,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     else setupError = m.message
   }
   const user = containerUser(options.user, mount)
-  if (/^(0|root)(:|$)/.test(user)) setupError ??= 'the docker sandbox refuses to run programs as root (user 0)'
+  if (mount) setupError ??= accessProblem(mount, user)
 
   const track = (p: Promise<void>): void => {
     removals.add(p)

@@ -9,6 +9,10 @@ import type { ResolvedOptions } from './options.js'
 
 export const NOBODY = '65534:65534'
 
+/**
+ * The program's `uid:gid`: an explicit choice as given (`0:0` is root without capabilities, an opt-in),
+ * else the workspace owner when that is not root, else nobody. Never root by default.
+ */
 export function containerUser(explicit: string | undefined, mount: WorkspaceMount | undefined): string {
   if (explicit !== undefined) return explicit
   if (mount && mount.owner.uid !== 0) return `${mount.owner.uid}:${mount.owner.gid}`

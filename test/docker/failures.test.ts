@@ -85,15 +85,17 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
     expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: 'the runner did not start within 1 ms' } })
   })
 
-  it('a workspace that does not exist, a read-only entry that escapes it, and root are refused', async () => {
+  it("a workspace that does not exist, escapes through a read-only entry, or cannot be used by the container's user is refused", async () => {
     const ws = tempWorkspace()
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'))
+    const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'codeact-closed-')) // 0700, owned by this (root) user
     const cases: Array<[DockerSandboxOptions, RegExp]> = [
       [{ workspace: { root: path.join(os.tmpdir(), 'codeact-no-such-ws') } }, /the workspace .* does not exist/],
       [{ workspace: { root: ws, readOnly: ['etc-link'] } }, /the read-only path etc-link resolves outside the workspace/],
       [{ workspace: { root: ws, readOnly: ['../x'] } }, /the read-only path \.\.\/x is outside the workspace/],
       [{ workspace: { root: ws, mountAt: '/usr/lib' } }, /cannot be mounted at \/usr\/lib/],
-      [{ user: '0:0' }, /refuses to run programs as root/],
+      [{ workspace: { root: closed } }, /the workspace .* \(owner 0:0, mode 700\) is not writable by the container's user 65534:65534: chown it/],
+      [{ workspace: { root: closed, readOnly: true }, user: '1234:1234' }, /is not readable by the container's user 1234:1234/],
     ]
     for (const [options, message] of cases) {
       const sandbox = createDockerSandbox({ ...options, poolSize: 0 })
@@ -102,5 +104,6 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
       expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: expect.stringMatching(message) } })
     }
     fs.rmSync(ws, { recursive: true, force: true })
+    fs.rmSync(closed, { recursive: true, force: true })
   })
 })

@@ -2,6 +2,7 @@
 // EROFS and the outcome lists it even when caught), and the workspace ops served by the container, during
 // a run (the run's own container) and outside any run.
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
@@ -141,5 +142,28 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: workspace', () => {
     const big = await ops.exec({ command: 'seq 1 10000', cwd: ws, timeoutMs: 5000, maxOutputBytes: 100 })
     expect(big).toMatchObject({ exitCode: 0, truncated: true })
     expect(big.stdout.length).toBe(100)
+  })
+
+  it('a root-owned workspace works with the explicit opt-in user 0:0, still without capabilities', async () => {
+    const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'codeact-rootws-'))
+    const rootSandbox = createDockerSandbox({ poolSize: 0, user: '0:0', workspace: { root: closed } })
+    try {
+      const out = await rootSandbox.run(
+        request(`
+          const fs = require('node:fs')
+          fs.writeFileSync('made-by-root.txt', 'x')
+          let rootfs
+          try { fs.writeFileSync('/etc/x', 'x') } catch (e) { rootfs = e.code }
+          const capEff = /CapEff:\\s*(\\S+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]
+          return { uid: process.getuid(), capEff, rootfs }`),
+        testHost(),
+        never(),
+      )
+      expect(out).toMatchObject({ ok: true, valueJson: JSON.stringify({ uid: 0, capEff: '0000000000000000', rootfs: 'EROFS' }) })
+      expect(fs.existsSync(path.join(closed, 'made-by-root.txt'))).toBe(true)
+    } finally {
+      await rootSandbox.close()
+      fs.rmSync(closed, { recursive: true, force: true })
+    }
   })
 })
