@@ -63,7 +63,7 @@ export function bashTool(state: WorkspaceState, host: WorkspaceOps): ToolDefinit
       }
       if (r.denied) {
         result.denied = r.denied
-        ctx.reportDenial({ code: r.denied, message: `bash: ${r.deniedMessage ?? r.denied}` })
+        ctx.reportDenial({ code: r.denied, message: r.deniedMessage ?? `the kernel refused (${r.denied})` })
       }
       if (r.truncated) result.truncated = true
       return result
