@@ -106,9 +106,12 @@ export async function searchTools(declarations: string, query: string, limit = 1
   const scored = [...sdk.members.values()]
     .map((m) => {
       const nameLower = m.name.toLowerCase()
+      const nameWords = nameLower.split(/[^a-z0-9]+/)
+      // Whole name words count most, then parts of the name, then the docs.
       let score = whole && nameLower.includes(whole.replace(/\s+/g, '_')) ? 10 : 0
       for (const w of words) {
-        if (nameLower.includes(w)) score += 3
+        if (nameWords.includes(w)) score += 4
+        else if (nameLower.includes(w)) score += 2
         else if (m.haystack.includes(w)) score += 1
       }
       return { m, score }
