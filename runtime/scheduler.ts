@@ -6,6 +6,7 @@
  * - results commit (post-execute hooks, log, caller) strictly in submission order.
  * On abort, started calls are told and settle as ECANCELED; unstarted calls get a synthetic ECANCELED.
  */
+import { setMaxListeners } from 'node:events'
 import { execute, failure, finish, prepare, type DispatchEnv } from './dispatch.js'
 import type { ToolCall, ToolResult } from './types.js'
 
@@ -28,7 +29,13 @@ export class CallScheduler {
 
   constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit: (c: Committed) => void }) {
     this.#env = options.env
-    this.#signal = options.signal
+    // One internal signal follows the caller's; every in-flight call listens to it, so lift the listener cap
+    // (100k parallel calls are a legitimate flood, not a leak) without touching the caller's signal.
+    const inner = new AbortController()
+    setMaxListeners(0, inner.signal)
+    if (options.signal.aborted) inner.abort(options.signal.reason)
+    else options.signal.addEventListener('abort', () => inner.abort(options.signal.reason), { once: true })
+    this.#signal = inner.signal
     this.#maxParallel = Math.max(1, options.maxParallel)
     this.#onCommit = options.onCommit
   }

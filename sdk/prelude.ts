@@ -39,9 +39,11 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
   class ToolCallError extends ErrorCtor {
     constructor(toolName, code, message) {
       super(message);
-      ObjectDefineProperty(this, 'name', { value: 'ToolCallError', enumerable: false, configurable: true, writable: true });
-      this.toolName = toolName;
-      this.code = code;
+      // Defined, not assigned: a program may have planted setters or getter-only properties for these
+      // names on Object.prototype, and an assignment would run its code or throw.
+      ObjectDefineProperty(this, 'name', { __proto__: null, value: 'ToolCallError', enumerable: false, configurable: true, writable: true });
+      ObjectDefineProperty(this, 'toolName', { __proto__: null, value: toolName, enumerable: true, configurable: true, writable: true });
+      ObjectDefineProperty(this, 'code', { __proto__: null, value: code, enumerable: true, configurable: true, writable: true });
     }
   }
 
@@ -148,7 +150,7 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
         }, function () { reject(new ToolCallError(name, 'EIO', 'the tool bridge failed')); }]);
       });
     };
-    ObjectDefineProperty(fn, 'name', { value: name });
+    ObjectDefineProperty(fn, 'name', { __proto__: null, value: name });
     return ObjectFreeze(fn);
   }
   const known = ObjectCreate(null);
@@ -167,7 +169,7 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
 
   // --- the run: await the program, serialise its value inside the sandbox -------------------------
   function serializeValue(value) {
-    if (value === undefined) return { valueJson: undefined };
+    if (value === undefined) return { valueJson: undefined, valueNote: undefined };
     let note;
     const seen = new SetCtor();
     try {
