@@ -7,6 +7,8 @@
 import type { Attack } from './attack.js'
 
 /** From any object: its constructor's constructor is a `Function`; in the host realm it would see `process`. */
+/** A file that exists on the host and nowhere else a program could look. */
+const HOST_FILE_TEXT = JSON.stringify(`${process.cwd()}/package.json`)
 const reach = (expr: string) => `(${expr}).constructor.constructor('return typeof process')()`
 
 export const escapeAttacks: Attack[] = [
@@ -148,10 +150,10 @@ export const escapeAttacks: Attack[] = [
   {
     name: 'stack text of a ToolCallError names no host path',
     cite: 'vm2 GHSA-v27g: CallSite and stack text leaked host file paths',
-    code: `
-      try { await tools.fail({}) } catch (e) { return /\\/(work|home|root|usr|tmp)\\/|node_modules|node:internal/.test(String(e.stack)) }
+    code: `const HOST_DIR = ${JSON.stringify(process.cwd())}
+      try { await tools.fail({}) } catch (e) { return [String(e.stack).includes(HOST_DIR), String(e.stack).includes('node_modules')] }
       return 'not thrown'`,
-    expect: { value: false },
+    expect: { value: [false, false] },
   },
   {
     name: 'globals inventory: only the language, nothing of the host',
@@ -163,7 +165,7 @@ export const escapeAttacks: Attack[] = [
       return hostNames.filter((n) => typeof globalThis[n] !== 'undefined')`,
     expect: { value: [] },
     docker: {
-      value: ['process', 'require', 'Buffer', 'global', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'queueMicrotask', 'fetch', 'structuredClone', 'performance', 'crypto', 'navigator'],
+      value: ['process', 'require', 'Buffer', 'global', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'queueMicrotask', 'fetch', 'structuredClone', 'performance', 'crypto'],
     },
   },
   {
@@ -191,11 +193,12 @@ export const escapeAttacks: Attack[] = [
     name: 'dynamic import of node:fs and node:child_process',
     cite: 'notes B3 #12; vm2 CVE-2026-47140 (a denylist missed modules): no host module resolution',
     code: `
+      const HOST_FILE = ${HOST_FILE_TEXT}
       const out = []
-      for (const spec of ['node:fs', 'fs', 'node:child_process', '/work/main/package.json']) {
+      for (const spec of ['node:fs', 'fs', 'node:child_process', HOST_FILE]) {
         try {
           const m = await import(spec)
-          out.push(typeof m.existsSync === 'function' && m.existsSync('/work/main/package.json') ? 'host' : 'container')
+          out.push(typeof m.existsSync === 'function' && m.existsSync(HOST_FILE) ? 'host' : 'container')
         } catch { out.push('rejected') }
       }
       return out`,
@@ -207,9 +210,10 @@ export const escapeAttacks: Attack[] = [
     name: 'require, module.require and process.binding',
     cite: 'vm2 CVE-2023-29199 family: any route to require("child_process")',
     code: `
+      const HOST_FILE = ${HOST_FILE_TEXT}
       const out = []
       for (const attempt of [
-        () => require('child_process').execSync('id').toString().length > 0 && require('fs').existsSync('/work/main/package.json'),
+        () => require('fs').existsSync(HOST_FILE),
         () => module.require('fs'),
         () => Function('return process')().binding('spawn_sync'),
         () => Function('return process')().mainModule.require('fs'),

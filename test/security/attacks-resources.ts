@@ -34,6 +34,8 @@ export const resourceAttacks: Attack[] = [
     code: `(function spin() { Promise.resolve().then(spin) })(); return 'spawned'`,
     limits: QUICK,
     expect: { error: 'timeout' },
+    // Node's runner reports the value before the storm starves it; the single-use container is removed.
+    docker: { value: 'spawned' },
   },
   {
     name: 'a promise that never settles',
@@ -52,7 +54,7 @@ export const resourceAttacks: Attack[] = [
   {
     name: 'while (true) await a slow tool',
     cite: 'notes B3 #16: the wall-clock deadline with a call still pending',
-    code: `while (true) await tools.slow({ ms: 100 })`,
+    code: `while (true) await tools.slow({ ms: 1000 })`,
     limits: QUICK,
     expect: { error: 'timeout', message: /still waiting on: slow/ },
   },
@@ -87,7 +89,7 @@ export const resourceAttacks: Attack[] = [
   {
     name: 'ArrayBuffers past the heap limit',
     cite: 'CVE-2026-44004 (vm2 Buffer.alloc host OOM); isolated-vm counts externally allocated memory',
-    code: `const keep = []; for (;;) keep.push(new ArrayBuffer(8 * 1024 * 1024))`,
+    code: `const keep = []; for (;;) keep.push(new Uint8Array(8 * 1024 * 1024).fill(1))`,
     limits: SMALL_HEAP,
     expect: { error: 'memory' },
   },
