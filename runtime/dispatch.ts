@@ -33,7 +33,10 @@ export async function prepare(env: DispatchEnv, call: ToolCall): Promise<Prepare
   const gated = env.gate?.(call)
   if (gated) return { ok: false, call, result: { ok: false, error: gated } }
   const tool = env.registry.get(call.name)
-  if (!tool) return { ok: false, call, result: failure('ENOSYS', unknownToolMessage(call.name, env.registry.names())) }
+  if (!tool || (tool.nativeOnly && call.origin === 'code')) {
+    const known = call.origin === 'code' ? env.registry.programNames() : env.registry.names()
+    return { ok: false, call, result: failure('ENOSYS', unknownToolMessage(call.name, known)) }
+  }
   const checked = tool.validate(call.args)
   if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
   let current: ToolCall = { ...call, args: checked.value }
