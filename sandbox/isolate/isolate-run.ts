@@ -15,6 +15,17 @@ import { messages } from './protocol.js'
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
 const CPU_CHECK_MS = 250
+/**
+ * Unanswered calls (and their argument text) a run may have in flight. Beyond that a call is refused here
+ * rather than queued on the IPC channel: a program firing calls without awaiting them must not grow this
+ * process's own heap without bound. Far above any runtime's call cap.
+ */
+export const MAX_CALLS_IN_FLIGHT = 4096
+export const MAX_ARGS_BYTES_IN_FLIGHT = 64 * 1024 * 1024
+const TOO_MANY_CALLS = JSON.stringify({
+  ok: false,
+  error: { code: 'EAGAIN', message: `too many tool calls in flight (at most ${MAX_CALLS_IN_FLIGHT} calls or 64 MiB of arguments)` },
+})
 
 /** What the run needs from the child: where calls and console lines go. */
 export interface RunIO {
@@ -36,8 +47,9 @@ export class IsolateRun {
   readonly #io: RunIO
   #stopped: StopReason | undefined
   #control: ivm.Reference<(op: string, callId?: number, text?: string) => unknown> | undefined
-  /** Calls the program issued that the host has not answered yet. */
-  readonly #pending = new Set<number>()
+  /** Calls the program issued that the host has not answered yet, with the size of their arguments. */
+  readonly #pending = new Map<number, number>()
+  #argsBytesInFlight = 0
   #finished = false
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
@@ -60,7 +72,10 @@ export class IsolateRun {
 
   /** Settle a pending tool call with the host's answer (JSON text). Late answers are dropped. */
   deliver(callId: number, text: string): void {
-    if (this.#finished || !this.#pending.delete(callId) || !this.#control) return
+    const size = this.#pending.get(callId)
+    if (this.#finished || size === undefined || !this.#control) return
+    this.#pending.delete(callId)
+    this.#argsBytesInFlight -= size
     this.#control.applyIgnored(undefined, ['deliver', callId, text], { arguments: { copy: true } })
   }
 
@@ -73,7 +88,13 @@ export class IsolateRun {
     const cpuStart = isolate.cpuTime
     const wall = setTimeout(() => this.stop('timeout'), limits.timeoutMs)
     const cpu = setInterval(() => {
-      if (Number(isolate.cpuTime - cpuStart) / 1e6 > limits.timeoutMs) this.stop('timeout')
+      // cpuTime throws once the isolate is disposed (memory limit), before this run's finally clears us.
+      if (isolate.isDisposed) return
+      try {
+        if (Number(isolate.cpuTime - cpuStart) / 1e6 > limits.timeoutMs) this.stop('timeout')
+      } catch {
+        // disposed between the check and the read
+      }
     }, CPU_CHECK_MS)
     let context: ivm.Context | undefined
     try {
@@ -87,14 +108,21 @@ export class IsolateRun {
         script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
       } catch (e) {
         if (this.#stopped) throw e
-        return { ok: false, error: { kind: 'compile', message: errorText(e) }, droppedOutputBytes: 0 }
+        // V8 puts the position in the message ("… [program.js:3:9]"); as the stack, the runtime maps it.
+        const message = errorText(e)
+        return { ok: false, error: { kind: 'compile', message, stack: message }, droppedOutputBytes: 0 }
       }
       const programFn = script.runSync(context, { reference: true, timeout: remaining() })
       script.release()
       const send = new ivm.Callback((callId: unknown, name: unknown, argsJson: unknown) => {
         if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
         if (this.#finished || this.#stopped) return
-        this.#pending.add(callId)
+        if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
+          this.#control?.applyIgnored(undefined, ['deliver', callId, TOO_MANY_CALLS], { arguments: { copy: true } })
+          return
+        }
+        this.#pending.set(callId, argsJson.length)
+        this.#argsBytesInFlight += argsJson.length
         this.#io.call(callId, name, argsJson)
       }, { ignored: true })
       const log = new ivm.Callback((level: unknown, text: unknown) => {

@@ -83,7 +83,10 @@ describe('isolate sandbox: nothing of the host is reachable', () => {
       let stack
       try { await tools.fail({}) } catch (e) { stack = e.stack }
       const inner = new Error('here').stack
-      return [...stack, ...inner]`)) as [string, string, string][]
+      // Frames below a guest callback that the bridge itself invoked (argument serialisation).
+      let fromToJSON
+      await tools.echo({ toJSON() { fromToJSON = new Error('in toJSON').stack; return 1 } })
+      return [...stack, ...inner, ...fromToJSON]`)) as [string, string, string][]
     expect(frames.length).toBeGreaterThan(0)
     for (const [file, fn, self] of frames) {
       expect(['program.js', 'codeact-prelude.js', 'codeact-glue.js', '']).toContain(file)

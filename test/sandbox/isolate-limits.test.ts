@@ -156,6 +156,16 @@ describe('isolate sandbox: a child process that dies or hangs is replaced', () =
     await own.close()
   })
 
+  it('an allocation that makes V8 abort the whole child is reported as memory; a fresh child takes over', async () => {
+    const { own, pids: [pid] } = await ownSandbox()
+    // isolated-vm cannot stop this one in time: V8 runs out of memory and aborts the process (measured).
+    const outcome = await run('new Array(1e9).fill(1)', { memoryMb: 64, timeoutMs: 20_000 }, undefined, own)
+    expect(outcome).toMatchObject({ ok: false, error: { kind: 'memory', message: 'the program exceeded the memory limit of 64 MB' } })
+    expect(isAlive(pid as number)).toBe(false)
+    await expectNextRunWorks(own)
+    await own.close()
+  })
+
   it('a child that stops answering is killed past the deadline plus grace; the run is a timeout', async () => {
     const { own, pids: [pid] } = await ownSandbox({ killGraceMs: 300 })
     expect(pid).toBeDefined()

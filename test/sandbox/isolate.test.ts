@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
+import { MAX_CALLS_IN_FLIGHT } from '../../sandbox/isolate/isolate-run.js'
 import type { Sandbox } from '../../sandbox/types.js'
 import { RecordingHost, never, request } from './fixtures/isolate-host.js'
 
@@ -95,6 +96,7 @@ describe('isolate sandbox: running a program', () => {
     const outcome = await sandbox.run({ ...request(''), js: '(async function () { return ) })' }, new RecordingHost(), never())
     expect(outcome).toMatchObject({ ok: false, error: { kind: 'compile' } })
     expect(!outcome.ok && outcome.error.message).toMatch(/SyntaxError/)
+    expect(!outcome.ok && outcome.error.stack).toMatch(/program\.js:1:\d+/)
   })
 
   it('forwards console output to host.log, formatted, in order', async () => {
@@ -141,6 +143,16 @@ describe('isolate sandbox: running a program', () => {
       const { outcome } = await run(`globalThis.n = (globalThis.n ?? 0) + 1; return globalThis.n + ${i}`)
       expect(outcome).toMatchObject({ ok: true, valueJson: String(1 + i) })
     }
+  })
+
+  it('refuses calls beyond the in-flight cap with EAGAIN instead of queueing them without bound', async () => {
+    const { outcome, host } = await run(`
+      const pending = []
+      for (let i = 0; i < ${MAX_CALLS_IN_FLIGHT} + 50; i++) pending.push(tools.slow({ ms: 200 }).then(() => 'ok', (e) => e.code))
+      const codes = await Promise.all(pending)
+      return [codes.filter((c) => c === 'ok').length, codes.filter((c) => c === 'EAGAIN').length]`)
+    expect(outcome).toMatchObject({ ok: true, valueJson: `[${MAX_CALLS_IN_FLIGHT},50]` })
+    expect(host.calls).toHaveLength(MAX_CALLS_IN_FLIGHT)
   })
 
   it('runs overlapping programs side by side, each with its own calls in order', async () => {
