@@ -7,26 +7,27 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createMcpExport } from '../../sdk/mcp/export.js'
 import { serveHttp, serveStdio } from '../../sdk/mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
-import type { AnyToolDefinition } from '../types.js'
-import { loadToolsModule } from './load-tools.js'
-import { MCP_FLAG_OPTIONS, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { runtimeOptions } from './main.js'
+import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 
-export const MCP_USAGE = `  codeact mcp [--tools MODULE]... [--workspace DIR [--read-only]] [--sandbox isolate|docker]
-              [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
-              [--expose-tools] [--discovery auto|always|never] [--http PORT]
-              [--timeout MS] [--memory MB] [--log FILE.jsonl]`
+export { MCP_USAGE }
 
+/** The flags of `codeact run` that shape the runtime (same names, same meaning), plus the export's own. */
 const OPTIONS = {
   tools: { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+  memory: { type: 'string' },
+  log: { type: 'string' },
+  typecheck: { type: 'string' },
   workspace: { type: 'string' },
-  'read-only': { type: 'boolean' },
+  'read-only': { type: 'string', multiple: true },
+  'no-exec': { type: 'boolean' },
+  'no-network': { type: 'boolean' },
+  network: { type: 'boolean' },
   sandbox: { type: 'string' },
   http: { type: 'string' },
   'expose-tools': { type: 'boolean' },
   discovery: { type: 'string' },
-  timeout: { type: 'string' },
-  memory: { type: 'string' },
-  log: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
@@ -48,36 +49,20 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   const discovery = values.discovery ?? 'auto'
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
-  if (values.sandbox !== undefined && values.sandbox !== 'isolate' && values.sandbox !== 'docker') return usage('--sandbox must be isolate or docker')
   const port = values.http === undefined ? undefined : Number(values.http)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) return usage(`--http needs a port number, got "${values.http}"`)
   const servers = await serversFromFlags(values)
   if (!servers.ok) return usage(servers.message)
-
-  const limits: RuntimeOptions['limits'] = {}
-  for (const [flag, key] of [['timeout', 'timeoutMs'], ['memory', 'memoryMb']] as const) {
-    const text = values[flag]
-    if (text === undefined) continue
-    const n = Number(text)
-    if (!(n > 0)) return usage(`--${flag} needs a positive number, got "${text}"`)
-    limits[key] = n
-  }
-  const tools: AnyToolDefinition[] = []
+  let options: RuntimeOptions
   try {
-    for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
+    options = await runtimeOptions(values)
   } catch (e) {
     return usage((e as Error).message)
   }
 
   let rt
   try {
-    rt = await createRuntime({
-      tools,
-      limits,
-      ...(values.workspace ? { workspace: { root: values.workspace, readOnly: values['read-only'] === true } } : {}),
-      ...(values.sandbox ? { sandbox: values.sandbox as 'isolate' | 'docker' } : {}),
-      ...(values.log ? { logFile: values.log } : {}),
-    })
+    rt = await createRuntime(options)
   } catch (e) {
     io.stderr.write(`codeact mcp: the runtime could not start: ${(e as Error).message}\n`)
     return 3
