@@ -6,6 +6,7 @@
  * a program the tool would accept never fails the type check.
  */
 import { propertyDoc } from './jsdoc.js'
+import { intersection, literalUnion, Prec, type Rendered, union, UNKNOWN, wrap } from './type-text.js'
 
 type Schema = { readonly [key: string]: unknown }
 
@@ -27,15 +28,6 @@ export interface TsType {
   aliases: string[]
 }
 
-/** Operator precedence of a rendered type: what needs parentheses inside `T[]` or `A & B`. */
-const Prec = { Union: 0, Intersection: 1, Atom: 2 } as const
-type Prec = (typeof Prec)[keyof typeof Prec]
-interface Rendered {
-  text: string
-  prec: Prec
-}
-
-const UNKNOWN: Rendered = { text: 'unknown', prec: Prec.Atom }
 const MAX_DEPTH = 32
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -217,8 +209,11 @@ class Context {
   }
 
   private nameFor(ref: string): string {
-    const last = ref === '#' ? '' : (ref.split('/').pop() ?? '')
-    const stem = ref === '#' ? (this.options.rootName ?? `${this.options.namePrefix ?? ''}Type`) : `${this.options.namePrefix ?? ''}${pascalCase(decodeSegment(last)) || 'Type'}`
+    // A schema's own title names it best; else the last pointer segment (zod's are `__schema0`).
+    const target = resolvePointer(this.root, ref)
+    const title = isSchema(target) && typeof target.title === 'string' ? target.title : ''
+    const last = pascalCase(title) || pascalCase(decodeSegment(ref.split('/').pop() ?? '')) || 'Type'
+    const stem = ref === '#' ? (this.options.rootName ?? `${this.options.namePrefix ?? ''}${last}`) : `${this.options.namePrefix ?? ''}${last}`
     let name = stem
     for (let i = 2; this.taken.has(name); i++) name = `${stem}${i}`
     this.taken.add(name)
@@ -234,54 +229,6 @@ function typeNames(schema: Schema): string[] | undefined {
   if ('properties' in schema || 'additionalProperties' in schema || 'required' in schema || 'patternProperties' in schema) return ['object']
   if ('items' in schema || 'prefixItems' in schema) return ['array']
   return undefined
-}
-
-/** `enum`/`const` values as a union of literal types; values the stated `type` excludes are dropped. */
-function literalUnion(values: readonly unknown[], types: string[] | undefined): Rendered {
-  const kept = types === undefined ? values : values.filter((v) => types.some((t) => hasType(v, t)))
-  const literals: Rendered[] = []
-  for (const v of kept) {
-    if (v === null || typeof v === 'boolean' || typeof v === 'string') literals.push({ text: JSON.stringify(v), prec: Prec.Atom })
-    else if (typeof v === 'number' && Number.isFinite(v)) literals.push({ text: String(v), prec: Prec.Atom })
-    else return UNKNOWN // an object or array literal: say nothing rather than something wrong
-  }
-  return literals.length === 0 ? { text: 'never', prec: Prec.Atom } : union(literals)
-}
-
-function hasType(value: unknown, type: string): boolean {
-  switch (type) {
-    case 'null':
-      return value === null
-    case 'integer':
-      return Number.isInteger(value)
-    case 'array':
-      return Array.isArray(value)
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value)
-    default:
-      return typeof value === type
-  }
-}
-
-function union(types: readonly Rendered[]): Rendered {
-  if (types.some((t) => t.text === 'unknown')) return UNKNOWN
-  const seen = new Map<string, Rendered>()
-  for (const t of types) if (t.text !== 'never' && !seen.has(t.text)) seen.set(t.text, t)
-  const kept = [...seen.values()]
-  if (kept.length === 0) return { text: 'never', prec: Prec.Atom }
-  if (kept.length === 1) return kept[0] ?? UNKNOWN
-  return { text: kept.map((t) => wrap(t, Prec.Intersection)).join(' | '), prec: Prec.Union }
-}
-
-function intersection(types: readonly Rendered[]): Rendered {
-  const kept = types.filter((t) => t.text !== 'unknown')
-  if (kept.length === 0) return UNKNOWN
-  if (kept.length === 1) return kept[0] ?? UNKNOWN
-  return { text: kept.map((t) => wrap(t, Prec.Atom)).join(' & '), prec: Prec.Intersection }
-}
-
-function wrap(t: Rendered, min: Prec): string {
-  return t.prec >= min ? t.text : `(${t.text})`
 }
 
 /** Follows a local JSON pointer (`#`, `#/$defs/Node`, `#/definitions/a~1b`) from the root. */

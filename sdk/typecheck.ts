@@ -71,23 +71,29 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   }
 
   /** The plain path: a Program per check; only the program file is new, the rest is reused. */
-  function checkWithProgram(source: string): { file: TS.SourceFile; raw: readonly TS.Diagnostic[] } {
+  function checkWithProgram(source: string): { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] } {
     programFile = parseFile(PROGRAM_FILE, source, true)
     const program = buildProgram()
     const file = program.getSourceFile(PROGRAM_FILE) ?? programFile
-    return { file, raw: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)] }
+    return { file, diagnostics: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)] }
   }
 
   function check(source: string): TypeDiagnostic[] {
     if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, sdkFile)
-    let file: TS.SourceFile
-    let raw: readonly TS.Diagnostic[]
-    if (resident !== undefined) {
-      ;({ file, diagnostics: raw } = resident.check(source))
-    } else {
-      ;({ file, raw } = checkWithProgram(source))
+    let checked: { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] }
+    try {
+      checked = resident?.check(source) ?? checkWithProgram(source)
+    } catch {
+      // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
+      // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
+      resident = undefined
+      try {
+        checked = checkWithProgram(source)
+      } catch {
+        return []
+      }
     }
-    return toDiagnostics(raw.filter((d) => !IGNORED_CODES.has(d.code)), file, toolNames)
+    return toDiagnostics(checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code)), checked.file, toolNames)
   }
 
   return {

@@ -198,6 +198,11 @@ describe('schemaToTs: $ref', () => {
     expect(schemaToTs(schema, { namePrefix: 'Tree', takenNames: taken }).text).toBe('TreeNode2')
   })
 
+  it("prefers a recursive schema's title for its name", () => {
+    const schema = { $ref: '#/$defs/__schema0', $defs: { __schema0: { title: 'file entry', type: 'array', items: { $ref: '#/$defs/__schema0' } } } }
+    expect(schemaToTs(schema, { namePrefix: 'Ls' })).toEqual({ text: 'LsFileEntry', aliases: ['type LsFileEntry = LsFileEntry[]'] })
+  })
+
   it('degrades remote and missing refs to unknown', () => {
     expect(ts({ $ref: 'https://example.com/schema.json' })).toBe('unknown')
     expect(ts({ $ref: '#/$defs/Missing' })).toBe('unknown')
