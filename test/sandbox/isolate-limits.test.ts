@@ -2,6 +2,7 @@
  * Limits of the isolate backend, each attacked: every one ends in a clear outcome (timeout, memory,
  * aborted, runtime), the caller's process lives on, and the next run works.
  */
+import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../../sandbox/isolate/index.js'
 import type { Sandbox, SandboxLimits, SandboxOutcome } from '../../sandbox/types.js'
@@ -186,3 +187,34 @@ async function ownSandbox(options: IsolateSandboxOptions = {}): Promise<{ own: S
   await own.start()
   return { own, pids: isolateChildPids().filter((pid) => !before.includes(pid)) }
 }
+
+describe('isolate sandbox: no process outlives its owner', () => {
+  it('a caller that exits without close() does not hang on its idle child, and the child exits with it', async () => {
+    const index = new URL('../../dist/sandbox/isolate/index.js', import.meta.url).href
+    // The caller prints its child's pid and then simply ends: no close().
+    const script = `
+      import { readdirSync, readFileSync } from 'node:fs'
+      const { createIsolateSandbox } = await import(${JSON.stringify(index)})
+      const sandbox = createIsolateSandbox()
+      const host = { callTool: async () => '{"ok":true,"value":null}', log() {} }
+      const js = '(async function (tools) { await tools.noop(); return 7 })'
+      const outcome = await sandbox.run({ runId: 'r', js, toolNames: ['noop'], limits: { timeoutMs: 5000, memoryMb: 64, maxOutputBytes: 100 } }, host, new AbortController().signal)
+      const kids = readdirSync('/proc').filter((p) => /^\\d+$/.test(p)).filter((p) => {
+        try { const s = readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]) === process.pid } catch { return false }
+      })
+      console.log(JSON.stringify({ value: outcome.valueJson, kids }))`
+    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
+      const caller = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let out = ''
+      caller.stdout.on('data', (d: Buffer) => (out += d.toString()))
+      caller.on('close', (c) => resolve({ stdout: out, code: c }))
+    })
+    expect(code).toBe(0)
+    const { value, kids } = JSON.parse(stdout) as { value: string; kids: string[] }
+    expect(value).toBe('7')
+    expect(kids).toHaveLength(1)
+    const pid = Number(kids[0])
+    for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
+    expect(isAlive(pid)).toBe(false)
+  })
+})
