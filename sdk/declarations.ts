@@ -34,13 +34,21 @@ export const RUNTIME_DECLARATIONS = [
 /** Names the declarations define; named types made for recursive schemas must not take them. */
 const RESERVED = ['Tools', 'ToolCallError', 'Error', 'Record', 'Promise', 'Array', 'Object', 'String', 'Number', 'Boolean']
 
+export interface DeclarationOptions {
+  /**
+   * The result type of a tool without an `output` schema. `unknown` (default) makes a program narrow or cast
+   * before using it; `any` lets it use the value freely (fewer blocked programs, nothing checked there).
+   */
+  untypedResult?: 'unknown' | 'any'
+}
+
 /** The whole SDK text: usage note, `interface Tools`, `tools`, `ToolCallError`, `console`. */
-export function renderDeclarations(tools: readonly ToolDefinition[]): string {
-  return `${USAGE_NOTE}\n${renderToolsInterface(tools)}\n${RUNTIME_DECLARATIONS}\n`
+export function renderDeclarations(tools: readonly ToolDefinition[], options: DeclarationOptions = {}): string {
+  return `${USAGE_NOTE}\n${renderToolsInterface(tools, options)}\n${RUNTIME_DECLARATIONS}\n`
 }
 
 /** `interface Tools { … }` (plus named types for recursive schemas), one method per tool, sorted by name. */
-export function renderToolsInterface(tools: readonly ToolDefinition[]): string {
+export function renderToolsInterface(tools: readonly ToolDefinition[], options: DeclarationOptions = {}): string {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const taken = new Set(RESERVED)
   const aliases: string[] = []
@@ -56,7 +64,7 @@ export function renderToolsInterface(tools: readonly ToolDefinition[]): string {
     })
     aliases.push(...args.aliases, ...(output?.aliases ?? []))
     const optional = argsMayBeOmitted(argsSchema) ? '?' : ''
-    const signature = `${propertyKey(tool.name)}(args${optional}: ${args.text}): Promise<${output?.text ?? 'unknown'}>`
+    const signature = `${propertyKey(tool.name)}(args${optional}: ${args.text}): Promise<${output?.text ?? options.untypedResult ?? 'unknown'}>`
     return `${docBlock(tool.description, '  ')}  ${signature}`
   })
   const head = aliases.map((a) => `${a}\n`).join('')

@@ -47,6 +47,10 @@ describe('renderDeclarations', () => {
     expect(text).toBe(['interface Tools {', '  /**', '   * Run it.', '   *', '   * Exit codes are not errors.', '   */', '  run(args: { cmd: string }): Promise<unknown>', '}'].join('\n'))
   })
 
+  it('can type results without an output schema as any instead', () => {
+    expect(renderToolsInterface([tool('run', {})], { untypedResult: 'any' })).toContain('run(args?: unknown): Promise<any>')
+  })
+
   it('quotes tool names that are not identifiers', () => {
     expect(renderToolsInterface([tool('my-tool', {})])).toContain('  "my-tool"(args?: unknown): Promise<unknown>')
   })
