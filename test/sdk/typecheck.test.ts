@@ -43,6 +43,7 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
       ['a wrong discriminant', program("await tools.edit({ path: 'a', edit: { op: 'remove', lines: [1] } })"), 1, /"remove"/],
       ['a misused ToolCallError field', program("try { await tools.bash({ command: 'x' }) } catch (e) {", '  if (e instanceof ToolCallError) { const c: number = e.code }', '}'), 2, /'string' is not assignable to type 'number'/],
       ['a quoted tool name with wrong arguments', program("await tools['my-tool']({ n: 'one' })"), 1, /'string' is not assignable to type 'number'/],
+      ['an untyped result used without a check or cast', program("const r = await tools.edit({ path: 'a', edit: { op: 'delete', lines: [1] } })", 'console.log(r.length)'), 2, /'r' is of type 'unknown'/],
       ['a Node API the sandbox lacks', program("const fs = require('fs')"), 1, /Cannot find name 'require'.*without Node/],
       ['a syntax error', program('const x = (1 +', 'return x'), 2, /expected/],
     ]
