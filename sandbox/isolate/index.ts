@@ -7,7 +7,7 @@
 import type { LogEntry } from '../../runtime/types.js'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { resolveChildEntry } from './child-path.js'
-import { DEFAULT_CHILD_CONFIG, messages, type ChildConfig, type FromChild } from './protocol.js'
+import { DEFAULT_CHILD_CONFIG, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { SupervisedChild, type ChildExit } from './supervisor.js'
 
 export interface IsolateSandboxOptions {
@@ -81,7 +81,7 @@ class IsolateSandbox implements Sandbox {
     this.#closed = true
     const starting = this.#starting
     const child = this.#child ?? (starting ? await starting : undefined)
-    for (const run of this.#runs.values()) this.#settle(run, stopped('aborted', run.limits))
+    for (const run of this.#runs.values()) this.#settle(run, stoppedOutcome('aborted', run.limits))
     if (child && typeof child !== 'string') {
       // Hold the event loop until the child is really gone, or a caller awaiting close() would exit first.
       child.hold(true)
@@ -93,11 +93,11 @@ class IsolateSandbox implements Sandbox {
   async #run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
     const limits = normalizeLimits(request.limits)
     if (this.#closed) return unavailable('the isolate sandbox is closed')
-    if (signal.aborted) return stopped('aborted', limits)
+    if (signal.aborted) return stoppedOutcome('aborted', limits)
     const child = await this.#ensureChild()
     if (typeof child === 'string') return unavailable(child)
     if (this.#closed) return unavailable('the isolate sandbox is closed')
-    if (signal.aborted) return stopped('aborted', limits)
+    if (signal.aborted) return stoppedOutcome('aborted', limits)
     const id = this.#nextId++
     return new Promise<SandboxOutcome>((resolve) => {
       const onAbort = () => this.#giveUp(run, 'aborted', this.#graceMs)
@@ -148,7 +148,7 @@ class IsolateSandbox implements Sandbox {
     }
     clearTimeout(run.backstop)
     if (reason === 'timeout') return kill()
-    this.#settle(run, stopped('aborted', run.limits))
+    this.#settle(run, stoppedOutcome('aborted', run.limits))
     run.child.send({ t: 'abort', id: run.id })
     run.backstop = setTimeout(kill, graceMs)
   }
@@ -180,8 +180,8 @@ class IsolateSandbox implements Sandbox {
     const why = this.#killedBecause.get(child)
     for (const run of [...this.#runs.values()]) {
       if (run.child !== child) continue
-      if (run.reason) this.#finish(run, stopped(run.reason, run.limits))
-      else if (exit.outOfMemory) this.#finish(run, stopped('memory', run.limits))
+      if (run.reason) this.#finish(run, stoppedOutcome(run.reason, run.limits))
+      else if (exit.outOfMemory) this.#finish(run, stoppedOutcome('memory', run.limits))
       else {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
         const message = `the sandbox process died (${how})${why ? `: ${why}` : ''}`
@@ -203,14 +203,6 @@ class IsolateSandbox implements Sandbox {
     run.detach()
     run.resolve(outcome)
   }
-}
-
-function stopped(kind: 'timeout' | 'memory' | 'aborted', limits: SandboxLimits): SandboxOutcome {
-  const message =
-    kind === 'timeout' ? messages.timeout(limits.timeoutMs)
-    : kind === 'memory' ? messages.memory(limits.memoryMb)
-    : messages.aborted()
-  return { ok: false, error: { kind, message }, droppedOutputBytes: 0 }
 }
 
 function normalizeLimits(limits: SandboxLimits): SandboxLimits {

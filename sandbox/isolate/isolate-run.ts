@@ -10,7 +10,7 @@ import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import type { PooledIsolate } from './pool.js'
-import { messages } from './protocol.js'
+import { memoryLimitMessage, stoppedOutcome } from './protocol.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -164,13 +164,7 @@ export class IsolateRun {
   }
 
   #stoppedOutcome(): SandboxOutcome {
-    const { limits } = this.#request
-    const reason = this.#stopped ?? 'aborted'
-    const message =
-      reason === 'timeout' ? messages.timeout(limits.timeoutMs)
-      : reason === 'memory' ? messages.memory(limits.memoryMb)
-      : messages.aborted()
-    return { ok: false, error: { kind: reason, message }, droppedOutputBytes: 0 }
+    return stoppedOutcome(this.#stopped ?? 'aborted', this.#request.limits)
   }
 }
 
@@ -192,7 +186,7 @@ function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
   const error: { kind: 'memory' | 'runtime'; message: string; stack?: string } = { kind: 'runtime', message: `${name}: ${message}` }
   if (name === 'RangeError' && /allocation failed/i.test(message)) {
     error.kind = 'memory'
-    error.message += ` (${messages.memory(limits.memoryMb)})`
+    error.message += ` (${memoryLimitMessage(limits.memoryMb)})`
   }
   if (stack !== undefined) error.stack = stack
   return { ok: false, error, droppedOutputBytes: dropped }

@@ -39,9 +39,15 @@ export const DEFAULT_CHILD_CONFIG: ChildConfig = {
   maxHeapFraction: 0.5,
 }
 
-/** Messages the outcome mapping shares between both sides. */
-export const messages = {
-  timeout: (ms: number) => `the program exceeded the time limit of ${ms} ms`,
-  memory: (mb: number) => `the program exceeded the memory limit of ${mb} MB`,
-  aborted: () => 'the run was aborted',
+/** The outcome of a run stopped by a limit or an abort; both sides of the process boundary answer with it. */
+export function stoppedOutcome(kind: 'timeout' | 'memory' | 'aborted', limits: SandboxLimits): SandboxOutcome {
+  const message =
+    kind === 'timeout' ? `the program exceeded the time limit of ${limits.timeoutMs} ms`
+    : kind === 'memory' ? memoryLimitMessage(limits.memoryMb)
+    : 'the run was aborted'
+  return { ok: false, error: { kind, message }, droppedOutputBytes: 0 }
+}
+
+export function memoryLimitMessage(memoryMb: number): string {
+  return `the program exceeded the memory limit of ${memoryMb} MB`
 }
