@@ -19,9 +19,11 @@ ctx=$here/.build
 rm -rf "$ctx"
 mkdir -p "$ctx"
 cp "$here/runner.mjs" "$here/ops.mjs" "$ctx/"
+# The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
+hash=$(cat "$here/runner.mjs" "$here/ops.mjs" | sha256sum | cut -c1-16)
 
 if [ "$base" = node ]; then
-  exec docker build -q -f "$here/Dockerfile.node" -t "$image" "$ctx"
+  exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"
 fi
 [ "$base" = scratch ] || { echo "build.sh: --base is scratch or node, not $base" >&2; exit 2; }
 
@@ -58,4 +60,4 @@ printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/tmp:/s
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 
 cp "$here/Dockerfile" "$ctx/Dockerfile"
-docker build -q -t "$image" "$ctx"
+docker build -q --label "codeact.runner.hash=$hash" -t "$image" "$ctx"

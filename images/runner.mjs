@@ -14,8 +14,9 @@ const fsp = fs.promises
 const stdout = process.stdout
 const writeOut = stdout.write.bind(stdout)
 const stringify = JSON.stringify
+// Each message starts on a fresh line, so a partial line the program left on fd 1 cannot swallow it.
 function send(msg) {
-  writeOut(stringify(msg) + '\n')
+  writeOut('\n' + stringify(msg) + '\n')
 }
 
 // --- console batching -------------------------------------------------------------------------------

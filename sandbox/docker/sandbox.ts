@@ -11,7 +11,7 @@ import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './
 import { WarmPool } from './pool.js'
 import { reapOrphans } from './reaper.js'
 import { runInContainer } from './run.js'
-import { removeContainer, spawnContainer, type ReadyContainer } from './spawn.js'
+import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
 import { containerSpec, containerUser } from './spec.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
@@ -63,10 +63,18 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     size: o.poolSize,
     idleTimeoutMs: o.idleTimeoutMs,
     memoryMb: o.memoryMb ?? DEFAULT_MEMORY_MB,
-    spawn: (memoryMb) => {
-      const engine = engines[turn++ % engines.length]
-      if (!engine) return Promise.resolve({ ok: false as const, message: setupError ?? 'no Docker engine configured' })
-      return spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
+    // Round-robin across engines; an engine that fails is skipped for the next one, once around.
+    spawn: async (memoryMb) => {
+      const first = turn++
+      let spawned: Spawned = { ok: false, message: setupError ?? 'no Docker engine configured' }
+      for (let i = 0; i < engines.length; i++) {
+        const engine = engines[(first + i) % engines.length]
+        if (!engine) break
+        const attempt = await spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
+        if (attempt.ok) return attempt
+        spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
+      }
+      return spawned
     },
     discard: destroy,
   })

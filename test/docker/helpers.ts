@@ -5,6 +5,7 @@
  */
 import Docker from 'dockerode'
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,10 +16,25 @@ import type { SandboxHost, SandboxLimits, SandboxRunRequest } from '../../sandbo
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** Build the runner image if the engine lacks it, with the same script `make image` runs (one builder at a time). */
+/** The hash images/build.sh stamps on the image: the runner's files as they are now. */
+function runnerHash(): string {
+  const h = createHash('sha256')
+  for (const f of ['runner.mjs', 'ops.mjs']) h.update(fs.readFileSync(path.join(repo, 'images', f)))
+  return h.digest('hex').slice(0, 16)
+}
+
+/**
+ * Build the runner image if the engine lacks it or it holds another version of the runner, with the same
+ * script `make image` runs (one builder at a time).
+ */
 export async function ensureImage(): Promise<void> {
   const docker = new Docker()
-  const has = () => docker.getImage(DEFAULT_IMAGE).inspect().then(() => true, () => false)
+  const want = runnerHash()
+  const has = () =>
+    docker
+      .getImage(DEFAULT_IMAGE)
+      .inspect()
+      .then((info) => info.Config.Labels?.['codeact.runner.hash'] === want, () => false)
   if (await has()) return
   const lock = path.join(os.tmpdir(), 'codeact-image-build.lock')
   for (let i = 0; i < 600; i++) {

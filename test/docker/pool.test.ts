@@ -1,0 +1,91 @@
+// The warm pool and the engine list: ready containers are taken and never reused, idle ones go, the
+// memory size follows the runs, and a dead engine in the list is skipped for a live one.
+import Docker from 'dockerode'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
+import { dockerEngine } from './engine.js'
+import { ensureImage, never, ownContainers, request, testHost } from './helpers.js'
+
+describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines', () => {
+  const sandboxes: DockerSandbox[] = []
+  const make = (o: Parameters<typeof createDockerSandbox>[0]): DockerSandbox => {
+    const s = createDockerSandbox(o)
+    sandboxes.push(s)
+    return s
+  }
+  beforeAll(ensureImage)
+  afterAll(async () => {
+    await Promise.all(sandboxes.map((s) => s.close()))
+    expect(await ownContainers()).toEqual([])
+  })
+
+  it('start() warms the pool; a run takes a ready container, which is removed after the run', async () => {
+    const sandbox = make({ poolSize: 2 })
+    await sandbox.start()
+    expect(await sandbox.warm(2)).toBe(true)
+    const before = await ownContainers()
+    expect(before).toHaveLength(2)
+    const out = await sandbox.run(request(`return require('node:os').hostname()`), testHost(), never())
+    expect(sandbox.poolStats.hits).toBe(1)
+    const used = out.ok ? JSON.parse(out.valueJson ?? '""') as string : ''
+    expect(before.some((id) => id.startsWith(used))).toBe(true)
+    await sandbox.warm(2)
+    for (let i = 0; i < 40 && (await ownContainers()).some((id) => id.startsWith(used)); i++) await new Promise((r) => setTimeout(r, 100))
+    const after = await ownContainers()
+    expect(after.some((id) => id.startsWith(used))).toBe(false)
+    expect(after).toHaveLength(2)
+    await sandbox.close()
+    expect(await ownContainers()).toEqual([])
+  })
+
+  it('idle warm containers are removed after the idle timeout, and the next run still works', async () => {
+    const sandbox = make({ poolSize: 1, idleTimeoutMs: 300 })
+    expect(await sandbox.warm(1)).toBe(true)
+    expect(await ownContainers()).toHaveLength(1)
+    for (let i = 0; i < 50 && (await ownContainers()).length > 0; i++) await new Promise((r) => setTimeout(r, 100))
+    expect(await ownContainers()).toEqual([])
+    expect(await sandbox.run(request(`return 2`), testHost(), never())).toMatchObject({ ok: true, valueJson: '2' })
+    await sandbox.close()
+  })
+
+  it("each run gets the memory it asks for; the pool warms for the last size asked", async () => {
+    const sandbox = make({ poolSize: 1 })
+    const memoryOf = async (memoryMb: number): Promise<number> => {
+      const host = testHost()
+      let memory = -1
+      const answer = host.callTool.bind(host)
+      host.callTool = async (name, argsJson) => {
+        memory = (await new Docker().getContainer((JSON.parse(argsJson) as { id: string }).id).inspect()).HostConfig.Memory ?? -1
+        return answer(name, argsJson)
+      }
+      await sandbox.run(request(`return tools.echo({ id: require('node:os').hostname() })`, { memoryMb }), host, never())
+      return memory / 1024 / 1024
+    }
+    expect(await memoryOf(128)).toBe(128)
+    expect(await memoryOf(200)).toBe(200)
+    await sandbox.warm(1)
+    const hits = sandbox.poolStats.hits
+    expect(await memoryOf(200)).toBe(200)
+    expect(sandbox.poolStats.hits).toBe(hits + 1)
+    await sandbox.close()
+  })
+
+  it('a dead engine in the list is skipped: runs land on the live one', async () => {
+    const sandbox = make({ poolSize: 0, engines: [{ socketPath: '/tmp/codeact-dead-engine.sock' }, { socketPath: '/var/run/docker.sock' }] })
+    for (let i = 0; i < 2; i++) {
+      expect(await sandbox.run(request(`return ${i}`), testHost(), never())).toMatchObject({ ok: true, valueJson: String(i) })
+    }
+    await sandbox.close()
+  })
+
+  it('close() during a run ends it as aborted and removes everything', async () => {
+    const sandbox = make({ poolSize: 1 })
+    await sandbox.warm(1)
+    const running = sandbox.run(request(`await new Promise(() => {})`), testHost(), never())
+    await new Promise((r) => setTimeout(r, 300))
+    await sandbox.close()
+    expect(await running).toMatchObject({ ok: false, error: { kind: 'aborted' } })
+    expect(await ownContainers()).toEqual([])
+    expect(await sandbox.run(request(`return 1`), testHost(), never())).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable' } })
+  })
+})
