@@ -49,7 +49,8 @@ copy_binary "$node_bin" /usr/local/bin/node
 sh_bin=$(command -v dash || command -v sh)
 copy_binary "$sh_bin" /bin/sh
 for tool in bash cat ls mkdir rm rmdir cp mv head tail wc sort uniq grep sed find xargs touch env \
-    tr cut diff dirname basename stat chmod ln sleep tee date awk mktemp readlink realpath seq printf test true false; do
+    tr cut diff dirname basename stat chmod ln sleep tee date awk mktemp readlink realpath seq printf test true false \
+    id uname whoami hostname du df nl tac rev paste comm split md5sum sha256sum base64 gzip tar od; do
   path=$(command -v "$tool" 2>/dev/null) || continue
   case $path in /*) ;; *) continue ;; esac # a shell builtin
   copy_binary "$path" "/usr/bin/$tool"
