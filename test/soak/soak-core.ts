@@ -1,0 +1,177 @@
+/**
+ * The soak: many mixed runs (successes, thrown errors, timeouts, memory kills) and fuzzed programs
+ * (garbage, truncated valid programs, random tool arguments) through one runtime, a few at a time.
+ * Every run must come back as a RunResult. Reports RSS, open file descriptors, child processes,
+ * unanswered calls and throughput per window. Shared by `make soak` (scripts/soak.mjs) and test/soak.
+ */
+import { execFileSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { createRuntime } from '../../runtime/index.js'
+import type { AnyToolDefinition, Limits, RunEvent } from '../../runtime/types.js'
+
+export interface SoakOptions {
+  runs: number
+  concurrency?: number
+  seed?: number
+  /** Called after each window of runs with a progress line. */
+  progress?: (line: string) => void
+}
+
+export interface SoakReport {
+  runs: number
+  /** Runs whose answer was not a RunResult (thrown, or the wrong shape). Must be 0. */
+  notResults: number
+  outcomes: Record<string, number>
+  unanswered: number
+  rssStartMb: number
+  rssEndMb: number
+  fdStart: number
+  fdEnd: number
+  childrenDuring: number
+  childrenAfterClose: number
+  runsPerSecond: number[]
+  seconds: number
+}
+
+const OPEN = { type: 'object' } as const
+const tools: AnyToolDefinition[] = [
+  { name: 'echo', description: 'Returns its arguments.', parameters: OPEN, execute: (a: unknown) => a },
+  {
+    name: 'add',
+    description: 'Adds two numbers.',
+    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    execute: (a: { a: number; b: number }) => a.a + a.b,
+  },
+  { name: 'fail', description: 'Fails.', parameters: OPEN, execute: () => { throw Object.assign(new Error('no'), { code: 'EACCES' }) } },
+]
+
+/** A small deterministic PRNG (mulberry32), so a failing soak can be replayed by its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const VALID = [
+  `const r = await tools.add({ a: 2, b: 3 }); console.log('sum', r); return r`,
+  `const xs = await Promise.all([1, 2, 3].map((i) => tools.echo({ i }))); return xs.map((x) => x.i)`,
+  `try { await tools.fail({}) } catch (e) { return e.code }`,
+  `interface P { n: number } const p: P = { n: 4 }; return p.n * 2`,
+  `throw new Error('the program failed on purpose')`,
+  `return await tools.nope({})`,
+]
+
+function randomValue(next: () => number, depth = 0): unknown {
+  const k = Math.floor(next() * (depth > 2 ? 5 : 8))
+  switch (k) {
+    case 0: return null
+    case 1: return next() * 1e6 - 5e5
+    case 2: return String.fromCharCode(...Array.from({ length: Math.floor(next() * 12) }, () => Math.floor(next() * 0xffff)))
+    case 3: return next() < 0.5
+    case 4: return Math.floor(next() * 100)
+    case 5: return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1))
+    default: {
+      const o: Record<string, unknown> = {}
+      for (let i = 0; i < Math.floor(next() * 4); i++) o[['a', 'b', '__proto__', 'x', 'constructor'][i] ?? 'z'] = randomValue(next, depth + 1)
+      return o
+    }
+  }
+}
+
+function pick(next: () => number): { kind: string; code: string; limits?: Partial<Limits> } {
+  const r = next()
+  if (r < 0.35) return { kind: 'valid', code: VALID[Math.floor(next() * VALID.length)]! }
+  if (r < 0.5) {
+    const v = VALID[Math.floor(next() * VALID.length)]!
+    return { kind: 'truncated', code: v.slice(0, Math.floor(next() * v.length)) }
+  }
+  if (r < 0.6) {
+    const chars = '(){}[];:=>+-*/`\'"\\ \nawaitreturnconstfortoolsx0123'
+    return { kind: 'garbage', code: Array.from({ length: 1 + Math.floor(next() * 80) }, () => chars[Math.floor(next() * chars.length)]).join('') }
+  }
+  if (r < 0.8) {
+    const name = ['echo', 'add', 'fail', 'missing'][Math.floor(next() * 4)]
+    return { kind: 'fuzzed-args', code: `return await tools.${name}(${JSON.stringify(randomValue(next))})` }
+  }
+  if (r < 0.92) return { kind: 'timeout', code: next() < 0.5 ? 'for (;;) {}' : 'await new Promise(() => {})', limits: { timeoutMs: 200 } }
+  return { kind: 'memory', code: 'const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5))', limits: { memoryMb: 32, timeoutMs: 5000 } }
+}
+
+const openFds = () => readdirSync('/proc/self/fd').length
+const rssMb = () => process.memoryUsage().rss / 1048576
+function sandboxChildren(): number {
+  try {
+    return execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('isolate/child.js')).length
+  } catch {
+    return 0
+  }
+}
+
+function unansweredCount(events: readonly RunEvent[]): number {
+  const open = new Map<string, number>()
+  for (const e of events) {
+    const id = (e.data as { id?: string }).id
+    if (id === undefined) continue
+    if (e.type === 'tool/call') open.set(id, (open.get(id) ?? 0) + 1)
+    if (e.type === 'tool/result') open.set(id, (open.get(id) ?? 0) - 1)
+  }
+  return [...open.values()].filter((n) => n !== 0).length
+}
+
+export async function soak(options: SoakOptions): Promise<SoakReport> {
+  const next = rng(options.seed ?? 1)
+  const concurrency = options.concurrency ?? 4
+  const rt = await createRuntime({ tools, typecheck: 'off' })
+  await rt.sandbox.start()
+  await rt.runCode('return 1')
+  const rssStartMb = rssMb()
+  const fdStart = openFds()
+  const outcomes: Record<string, number> = {}
+  let notResults = 0
+  let started = 0
+  let finished = 0
+  let childrenDuring = 0
+  const runsPerSecond: number[] = []
+  const t0 = performance.now()
+  let windowStart = t0
+  let windowRuns = 0
+  const window = Math.max(50, Math.floor(options.runs / 20))
+
+  const worker = async () => {
+    while (started < options.runs) {
+      started++
+      const job = pick(next)
+      try {
+        const r = await rt.runCode(job.code, job.limits ? { limits: job.limits } : {})
+        if (typeof r !== 'object' || typeof r.ok !== 'boolean' || typeof r.observation !== 'string') notResults++
+        const key = `${job.kind}→${r.ok ? 'ok' : r.error?.kind}`
+        outcomes[key] = (outcomes[key] ?? 0) + 1
+      } catch {
+        notResults++
+      }
+      finished++
+      windowRuns++
+      if (windowRuns >= window) {
+        const now = performance.now()
+        runsPerSecond.push(windowRuns / ((now - windowStart) / 1000))
+        childrenDuring = Math.max(childrenDuring, sandboxChildren())
+        options.progress?.(`${finished} runs, ${runsPerSecond.at(-1)!.toFixed(0)} runs/s, RSS ${rssMb().toFixed(0)} MB, fds ${openFds()}`)
+        windowStart = now
+        windowRuns = 0
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const seconds = (performance.now() - t0) / 1000
+  const unanswered = unansweredCount(rt.log.all())
+  const rssEndMb = rssMb()
+  const fdEnd = openFds()
+  await rt.close()
+  await new Promise((r) => setTimeout(r, 300))
+  return { runs: finished, notResults, outcomes, unanswered, rssStartMb, rssEndMb, fdStart, fdEnd, childrenDuring, childrenAfterClose: sandboxChildren(), runsPerSecond, seconds }
+}
