@@ -110,13 +110,33 @@ function wrapPromise(fn) {
     return p && typeof p.then === 'function' ? p.then(undefined, (e) => { noteDenial(e); throw e }) : p
   })
 }
+// A child's own refusal shows only in its stderr, in the shell's words; read where the program gets it whole.
+const STDERR_DENIAL = /^.*(Read-only file system|Permission denied|Operation not permitted).*$/m
+const STDERR_CODE = { 'Read-only file system': 'EROFS', 'Permission denied': 'EACCES', 'Operation not permitted': 'EPERM' }
+function noteStderr(stderr) {
+  if (stderr === null || stderr === undefined) return
+  const text = typeof stderr === 'string' ? stderr : Buffer.isBuffer(stderr) ? stderr.toString('utf8') : ''
+  const m = STDERR_DENIAL.exec(text)
+  if (m) noteDenial({ code: STDERR_CODE[m[1]], message: m[0].trim() })
+}
 function wrapChild(fn) {
   return function (...args) {
+    const last = args.length - 1
+    const cb = args[last]
+    if (typeof cb === 'function') {
+      // exec / execFile: (err, stdout, stderr)
+      args[last] = function (err, stdout, stderr) {
+        noteDenial(err)
+        noteStderr(stderr)
+        return Reflect.apply(cb, this, [err, stdout, stderr])
+      }
+    }
     let child
     try {
       child = Reflect.apply(fn, this, args)
     } catch (e) {
       noteDenial(e)
+      noteStderr(e && e.stderr) // execSync / execFileSync throw on a non-zero exit
       throw e
     }
     if (child && typeof child.emit === 'function') {
@@ -125,8 +145,10 @@ function wrapChild(fn) {
         if (event === 'error') noteDenial(rest[0])
         return Reflect.apply(emit, this, [event, ...rest])
       }
+    } else if (child && typeof child === 'object' && 'status' in child) {
+      noteDenial(child.error) // spawnSync
+      noteStderr(child.stderr)
     }
-    if (child && typeof child === 'object' && 'error' in child) noteDenial(child.error) // spawnSync
     return child
   }
 }

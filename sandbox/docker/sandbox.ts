@@ -121,6 +121,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   /** Workspace ops outside any run go to one pooled container kept for that (never used for a program). */
   function opsOutsideRuns(m: WorkspaceMount): Promise<OpsClient> {
     if (opsHolder && opsContainer?.channel.isOpen !== false) return opsHolder
+    if (opsContainer) destroy(opsContainer) // it died (or an exec killed it): replace it
+    opsContainer = undefined
     opsHolder = pool.take(o.memoryMb ?? DEFAULT_MEMORY_MB).then((s) => {
       pool.fill()
       if (!s.ok) {

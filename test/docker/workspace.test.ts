@@ -75,6 +75,23 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: workspace', () => {
     expect(fs.existsSync(path.join(ws, 'new.txt'))).toBe(false)
   })
 
+  it("a child's refusal is listed from its stderr (a shell writing to a read-only part: EROFS)", async () => {
+    const out = await sandbox.run(
+      request(`
+        const cp = require('node:child_process')
+        const sync = cp.spawnSync('/bin/sh', ['-c', 'echo x > docs/from-sync']).status
+        const viaExec = await new Promise((resolve) => cp.exec('echo x > docs/from-exec', (e) => resolve(e && e.code)))
+        return [sync, viaExec]`),
+      testHost(),
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '[2,2]' })
+    expect(out.denials).toEqual([
+      { code: 'EROFS', message: '/bin/sh: 1: cannot create docs/from-sync: Read-only file system' },
+      { code: 'EROFS', message: '/bin/sh: 1: cannot create docs/from-exec: Read-only file system' },
+    ])
+  })
+
   it('a child process denied by the kernel is listed too (exec of a noexec file: EACCES)', async () => {
     const out = await sandbox.run(
       request(`
