@@ -10,10 +10,14 @@
  * It returns one function, `control`: `control('start')` runs the program and resolves to the JSON text of
  * a PreludeOutcome; `control('deliver', callId, text)` settles a pending tool call with the host's answer.
  * A tool call is a fire-and-forget message out and an ignored apply back in: two hops, nothing blocks.
+ * It also removes what a program must not have and the prelude does not need (WebAssembly).
  */
 export const GLUE_FILENAME = 'codeact-glue.js'
 
 export const GLUE_SOURCE = `'use strict';
+// WebAssembly memory is not counted against the isolate's memory limit (measured: it grows to gigabytes
+// in the child), so a program does not get WebAssembly at all.
+delete globalThis.WebAssembly;
 const prelude = $0, programFn = $1, send = $2, log = $3;
 const config = JSON.parse($4);
 const ReflectApply = Reflect.apply, PromiseCtor = Promise, MapCtor = Map;
