@@ -1,6 +1,7 @@
 /**
  * The MCP import flags shared by `codeact run` and `codeact mcp`:
- *   --mcp NAME='COMMAND ARGS…'   a stdio server (the command line is split like a shell would, without expansion)
+ *   --mcp NAME='COMMAND ARGS…'   a stdio server (the command line is split like a shell would, without expansion;
+ *                                 it inherits this process's environment)
  *   --mcp NAME=URL                a streamable HTTP server (http:// or https://)
  *   --mcp-config FILE.json        Claude-Desktop shape: {"mcpServers": {NAME: {command, args, env, cwd} | {url}}}
  * Both repeat; a name given twice is a usage error.
@@ -79,7 +80,8 @@ export function parseMcpFlag(flag: string): Parsed<{ name: string; config: McpSe
   if (!words.ok) return { ok: false, message: `--mcp ${name}: ${words.message}` }
   const [command, ...args] = words.value
   if (!command) return { ok: false, message: `--mcp ${name}: empty command` }
-  return { ok: true, value: { name, config: { command, args } } }
+  // Typed on the command line, so it sees the shell's environment (a config-file entry names its env).
+  return { ok: true, value: { name, config: { command, args, inheritEnv: true } } }
 }
 
 /** Splits like a POSIX shell: whitespace separates, '…' is literal, "…" and \ escape; nothing expands. */

@@ -6,9 +6,11 @@
 export interface McpStdioConfig {
   command: string
   args?: string[]
-  /** Added to a minimal inherited environment (PATH, HOME …), as the MCP SDK does. */
+  /** Added to a minimal inherited environment (PATH, HOME …), as the MCP SDK and Claude Desktop do. */
   env?: Record<string, string>
   cwd?: string
+  /** Start from this process's whole environment instead of the minimal one (the CLI's `--mcp` does). */
+  inheritEnv?: boolean
 }
 
 export interface McpHttpConfig {

@@ -117,7 +117,8 @@ export class McpConnection {
     if (isHttpConfig(c)) {
       return new StreamableHTTPClientTransport(new URL(c.url), c.headers ? { requestInit: { headers: c.headers } } : undefined)
     }
-    const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], ...(c.env ? { env: c.env } : {}), ...(c.cwd ? { cwd: c.cwd } : {}), stderr: 'pipe' })
+    const env = c.inheritEnv ? { ...definedEnv(), ...c.env } : c.env
+    const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], ...(env ? { env } : {}), ...(c.cwd ? { cwd: c.cwd } : {}), stderr: 'pipe' })
     t.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8')
       this.#stderr = (this.#stderr + text).slice(-2_000)
@@ -163,6 +164,10 @@ export class McpConnection {
     const tail = this.#stderr.trim().split('\n').slice(-3).join(' | ')
     return tail ? ` (its stderr ends: ${tail.slice(-300)})` : ''
   }
+}
+
+function definedEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((kv): kv is [string, string] => kv[1] !== undefined))
 }
 
 function messageOf(e: unknown): string {

@@ -1,6 +1,6 @@
 /** `codeact mcp` as a process: importing servers with --mcp while exporting, and --http on 127.0.0.1. */
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -19,6 +19,7 @@ describe('codeact mcp (process)', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, '--typecheck=off', '--mcp-config', config, '--mcp', `mem=${process.execPath} ${MEMORY_SERVER}`],
+      // Reaches the memory server only because a --mcp server inherits codeact's environment.
       env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
       stderr: 'pipe',
     })
@@ -34,6 +35,7 @@ describe('codeact mcp (process)', () => {
         arguments: { code: `await tools.mem__create_entities({ entities: [{ name: 'x', entityType: 'y', observations: [] }] }); return (await tools.mem__read_graph({})).entities.length` },
       })) as CallToolResult
       expect((result.structuredContent as { value: unknown }).value).toBe(1)
+      expect(readFileSync(join(dir, 'memory.jsonl'), 'utf8')).toContain('"name":"x"')
       expect(stderr).toContain('codeact: MCP_UNAVAILABLE: MCP server "ghost" is unavailable (command: codeact-missing-binary x)')
     } finally {
       await client.close()

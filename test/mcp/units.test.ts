@@ -85,7 +85,7 @@ describe('--mcp and --mcp-config', () => {
   it('reads NAME=COMMAND and NAME=URL', () => {
     expect(parseMcpFlag(`fs=npx -y @modelcontextprotocol/server-filesystem /tmp`)).toEqual({
       ok: true,
-      value: { name: 'fs', config: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] } },
+      value: { name: 'fs', config: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], inheritEnv: true } },
     })
     expect(parseMcpFlag('remote=http://127.0.0.1:9000/mcp')).toEqual({ ok: true, value: { name: 'remote', config: { url: 'http://127.0.0.1:9000/mcp' } } })
     expect(parseMcpFlag('no-equals-sign')).toMatchObject({ ok: false, message: expect.stringContaining("NAME='COMMAND ARGS…'") })
@@ -109,7 +109,7 @@ describe('--mcp and --mcp-config', () => {
       value: {
         memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: '/tmp/m.jsonl' } },
         remote: { url: 'http://127.0.0.1:9000/mcp' },
-        fs: { command: 'node', args: ['server.js', '/tmp'] },
+        fs: { command: 'node', args: ['server.js', '/tmp'], inheritEnv: true },
       },
     })
     expect(await serversFromFlags({ 'mcp-config': [file], mcp: ['memory=other'] })).toEqual({ ok: false, message: expect.stringContaining('"memory" is given twice') })
