@@ -12,9 +12,11 @@ import { CallScheduler } from './scheduler.js'
 import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from './types.js'
 
 export interface TypeCheckOutcome {
-  /** Formatted diagnostics; empty when the program is clean. */
+  /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
   report: string
   count: number
+  /** Formatted diagnostics that never block (untyped results used as values). */
+  advisory?: string
 }
 
 export interface RunCodeDeps {
@@ -53,6 +55,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }
     if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
+    if (checked.advisory) notes.push(`Type-check notes (results without a declared type were used as values):\n${checked.advisory}`)
   }
 
   const controller = new AbortController()

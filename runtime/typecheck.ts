@@ -8,6 +8,13 @@ import type { TypeCheckOutcome } from './run-code.js'
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
 
+/**
+ * "'x' is of type 'unknown'" (TS18046, TS2571) never blocks a run: a tool without an `output` schema
+ * honestly returns `unknown`, and a program that reads `r.items` off it is likely right. It is reported as a
+ * note instead, so the model still learns the result was untyped.
+ */
+const ADVISORY_CODES = new Set([18046, 2571])
+
 export interface RuntimeTypecheck {
   mode: 'error' | 'warn'
   check(source: string): Promise<TypeCheckOutcome>
@@ -32,7 +39,13 @@ export function createTypecheck(mode: TypecheckMode, declarations: () => string)
     check: async (source) => {
       sync()
       const diagnostics = checker.check(source)
-      return { count: diagnostics.length, report: formatTypeDiagnostics(diagnostics) }
+      const blocking = diagnostics.filter((d) => !ADVISORY_CODES.has(d.code))
+      const advisory = diagnostics.filter((d) => ADVISORY_CODES.has(d.code))
+      return {
+        count: blocking.length,
+        report: formatTypeDiagnostics(blocking),
+        ...(advisory.length ? { advisory: formatTypeDiagnostics(advisory) } : {}),
+      }
     },
     warm: async () => {
       sync()

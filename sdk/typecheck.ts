@@ -50,8 +50,15 @@ export interface TypeCheckerOptions {
 const PROGRAM_FILE = '/codeact/program.ts'
 const SDK_FILE = '/codeact/sdk.d.ts'
 const SDK_CHECK_FILE = '/codeact/sdk-check.ts'
-/** "A 'return' statement can only be used within a function body": the program *is* a function body. */
-const IGNORED_CODES = new Set([1108])
+/**
+ * The program is checked as what it is, the body of an async function: TypeScript does not check the
+ * expression of a `return` outside a function at all, so dropping TS1108 from a module-level check would
+ * let `return await tools.misspelled()` through. The head sits on its own line; positions move by one line.
+ * A namespace inside a function is TS1235 — legal here, because the compiler hoists it (runtime/compile.ts).
+ */
+const WRAP_HEAD = 'async function __codeactProgram__() {\n'
+const WRAP_TAIL = '\n}\n'
+const IGNORED_CODES = new Set([1108, 1235])
 
 export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker {
   const compilerOptions: TS.CompilerOptions = { ...DEFAULT_OPTIONS, ...options.compilerOptions }
@@ -82,18 +89,18 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, sdkFile)
     let checked: { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] }
     try {
-      checked = resident?.check(source) ?? checkWithProgram(source)
+      checked = resident?.check(WRAP_HEAD + source + WRAP_TAIL) ?? checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
     } catch {
       // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
       // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
       resident = undefined
       try {
-        checked = checkWithProgram(source)
+        checked = checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
       } catch {
         return []
       }
     }
-    return toDiagnostics(checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code)), checked.file, toolNames)
+    return toDiagnostics(checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code)), checked.file, toolNames, source)
   }
 
   return {
@@ -134,8 +141,10 @@ function declaredToolNames(sdk: TS.SourceFile): string[] {
   return []
 }
 
-function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[]): TypeDiagnostic[] {
-  const lines = file.text.split(/\r?\n/)
+/** `userSource`, when given, is the program as the user wrote it; `file` holds it wrapped one line down. */
+function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[], userSource?: string): TypeDiagnostic[] {
+  const lines = (userSource ?? file.text).split(/\r?\n/)
+  const shift = userSource === undefined ? 0 : 1
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
   for (const d of [...raw].sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {
@@ -144,7 +153,9 @@ function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolN
     const key = `${pos.line}:${pos.character}:${d.code}:${message}`
     if (seen.has(key)) continue
     seen.add(key)
-    out.push({ line: pos.line + 1, column: pos.character + 1, code: d.code, message, lineText: lines[pos.line] ?? '' })
+    const line = Math.min(Math.max(pos.line - shift, 0), lines.length - 1)
+    const column = line === pos.line - shift ? pos.character + 1 : 1
+    out.push({ line: line + 1, column, code: d.code, message, lineText: lines[line] ?? '' })
   }
   return out
 }

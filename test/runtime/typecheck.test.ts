@@ -69,3 +69,13 @@ describe('type-check before running: a type error stops the run before any side 
     expect(rt.sdk.declarations()).toContain('later(')
   })
 })
+
+describe('type-check: untyped results', () => {
+  it('does not block a program that reads fields of a result without a declared type, but notes it', async () => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: 'error' })
+    const r = await rt.runCode('const note = await tools.read_note({ key: "k" })\nreturn note.text')
+    expect(r.error).toBeNull()
+    expect(r.value).toBe('note k')
+    expect(r.observation).toMatch(/Type-check notes \(results without a declared type were used as values\):\n2:8/)
+  })
+})
