@@ -178,11 +178,15 @@ class IsolateSandbox implements Sandbox {
   #onExit(exit: ChildExit, child: SupervisedChild): void {
     if (this.#child === child) this.#child = undefined
     const why = this.#killedBecause.get(child)
-    for (const run of [...this.#runs.values()]) {
-      if (run.child !== child) continue
+    const dying = [...this.#runs.values()].filter((run) => run.child === child)
+    for (const run of dying) {
       if (run.reason) this.#finish(run, stoppedOutcome(run.reason, run.limits))
-      else if (exit.outOfMemory) this.#finish(run, stoppedOutcome('memory', run.limits))
-      else {
+      else if (exit.outOfMemory) {
+        // V8 does not say which isolate ran out; with company, say so rather than blame this run alone.
+        const outcome = stoppedOutcome('memory', run.limits)
+        if (!outcome.ok && dying.length > 1) outcome.error.message += ` (or one of ${dying.length - 1} other runs beside it did)`
+        this.#finish(run, outcome)
+      } else {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
         const message = `the sandbox process died (${how})${why ? `: ${why}` : ''}`
         this.#finish(run, { ok: false, error: { kind: 'runtime', message }, droppedOutputBytes: 0 })
