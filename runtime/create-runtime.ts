@@ -7,6 +7,8 @@ import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition } 
 import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
+import type { McpServersConfig } from '../sdk/mcp/config.js'
+import type { McpImport } from '../sdk/mcp/import.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
@@ -48,6 +50,11 @@ export interface RuntimeOptions {
   toolTimeoutMs?: number
   /** Also write the event log to this JSONL file as it grows. */
   logFile?: string
+  /**
+   * MCP servers whose tools join the registry as `NAME__tool`: `{ command, args?, env?, cwd? }` (stdio) or
+   * `{ url }` (streamable HTTP). A server that fails to start is listed in `rt.mcp.failures`; the others serve.
+   */
+  mcp?: McpServersConfig
 }
 
 export interface Runtime {
@@ -74,6 +81,8 @@ export interface Runtime {
   on(type: 'event', listener: EventListener): () => void
   readonly limits: Limits
   readonly sandbox: Sandbox
+  /** The imported MCP servers (status, start failures), when `mcp` was given. */
+  readonly mcp: McpImport | undefined
   close(): Promise<void>
 }
 
@@ -90,6 +99,18 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     hooks.on('pre-execute', workspace.policy)
   }
   registry.register(toList(options.tools))
+  // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
+  const mcp =
+    options.mcp && Object.keys(options.mcp).length
+      ? await (await import('../sdk/mcp/import.js')).connectMcpServers(options.mcp, { taken: () => registry.names(), defaultTimeoutMs: options.toolTimeoutMs ?? 120_000 })
+      : undefined
+  if (mcp) {
+    registry.register(mcp.tools())
+    mcp.onToolsChanged(({ tools, removed }) => {
+      if (removed.length) registry.unregister(removed)
+      registry.register(tools)
+    })
+  }
   const sandbox = await chooseSandbox(options, workspace?.config)
   const env: DispatchEnv = {
     registry,
@@ -158,8 +179,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     on: (_type, listener) => log.subscribe(listener),
     limits,
     sandbox,
+    mcp,
     close: async () => {
       closed = true
+      await mcp?.close()
       await sandbox.close()
     },
   }

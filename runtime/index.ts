@@ -21,6 +21,7 @@ export { toAnthropicTools, toOpenAITools } from '../sdk/adapters.js'
 export type { AnthropicTool, OpenAITool } from '../sdk/adapters.js'
 export type { FunctionToolDefinition } from '../sdk/run-code-tool.js'
 export { createWorkspace } from '../sandbox/workspace/index.js'
+// MCP (import and export) lives at the `codeact/mcp` subpath, so the root import never loads the MCP SDK.
 export type { WorkspaceOptions } from '../sandbox/workspace/index.js'
 export type {
   AnyToolDefinition,

@@ -8,6 +8,8 @@ import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
 import { parseJSONL } from '../event-log.js'
 import { replayObservations } from '../replay.js'
 import { loadToolsModule } from './load-tools.js'
+import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { mcpCommand } from './mcp.js'
 import { watchLive } from './live.js'
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
@@ -19,7 +21,9 @@ const USAGE = `usage:
                          [--timeout MS] [--memory MB] [--typecheck=error|warn|off]
                          [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]]
                          [--sandbox isolate|docker]
-  codeact sdk [--tools MODULE]...
+                         [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
+  codeact sdk [--tools MODULE]... [--mcp …]... [--mcp-config FILE.json]...
+${MCP_USAGE}
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.`
 
@@ -37,6 +41,7 @@ const RUN_OPTIONS = {
   network: { type: 'boolean' },
   sandbox: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
 
 export async function main(argv: string[]): Promise<number> {
@@ -49,6 +54,8 @@ export async function main(argv: string[]): Promise<number> {
         return await sdkCommand(rest)
       case 'replay':
         return await replayCommand(rest)
+      case 'mcp':
+        return await mcpCommand(rest)
       case undefined:
       case 'help':
       case '--help':
@@ -124,7 +131,11 @@ async function runCommand(args: string[]): Promise<number> {
     throw new UsageError(`cannot read ${file}`)
   })
   if (values.log) await import('node:fs/promises').then((fs) => fs.writeFile(values.log!, ''))
+  const servers = await serversFromFlags(values)
+  if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime(await runtimeOptions(values))
+  // MCP servers that fail to start are reported on stderr; the run goes on with the others.
+  const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   const stopLive = values.json ? () => {} : watchLive(rt, process.stderr)
   try {
     const result = await rt.runCode(code)
@@ -134,6 +145,7 @@ async function runCommand(args: string[]): Promise<number> {
     if (result.ok) return EXIT.ok
     return result.error?.kind === 'sandbox_unavailable' ? EXIT.unavailable : EXIT.failed
   } finally {
+    await mcp?.close()
     await rt.close()
   }
 }
@@ -150,9 +162,13 @@ async function replayCommand(args: string[]): Promise<number> {
 }
 
 async function sdkCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { tools: RUN_OPTIONS.tools }, strict: true })
+  const { values } = parseArgs({ args, options: { tools: RUN_OPTIONS.tools, ...MCP_FLAG_OPTIONS }, strict: true })
+  const servers = await serversFromFlags(values)
+  if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox(), typecheck: 'off' })
+  const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   process.stdout.write(rt.sdk.declarations())
+  await mcp?.close()
   await rt.close()
   return EXIT.ok
 }
