@@ -16,6 +16,9 @@ test:
 bench: build
 	node scripts/bench.mjs
 
+soak: build
+	node scripts/soak.mjs
+
 image:
 	bash images/build.sh
 

@@ -26,6 +26,9 @@ function fsError(err: unknown, path: string): WorkspaceError {
     case 'ENOTEMPTY':
     case 'EROFS':
       return new WorkspaceError(code, `${code}: ${path}`)
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new WorkspaceError(code, `${code}: no space left on the device writing ${path}`)
     case 'ELOOP':
       return new WorkspaceError('EACCES', `${path} became a symlink after it was checked; refused`)
     default:

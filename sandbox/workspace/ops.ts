@@ -30,6 +30,8 @@ export type WorkspaceErrorCode =
   | 'ETIMEDOUT' // exec: the command ran past its timeout and was killed with its children
   | 'SANDBOX_UNAVAILABLE' // exec: the confinement could not start; the command never ran
   | 'ECANCELED' // exec: aborted by the caller's signal
+  | 'ENOSPC' // the disk (or the container's tmpfs) is full
+  | 'EDQUOT' // a disk quota is exhausted
   | 'EIO' // anything else
 
 /** What a workspace is; the ops are built for one. JSON. */
