@@ -151,7 +151,10 @@ export class IsolateRun {
         this.#stopped = 'timeout'
         return this.#stoppedOutcome()
       }
-      return { ok: false, error: { kind: 'runtime', message: `the sandbox failed: ${message}` }, droppedOutputBytes: 0 }
+      // The prelude catches everything the program throws; what still escapes `start` is a rejection the
+      // program left unhandled, which isolated-vm raises into the next call into the isolate (its #273).
+      const stack = e instanceof Error && typeof e.stack === 'string' ? e.stack : undefined
+      return { ok: false, error: { kind: 'runtime', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) }, droppedOutputBytes: 0 }
     } finally {
       this.#finished = true
       clearTimeout(wall)
