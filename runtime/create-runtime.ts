@@ -118,7 +118,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     services: (runId) => sandbox.services?.(runId) ?? {},
     toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
-    gate: (call) => gate(call, mode, registry.programNames()),
+    gate: (call) => gate(call, mode, registry),
   }
 
   let declarations: string | undefined
@@ -190,12 +190,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
-function gate(call: ToolCall, mode: 'both' | 'code', programNames: string[]): ToolError | undefined {
+function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): ToolError | undefined {
   if (call.origin === 'code' && call.name === RUN_CODE) {
     return { code: 'ENOSYS', message: 'run_code cannot be called from inside a program; call the tools directly' }
   }
   if (call.origin === 'native' && mode === 'code' && call.name !== RUN_CODE) {
-    const known = programNames.includes(call.name)
+    const known = registry.programNames().includes(call.name)
     return {
       code: 'ENOSYS',
       message: known
