@@ -18,9 +18,9 @@ done
 ctx=$here/.build
 rm -rf "$ctx"
 mkdir -p "$ctx"
-cp "$here/runner.mjs" "$here/ops.mjs" "$ctx/"
+cp "$here/runner.mjs" "$here/ops.mjs" "$here/denials.mjs" "$ctx/"
 # The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
-hash=$(cat "$here/runner.mjs" "$here/ops.mjs" | sha256sum | cut -c1-16)
+hash=$(cat "$here/runner.mjs" "$here/ops.mjs" "$here/denials.mjs" | sha256sum | cut -c1-16)
 
 if [ "$base" = node ]; then
   exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"
@@ -30,7 +30,7 @@ fi
 root=$ctx/rootfs
 mkdir -p "$root/opt/codeact" "$root/etc" "$root/tmp" "$root/workspace" "$root/usr/local/bin" "$root/usr/bin" "$root/bin"
 chmod 1777 "$root/tmp"
-mv "$ctx/runner.mjs" "$ctx/ops.mjs" "$root/opt/codeact/"
+mv "$ctx/runner.mjs" "$ctx/ops.mjs" "$ctx/denials.mjs" "$root/opt/codeact/"
 
 # Copy one binary to $2 inside the rootfs with every library it links, at the paths the loader expects.
 copy_binary() {

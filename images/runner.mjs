@@ -3,13 +3,11 @@
 // program with the in-sandbox prelude the host sends, and serves workspace ops on the mounted workspace.
 // Plain JS, no dependencies: it is copied into the image as is. The container is the security boundary;
 // this file only makes the run observable (tool calls, console, kernel denials, the outcome).
-import { createRequire, syncBuiltinESMExports } from 'node:module'
+import { createRequire } from 'node:module'
 import vm from 'node:vm'
-import fs from 'node:fs'
-import childProcess from 'node:child_process'
 import { serveOp, cancelOp } from './ops.mjs'
+import { instrument } from './denials.mjs'
 
-const fsp = fs.promises
 // The protocol owns fd 1; the program's writes to stdout are redirected to its console below.
 const stdout = process.stdout
 const writeOut = stdout.write.bind(stdout)
@@ -51,119 +49,6 @@ function hostCall(name, argsJson) {
     pendingCalls.set(id, resolve)
     send({ type: 'call', id, name, argsJson })
   })
-}
-
-// --- kernel denials: observed at Node's fs / child_process entry points, even if the program catches ---
-const DENIED = new Set(['EROFS', 'EACCES', 'EPERM'])
-const reported = new WeakSet()
-const seenDenials = new Set()
-function noteDenial(e) {
-  if (e === null || typeof e !== 'object' || !DENIED.has(e.code) || reported.has(e)) return
-  reported.add(e)
-  const message = String(e.message).slice(0, 500)
-  const key = e.code + message
-  if (seenDenials.has(key) || seenDenials.size >= 100) return
-  seenDenials.add(key)
-  send({ type: 'denial', code: e.code, message })
-}
-function copyExtras(from, to) {
-  for (const key of Object.getOwnPropertySymbols(from)) to[key] = from[key] // util.promisify.custom
-  return to
-}
-function wrapSync(fn) {
-  return copyExtras(fn, function (...args) {
-    try {
-      return Reflect.apply(fn, this, args)
-    } catch (e) {
-      noteDenial(e)
-      throw e
-    }
-  })
-}
-function wrapCallback(fn) {
-  return copyExtras(fn, function (...args) {
-    const last = args.length - 1
-    const cb = args[last]
-    if (typeof cb === 'function') {
-      args[last] = function (err, ...rest) {
-        noteDenial(err)
-        return Reflect.apply(cb, this, [err, ...rest])
-      }
-    }
-    try {
-      return Reflect.apply(fn, this, args)
-    } catch (e) {
-      noteDenial(e)
-      throw e
-    }
-  })
-}
-function wrapPromise(fn) {
-  return copyExtras(fn, function (...args) {
-    let p
-    try {
-      p = Reflect.apply(fn, this, args)
-    } catch (e) {
-      noteDenial(e)
-      throw e
-    }
-    return p && typeof p.then === 'function' ? p.then(undefined, (e) => { noteDenial(e); throw e }) : p
-  })
-}
-// A child's own refusal shows only in its stderr, in the shell's words; read where the program gets it whole.
-const STDERR_DENIAL = /^.*(Read-only file system|Permission denied|Operation not permitted).*$/m
-const STDERR_CODE = { 'Read-only file system': 'EROFS', 'Permission denied': 'EACCES', 'Operation not permitted': 'EPERM' }
-function noteStderr(stderr) {
-  if (stderr === null || stderr === undefined) return
-  const text = typeof stderr === 'string' ? stderr : Buffer.isBuffer(stderr) ? stderr.toString('utf8') : ''
-  const m = STDERR_DENIAL.exec(text)
-  if (m) noteDenial({ code: STDERR_CODE[m[1]], message: m[0].trim() })
-}
-function wrapChild(fn) {
-  return function (...args) {
-    const last = args.length - 1
-    const cb = args[last]
-    if (typeof cb === 'function') {
-      // exec / execFile: (err, stdout, stderr)
-      args[last] = function (err, stdout, stderr) {
-        noteDenial(err)
-        noteStderr(stderr)
-        return Reflect.apply(cb, this, [err, stdout, stderr])
-      }
-    }
-    let child
-    try {
-      child = Reflect.apply(fn, this, args)
-    } catch (e) {
-      noteDenial(e)
-      noteStderr(e && e.stderr) // execSync / execFileSync throw on a non-zero exit
-      throw e
-    }
-    if (child && typeof child.emit === 'function') {
-      const emit = child.emit
-      child.emit = function (event, ...rest) {
-        if (event === 'error') noteDenial(rest[0])
-        return Reflect.apply(emit, this, [event, ...rest])
-      }
-    } else if (child && typeof child === 'object' && 'status' in child) {
-      noteDenial(child.error) // spawnSync
-      noteStderr(child.stderr)
-    }
-    return child
-  }
-}
-function instrument() {
-  for (const key of Object.keys(fs)) {
-    const fn = fs[key]
-    if (typeof fn !== 'function' || /^[A-Z]/.test(key) || key === 'watch' || key === 'watchFile') continue
-    fs[key] = key.endsWith('Sync') ? wrapSync(fn) : wrapCallback(fn)
-  }
-  for (const key of Object.keys(fsp)) {
-    if (typeof fsp[key] === 'function' && key !== 'watch') fsp[key] = wrapPromise(fsp[key])
-  }
-  for (const key of ['spawn', 'exec', 'execFile', 'fork']) childProcess[key] = wrapChild(childProcess[key])
-  for (const key of ['spawnSync', 'execSync', 'execFileSync']) childProcess[key] = wrapChild(childProcess[key])
-  syncBuiltinESMExports() // so `import('node:fs')` sees the same wrapped functions
 }
 
 // --- the run ----------------------------------------------------------------------------------------
@@ -248,6 +133,8 @@ process.on('unhandledRejection', (e) => {
 // --- stdin: host messages ---------------------------------------------------------------------------
 function onMessage(msg) {
   switch (msg.type) {
+    case 'hello':
+      return sayReady()
     case 'prepare':
       return prepare(msg)
     case 'run':
@@ -291,5 +178,9 @@ process.stdin.on('end', () => process.exit(0))
 // Done before `ready`, while the container is still warming: the program gets real Node (`require`,
 // `import()`), confined by the container, with its fs / child_process calls observed for denials.
 globalThis.require = createRequire(process.cwd() + '/')
-instrument()
-send({ type: 'ready', node: process.version, uid: process.getuid(), pid: process.pid })
+instrument(send)
+function sayReady() {
+  send({ type: 'ready', node: process.version, uid: process.getuid(), pid: process.pid })
+}
+// Said at once, and again to each `hello`: output written in the instant after start can miss the attach.
+sayReady()

@@ -28,8 +28,8 @@ export class WarmPool {
   private filling = 0
   private target: number
   private closed = false
-  /** Counters for the bench and for debugging. */
-  readonly stats = { hits: 0, misses: 0 }
+  /** Counters for the bench and for debugging; `lastError` is why the last container failed to start. */
+  readonly stats: { hits: number; misses: number; lastError: string | undefined } = { hits: 0, misses: 0, lastError: undefined }
 
   constructor(private readonly o: PoolOptions) {
     this.target = o.memoryMb
@@ -97,6 +97,7 @@ export class WarmPool {
   private arrived(spawned: Spawned, memoryMb: number): void {
     this.filling--
     if (!spawned.ok) {
+      this.stats.lastError = spawned.message
       // The first one waiting learns why; the pool does not retry on its own (no hot loop on a dead engine).
       this.waiters.shift()?.resolve(spawned)
       return

@@ -7,6 +7,8 @@ import { z } from 'zod'
 
 /** Host -> runner. */
 export type ToRunner =
+  /** Asks for `ready` again (sent until it comes: output can miss a fresh attach). */
+  | { type: 'hello' }
   /** Sent once after `ready`: the runner compiles the prelude while the container waits in the pool. */
   | { type: 'prepare'; prelude: string }
   | { type: 'run'; runId: string; js: string; toolNames: string[]; maxOutputBytes: number }

@@ -46,8 +46,11 @@ export async function reapOrphans(options: { engines?: Docker.DockerOptions[] } 
       continue
     }
     const orphans = list.filter((info) => isOrphan(info.Labels[OWNER_LABEL]))
-    await Promise.all(orphans.map((info) => removeContainer(engine.docker.getContainer(info.Id))))
-    result.removed.push(...orphans.map((info) => info.Id))
+    const gone = await Promise.all(orphans.map((info) => removeContainer(engine.docker.getContainer(info.Id))))
+    orphans.forEach((info, i) => {
+      if (gone[i]) result.removed.push(info.Id)
+      else result.errors.push(`${engine.label}: could not remove ${info.Id}`)
+    })
   }
   return result
 }

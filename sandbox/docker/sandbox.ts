@@ -18,8 +18,8 @@ import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 export interface DockerSandbox extends Sandbox {
   /** Wait until `count` warm containers are ready (benches, tests); false if they could not start. */
   warm(count?: number): Promise<boolean>
-  /** Warm-pool hits and misses so far. */
-  readonly poolStats: { readonly hits: number; readonly misses: number }
+  /** Warm-pool hits and misses so far, and why the last container start failed (if one did). */
+  readonly poolStats: { readonly hits: number; readonly misses: number; readonly lastError: string | undefined }
 }
 
 interface ActiveRun {
@@ -31,7 +31,7 @@ interface ActiveRun {
 export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerSandbox {
   const o = resolveOptions(options)
   const instanceId = randomUUID()
-  const removals = new Set<Promise<void>>()
+  const removals = new Set<Promise<unknown>>()
   const active = new Map<string, ActiveRun>()
   let closed = false
   let opsHolder: Promise<OpsClient> | undefined
@@ -50,7 +50,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   const user = containerUser(options.user, mount)
   if (mount) setupError ??= accessProblem(mount, user)
 
-  const track = (p: Promise<void>): void => {
+  const track = (p: Promise<unknown>): void => {
     removals.add(p)
     void p.finally(() => removals.delete(p))
   }

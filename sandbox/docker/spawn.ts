@@ -14,6 +14,8 @@ export interface ReadyContainer {
   memoryMb: number
 }
 
+const HELLO_INTERVAL_MS = 500
+
 export type Spawned = { ok: true; ready: ReadyContainer } | { ok: false; message: string }
 
 export async function spawnContainer(
@@ -21,7 +23,7 @@ export async function spawnContainer(
   spec: Docker.ContainerCreateOptions,
   memoryMb: number,
   startTimeoutMs: number,
-  track: (removal: Promise<void>) => void,
+  track: (removal: Promise<unknown>) => void,
 ): Promise<Spawned> {
   const image = spec.Image ?? ''
   let container: Docker.Container
@@ -45,14 +47,18 @@ export async function spawnContainer(
   const ch = channel
   const ready = await new Promise<true | string>((resolve) => {
     const timer = setTimeout(() => resolve(`the runner did not start within ${startTimeoutMs} ms`), startTimeoutMs)
+    // The first `ready` can be lost when the engine connects the attach stream late: ask until one comes.
+    const hello = setInterval(() => ch.send({ type: 'hello' }), HELLO_INTERVAL_MS)
     const off = ch.onClose(() => {
       clearTimeout(timer)
+      clearInterval(hello)
       const tail = ch.stderrTail().trim().split('\n').slice(-3).join(' | ')
       resolve(`the runner exited before it was ready${tail ? ': ' + tail.slice(0, 500) : ''} (is "${image}" a codeact runner image? rebuild it with \`make image\`)`)
     })
     ch.handler = (msg) => {
       if (msg.type !== 'ready') return
       clearTimeout(timer)
+      clearInterval(hello)
       off()
       resolve(true)
     }
@@ -63,15 +69,17 @@ export async function spawnContainer(
   return { ok: true, ready: { engine, container, channel: ch, memoryMb } }
 }
 
-/** Kill and remove; a container that is already gone is fine. Never rejects. */
-export async function removeContainer(container: Docker.Container): Promise<void> {
-  try {
-    await container.remove({ force: true })
-  } catch (e) {
-    const status = (e as { statusCode?: unknown }).statusCode
-    if (status === 404) return
-    // 409: removal already in progress; retry once after it settles.
-    await new Promise((r) => setTimeout(r, 200))
-    await container.remove({ force: true }).catch(() => undefined)
+/** Kill and remove; a container that is already gone is fine. Resolves whether it is gone; never rejects. */
+export async function removeContainer(container: Docker.Container): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      await container.remove({ force: true })
+      return true
+    } catch (e) {
+      if ((e as { statusCode?: unknown }).statusCode === 404) return true
+      // 409 (a removal already in progress) or a busy engine: wait and ask again.
+      await new Promise((r) => setTimeout(r, 200 * (attempt + 1)))
+    }
   }
+  return false
 }

@@ -19,7 +19,7 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The hash images/build.sh stamps on the image: the runner's files as they are now. */
 function runnerHash(): string {
   const h = createHash('sha256')
-  for (const f of ['runner.mjs', 'ops.mjs']) h.update(fs.readFileSync(path.join(repo, 'images', f)))
+  for (const f of ['runner.mjs', 'ops.mjs', 'denials.mjs']) h.update(fs.readFileSync(path.join(repo, 'images', f)))
   return h.digest('hex').slice(0, 16)
 }
 
