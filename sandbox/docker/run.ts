@@ -88,7 +88,8 @@ export function runInContainer(
     }
 
     c.channel.handler = (msg) => {
-      if (settled) return msg.type === 'opResult' ? hooks.onOpResult(msg) : undefined
+      // Once stopping (timeout, abort), the stop decides the outcome: a `done` racing the kill is ignored.
+      if (settled || stopping) return msg.type === 'opResult' ? hooks.onOpResult(msg) : undefined
       switch (msg.type) {
         case 'call': {
           const p = host

@@ -176,8 +176,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       await pool.close()
       if (opsContainer) destroy(opsContainer)
       opsHolder?.catch(() => undefined)
-      // Runs in flight end as `aborted` and remove their containers; wait for every removal.
-      for (let i = 0; i < 100 && (removals.size > 0 || active.size > 0); i++) {
+      // Runs in flight end as `aborted` and remove their containers; wait for every removal (a minute at most).
+      for (const until = Date.now() + 60_000; (removals.size > 0 || active.size > 0) && Date.now() < until; ) {
         await Promise.race([Promise.all([...removals]), new Promise((r) => setTimeout(r, 50))])
       }
     },
