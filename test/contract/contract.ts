@@ -15,6 +15,8 @@ export interface ContractOptions {
   runtime: Pick<RuntimeOptions, 'sandbox' | 'docker'>
   /** Runs once before the suite (e.g. build the image). */
   setup?: () => Promise<void>
+  /** Makes the workspace usable by the backend's user (a container runs as an unprivileged uid). */
+  prepareWorkspace?: (dir: string) => void
 }
 
 export function sandboxContract(name: string, options: ContractOptions): void {
@@ -29,6 +31,7 @@ export function sandboxContract(name: string, options: ContractOptions): void {
       mkdirSync(join(workspace, 'locked'))
       writeFileSync(join(workspace, 'docs', 'a.txt'), 'alpha\n')
       writeFileSync(join(workspace, 'locked', 'keep.txt'), 'keep\n')
+      options.prepareWorkspace?.(workspace)
       rt = await createRuntime({ ...options.runtime, typecheck: 'off', tools: [...basicTools, ...timedTools(timeline)], limits: { timeoutMs: 8_000 } })
       wrt = await createRuntime({ ...options.runtime, typecheck: 'off', workspace: { root: workspace, readOnly: ['locked'] } })
     }, 300_000)
@@ -77,8 +80,11 @@ export function sandboxContract(name: string, options: ContractOptions): void {
 
     it('aborts on the caller signal, answering every pending call', async () => {
       const controller = new AbortController()
-      setTimeout(() => controller.abort(), 500)
+      // Abort once both calls are under way, whatever the backend's start-up time.
+      let started = 0
+      const stop = rt.on('event', (e) => e.type === 'tool/call' && ++started === 2 && setTimeout(() => controller.abort(), 50))
       const r = await rt.runCode('await Promise.all([tools.sleep({ id: "p1", ms: 600000 }), tools.sleep({ id: "p2", ms: 600000 })])', { signal: controller.signal })
+      stop()
       expect(r.error?.kind).toBe('aborted')
       expect(r.calls).toHaveLength(2)
       expect(unmatchedCalls(r.events)).toEqual([])
