@@ -3,10 +3,12 @@
 // built runtime, so `../runtime/index.js` and the isolate's child process resolve exactly as when installed —
 // then run dist/bench/index.js, which finds every suite there. Arguments name suites to run (default: all).
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { transform } from 'esbuild'
 
 const out = 'dist/bench'
+// Start clean: every file here is run as a suite, so a stale one would print stale numbers.
+rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 for (const file of readdirSync('bench').filter((f) => f.endsWith('.ts'))) {
   const { code } = await transform(readFileSync(`bench/${file}`, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file })
