@@ -4,6 +4,7 @@
  * calls every tool with a valid argument object (checked by ajv against the same schema) has no diagnostics.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
@@ -14,7 +15,8 @@ import { openAiTools } from './fixtures/openai-tools.js'
 import { zodTools } from './fixtures/zod-tools.js'
 import { sampleValue } from './sample-value.js'
 
-const MCP_DIR = '/work/shared/data/mcp-tool-schemas'
+// A copy of shared/data/mcp-tool-schemas (recorded tools/list answers), so the suite needs nothing outside the repo.
+const MCP_DIR = fileURLToPath(new URL('./fixtures/mcp-tool-schemas', import.meta.url))
 
 interface McpTool {
   name: string
