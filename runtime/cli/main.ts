@@ -7,14 +7,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
 import { parseJSONL } from '../event-log.js'
 import { replayObservations } from '../replay.js'
-import { loadToolsModule } from './load-tools.js'
+import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { mcpCommand } from './mcp.js'
 import { watchLive } from './live.js'
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
-
-class UsageError extends Error {}
 
 const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
@@ -28,18 +26,8 @@ ${MCP_USAGE}
 PROGRAM may be - to read the program from standard input.`
 
 const RUN_OPTIONS = {
-  tools: { type: 'string', multiple: true },
+  ...RUNTIME_FLAGS,
   json: { type: 'boolean' },
-  log: { type: 'string' },
-  timeout: { type: 'string' },
-  memory: { type: 'string' },
-  typecheck: { type: 'string' },
-  workspace: { type: 'string' },
-  'read-only': { type: 'string', multiple: true },
-  'no-exec': { type: 'boolean' },
-  'no-network': { type: 'boolean' },
-  network: { type: 'boolean' },
-  sandbox: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
@@ -75,49 +63,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-interface CommonValues {
-  tools?: string[]
-  timeout?: string
-  memory?: string
-  log?: string
-  typecheck?: string
-  workspace?: string
-  'read-only'?: string[]
-  'no-exec'?: boolean
-  'no-network'?: boolean
-  network?: boolean
-  sandbox?: string
-}
-
-/** The CLI's flags, turned into exactly the options object an embedder would pass to createRuntime. */
-export async function runtimeOptions(values: CommonValues): Promise<RuntimeOptions> {
-  const tools = []
-  for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
-  const options: RuntimeOptions = { tools, limits: {} }
-  if (values.timeout !== undefined) options.limits!.timeoutMs = positive('--timeout', values.timeout)
-  if (values.memory !== undefined) options.limits!.memoryMb = positive('--memory', values.memory)
-  if (values.log) options.logFile = values.log
-  if (values.typecheck !== undefined) {
-    if (!['error', 'warn', 'off'].includes(values.typecheck)) throw new UsageError('--typecheck must be error, warn or off')
-    options.typecheck = values.typecheck as 'error' | 'warn' | 'off'
-  }
-  if (values.sandbox !== undefined) {
-    if (values.sandbox !== 'isolate' && values.sandbox !== 'docker') throw new UsageError('--sandbox must be isolate or docker')
-    options.sandbox = values.sandbox
-  }
-  if (values.workspace !== undefined) {
-    options.workspace = {
-      root: values.workspace,
-      readOnly: values['read-only'] ?? [],
-      exec: !values['no-exec'],
-      // Network is off unless asked for; --no-network states the default explicitly.
-      network: values.network === true && !values['no-network'],
-    }
-  } else if (values['read-only'] || values['no-exec'] || values['no-network'] || values.network) {
-    throw new UsageError('--read-only, --no-exec and --network need --workspace DIR')
-  }
-  return options
-}
 
 async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true, strict: true })
@@ -183,11 +128,6 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
   }
 }
 
-function positive(flag: string, text: string): number {
-  const n = Number(text)
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a positive number, got "${text}"`)
-  return n
-}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []

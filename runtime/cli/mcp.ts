@@ -7,24 +7,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createMcpExport } from '../../sdk/mcp/export.js'
 import { serveHttp, serveStdio } from '../../sdk/mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
-import { runtimeOptions } from './main.js'
+import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 
 export { MCP_USAGE }
 
 /** The flags of `codeact run` that shape the runtime (same names, same meaning), plus the export's own. */
 const OPTIONS = {
-  tools: { type: 'string', multiple: true },
-  timeout: { type: 'string' },
-  memory: { type: 'string' },
-  log: { type: 'string' },
-  typecheck: { type: 'string' },
-  workspace: { type: 'string' },
-  'read-only': { type: 'string', multiple: true },
-  'no-exec': { type: 'boolean' },
-  'no-network': { type: 'boolean' },
-  network: { type: 'boolean' },
-  sandbox: { type: 'string' },
+  ...RUNTIME_FLAGS,
   http: { type: 'string' },
   'expose-tools': { type: 'boolean' },
   discovery: { type: 'string' },
