@@ -15,6 +15,8 @@ export interface SoakOptions {
   seed?: number
   /** Called after each window of runs with a progress line. */
   progress?: (line: string) => void
+  /** The backend to soak (default isolate). */
+  sandbox?: 'isolate' | 'docker'
 }
 
 export interface SoakReport {
@@ -83,7 +85,7 @@ function randomValue(next: () => number, depth = 0): unknown {
   }
 }
 
-function pick(next: () => number): { kind: string; code: string; limits?: Partial<Limits> } {
+function pick(next: () => number, docker = false): { kind: string; code: string; limits?: Partial<Limits> } {
   const r = next()
   if (r < 0.35) return { kind: 'valid', code: VALID[Math.floor(next() * VALID.length)]! }
   if (r < 0.5) {
@@ -99,12 +101,22 @@ function pick(next: () => number): { kind: string; code: string; limits?: Partia
     return { kind: 'fuzzed-args', code: `return await tools.${name}(${JSON.stringify(randomValue(next))})` }
   }
   if (r < 0.92) return { kind: 'timeout', code: next() < 0.5 ? 'for (;;) {}' : 'await new Promise(() => {})', limits: { timeoutMs: 200 } }
-  return { kind: 'memory', code: 'const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5))', limits: { memoryMb: 32, timeoutMs: 5000 } }
+  // A container's Node needs more than an isolate's heap to start, so its memory job gets a larger limit.
+  return { kind: 'memory', code: 'const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5))', limits: { memoryMb: docker ? 96 : 32, timeoutMs: docker ? 15_000 : 5000 } }
 }
 
 const openFds = () => readdirSync('/proc/self/fd').length
 const rssMb = () => process.memoryUsage().rss / 1048576
-function sandboxChildren(): number {
+/** What the runtime leaves running: isolate host processes, or this process's containers. */
+function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
+  if (sandbox === 'docker') {
+    try {
+      const ids = execFileSync('docker', ['ps', '-aq', '--filter', 'label=codeact'], { encoding: 'utf8' }).split('\n').filter(Boolean)
+      return ids.filter((id) => execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8' }).trim().endsWith(`:${process.pid}`)).length
+    } catch {
+      return 0
+    }
+  }
   try {
     return execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('isolate/child.js')).length
   } catch {
@@ -126,7 +138,8 @@ function unansweredCount(events: readonly RunEvent[]): number {
 export async function soak(options: SoakOptions): Promise<SoakReport> {
   const next = rng(options.seed ?? 1)
   const concurrency = options.concurrency ?? 4
-  const rt = await createRuntime({ tools, typecheck: 'off' })
+  const sandbox = options.sandbox ?? 'isolate'
+  const rt = await createRuntime({ tools, typecheck: 'off', sandbox, ...(sandbox === 'docker' ? { docker: { poolSize: concurrency } } : {}) })
   await rt.sandbox.start()
   await rt.runCode('return 1')
   const rssStartMb = rssMb()
@@ -145,7 +158,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   const worker = async () => {
     while (started < options.runs) {
       started++
-      const job = pick(next)
+      const job = pick(next, sandbox === 'docker')
       try {
         const r = await rt.runCode(job.code, job.limits ? { limits: job.limits } : {})
         if (typeof r !== 'object' || typeof r.ok !== 'boolean' || typeof r.observation !== 'string') notResults++
@@ -159,7 +172,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
       if (windowRuns >= window) {
         const now = performance.now()
         runsPerSecond.push(windowRuns / ((now - windowStart) / 1000))
-        childrenDuring = Math.max(childrenDuring, sandboxChildren())
+        childrenDuring = Math.max(childrenDuring, sandboxChildren(sandbox))
         options.progress?.(`${finished} runs, ${runsPerSecond.at(-1)!.toFixed(0)} runs/s, RSS ${rssMb().toFixed(0)} MB, fds ${openFds()}`)
         windowStart = now
         windowRuns = 0
@@ -173,5 +186,5 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   const fdEnd = openFds()
   await rt.close()
   await new Promise((r) => setTimeout(r, 300))
-  return { runs: finished, notResults, outcomes, unanswered, rssStartMb, rssEndMb, fdStart, fdEnd, childrenDuring, childrenAfterClose: sandboxChildren(), runsPerSecond, seconds }
+  return { runs: finished, notResults, outcomes, unanswered, rssStartMb, rssEndMb, fdStart, fdEnd, childrenDuring, childrenAfterClose: sandboxChildren(sandbox), runsPerSecond, seconds }
 }
