@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Forks, not threads: tests spawn processes and containers; a process per file keeps them apart.
     pool: 'forks',
     maxWorkers: 2,
