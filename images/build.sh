@@ -18,9 +18,11 @@ done
 ctx=$here/.build
 rm -rf "$ctx"
 mkdir -p "$ctx"
-cp "$here/runner.mjs" "$here/ops.mjs" "$here/denials.mjs" "$ctx/"
+# The runner is every .mjs file here (runner.mjs and the modules it imports).
+cp "$here"/*.mjs "$ctx/"
 # The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
-hash=$(cat "$here/runner.mjs" "$here/ops.mjs" "$here/denials.mjs" | sha256sum | cut -c1-16)
+# Files in byte order of their names (LC_ALL=C), as test/docker/helpers.ts hashes them.
+hash=$(cd "$here" && LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 
 if [ "$base" = node ]; then
   exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"
@@ -30,7 +32,7 @@ fi
 root=$ctx/rootfs
 mkdir -p "$root/opt/codeact" "$root/etc" "$root/tmp" "$root/workspace" "$root/usr/local/bin" "$root/usr/bin" "$root/bin"
 chmod 1777 "$root/tmp"
-mv "$ctx/runner.mjs" "$ctx/ops.mjs" "$ctx/denials.mjs" "$root/opt/codeact/"
+mv "$ctx"/*.mjs "$root/opt/codeact/"
 
 # Copy one binary to $2 inside the rootfs with every library it links, at the paths the loader expects.
 copy_binary() {

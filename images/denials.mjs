@@ -7,6 +7,8 @@ import childProcess from 'node:child_process'
 
 const fsp = fs.promises
 let send = () => {}
+// Captured: the program can reach this realm through Node and replace them.
+const ReflectApply = Reflect.apply
 
 const DENIED = new Set(['EROFS', 'EACCES', 'EPERM'])
 const reported = new WeakSet()
@@ -27,7 +29,7 @@ function copyExtras(from, to) {
 function wrapSync(fn) {
   return copyExtras(fn, function (...args) {
     try {
-      return Reflect.apply(fn, this, args)
+      return ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
@@ -41,11 +43,11 @@ function wrapCallback(fn) {
     if (typeof cb === 'function') {
       args[last] = function (err, ...rest) {
         noteDenial(err)
-        return Reflect.apply(cb, this, [err, ...rest])
+        return ReflectApply(cb, this, [err, ...rest])
       }
     }
     try {
-      return Reflect.apply(fn, this, args)
+      return ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
@@ -56,7 +58,7 @@ function wrapPromise(fn) {
   return copyExtras(fn, function (...args) {
     let p
     try {
-      p = Reflect.apply(fn, this, args)
+      p = ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
@@ -82,12 +84,12 @@ function wrapChild(fn) {
       args[last] = function (err, stdout, stderr) {
         noteDenial(err)
         noteStderr(stderr)
-        return Reflect.apply(cb, this, [err, stdout, stderr])
+        return ReflectApply(cb, this, [err, stdout, stderr])
       }
     }
     let child
     try {
-      child = Reflect.apply(fn, this, args)
+      child = ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       noteStderr(e && e.stderr) // execSync / execFileSync throw on a non-zero exit
@@ -97,7 +99,7 @@ function wrapChild(fn) {
       const emit = child.emit
       child.emit = function (event, ...rest) {
         if (event === 'error') noteDenial(rest[0])
-        return Reflect.apply(emit, this, [event, ...rest])
+        return ReflectApply(emit, this, [event, ...rest])
       }
     } else if (child && typeof child === 'object' && 'status' in child) {
       noteDenial(child.error) // spawnSync

@@ -8,7 +8,7 @@ import childProcess from 'node:child_process'
 import path from 'node:path'
 
 const { readFile, writeFile, mkdir, rm, rmdir, unlink, readdir, lstat, realpath, open } = fs.promises
-const PASS = new Set(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EACCES', 'EROFS', 'EPERM', 'EFBIG', 'EILSEQ'])
+const PASS = new Set(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EACCES', 'EROFS', 'EPERM', 'EFBIG', 'EILSEQ', 'ENOSPC', 'EDQUOT'])
 const spawn = childProcess.spawn // captured: the runner later wraps the module's functions
 const existsSync = fs.existsSync
 const running = new Map() // op id -> kill function of an exec
@@ -18,8 +18,15 @@ function fail(code, message) {
   e.code = code
   return e
 }
+// Captured: a program can reach this realm through Node and replace them; the containment check must hold.
+const ReflectApply = Reflect.apply
+const startsWith = String.prototype.startsWith
+const endsWith = String.prototype.endsWith
+const promiseThen = Promise.prototype.then
+const PromiseCtor = Promise
 function within(root, p) {
-  return p === root || p.startsWith(root.endsWith('/') ? root : root + '/')
+  const prefix = ReflectApply(endsWith, root, ['/']) ? root : root + '/'
+  return p === root || ReflectApply(startsWith, p, [prefix])
 }
 /** The real path of `p` (or of its nearest existing ancestor) must stay inside the root. */
 async function checkInside(root, p) {
@@ -173,13 +180,12 @@ export function serveOp(msg, send) {
   const op = Object.hasOwn(ops, msg.op) ? ops[msg.op] : undefined
   if (!op) return send({ type: 'opResult', id: msg.id, ok: false, error: { code: 'EIO', message: 'unknown op' } })
   const args = Array.isArray(msg.args) ? msg.args : []
-  Promise.resolve()
-    .then(() => op(String(msg.root), args, msg.id))
-    .then(
-      (value) => send({ type: 'opResult', id: msg.id, ok: true, value: value === undefined ? null : value }),
-      (e) => {
-        const code = e && PASS.has(e.code) ? e.code : e && e.code === 'SANDBOX_UNAVAILABLE' ? e.code : 'EIO'
-        send({ type: 'opResult', id: msg.id, ok: false, error: { code, message: String((e && e.message) || e).slice(0, 1000) } })
-      },
-    )
+  const started = new PromiseCtor((resolve) => resolve(op(String(msg.root), args, msg.id)))
+  ReflectApply(promiseThen, started, [
+    (value) => send({ type: 'opResult', id: msg.id, ok: true, value: value === undefined ? null : value }),
+    (e) => {
+      const code = e && PASS.has(e.code) ? e.code : e && e.code === 'SANDBOX_UNAVAILABLE' ? e.code : 'EIO'
+      send({ type: 'opResult', id: msg.id, ok: false, error: { code, message: String((e && e.message) || e).slice(0, 1000) } })
+    },
+  ])
 }

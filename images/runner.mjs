@@ -1,21 +1,20 @@
 // codeact runner: the one process of a codeact container. It speaks line-delimited JSON with the host on
-// stdio (host -> runner on stdin, runner -> host on stdout; stderr is free text for diagnostics), runs one
-// program with the in-sandbox prelude the host sends, and serves workspace ops on the mounted workspace.
-// Plain JS, no dependencies: it is copied into the image as is. The container is the security boundary;
-// this file only makes the run observable (tool calls, console, kernel denials, the outcome).
-import { createRequire } from 'node:module'
-import vm from 'node:vm'
-import { serveOp, cancelOp } from './ops.mjs'
+// stdio (wire.mjs; stderr is free text for diagnostics), runs one program in a realm of its own
+// (realm.mjs) with the in-sandbox prelude the host sends, and serves workspace ops on the mounted
+// workspace. Plain JS, no dependencies: copied into the image as is. The container is the security
+// boundary; this file only makes the run observable (tool calls, console, kernel denials, the outcome).
 import { instrument } from './denials.mjs'
+import { cancelOp, serveOp } from './ops.mjs'
+import { createRealm } from './realm.mjs'
+import { append, diagnostic, own, receive, send, setNonce, slice, toJson } from './wire.mjs'
 
-// The protocol owns fd 1; the program's writes to stdout are redirected to its console below.
-const stdout = process.stdout
-const writeOut = stdout.write.bind(stdout)
-const stringify = JSON.stringify
-// Each message starts on a fresh line, so a partial line the program left on fd 1 cannot swallow it.
-function send(msg) {
-  writeOut('\n' + stringify(msg) + '\n')
-}
+const ReflectApply = Reflect.apply
+const StringCtor = String
+const setImmediateFn = setImmediate
+const nextTick = process.nextTick
+const BufferFrom = Buffer.from
+const bufferToString = Buffer.prototype.toString
+const onProcess = process.on.bind(process)
 
 // --- console batching -------------------------------------------------------------------------------
 let logBatch = []
@@ -30,154 +29,133 @@ function flushLogs() {
   send({ type: 'log', entries })
 }
 function hostLog(level, text) {
-  logBatch.push({ level, text })
+  if (finished || typeof level !== 'string' || typeof text !== 'string') return
+  append(logBatch, { level, text })
   logBytes += text.length
   if (logBytes > 64 * 1024) flushLogs()
   else if (!flushScheduled) {
     flushScheduled = true
-    setImmediate(flushLogs)
+    setImmediateFn(flushLogs)
   }
 }
-
-// --- tool calls -------------------------------------------------------------------------------------
-let nextCallId = 1
-const pendingCalls = new Map()
-function hostCall(name, argsJson) {
-  const id = nextCallId++
+function hostCall(id, name, argsJson) {
+  if (finished || typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
   flushLogs() // console lines written before the call reach the host before it
-  return new Promise((resolve) => {
-    pendingCalls.set(id, resolve)
-    send({ type: 'call', id, name, argsJson })
-  })
+  send({ type: 'call', id, name, argsJson })
 }
 
 // --- the run ----------------------------------------------------------------------------------------
+let realm
+let bridge
 let started = false
 let finished = false
-function finish(outcomeJson) {
+function finish(msg) {
   if (finished) return
-  finished = true
   flushLogs()
-  send({ type: 'done', outcomeJson })
+  finished = true
+  send(msg)
 }
-function describe(e) {
-  const isObj = e !== null && typeof e === 'object'
-  return {
-    name: String((isObj && e.name) || 'Error').slice(0, 200),
-    message: String(isObj ? e.message : e).slice(0, 4000),
-    stack: isObj && typeof e.stack === 'string' ? e.stack.slice(0, 4000) : undefined,
+function errorFields(e) {
+  let name = 'Error'
+  let message = ''
+  let stack
+  try {
+    if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+      name = StringCtor(e.name || 'Error')
+      message = StringCtor(e.message === undefined ? e : e.message)
+      const s = e.stack
+      if (typeof s === 'string') stack = slice(s, 0, 4000)
+    } else {
+      name = 'Thrown'
+      message = StringCtor(e)
+    }
+  } catch {
+    message = '[unprintable error]'
   }
+  return { name: slice(name, 0, 200), message: slice(message, 0, 4000), stack }
+}
+function failWith(e) {
+  finish({ type: 'done', outcomeJson: toJson({ ok: false, error: errorFields(e), droppedOutputBytes: 0 }) })
+}
+function done(outcome) {
+  if (typeof outcome !== 'string') return failWith(outcome)
+  // One turn later: a rejection the program left unhandled is reported (after the microtasks) first.
+  setImmediateFn(() => finish({ type: 'done', outcomeJson: outcome }))
 }
 
-/** Route the program's stray output (global console, process.stdout/stderr) through its capped console. */
+/** Route the program's stray output (this realm's console, process.stdout/stderr) through its capped console. */
 function redirectOutput(programConsole) {
-  const line = (level) => (...args) => Reflect.apply(programConsole[level], programConsole, args)
+  const line = (level) => (...args) => ReflectApply(programConsole[level], programConsole, args)
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) console[level] = line(level)
   const writer = (level) => function (chunk, encoding, cb) {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-    programConsole[level](text.endsWith('\n') ? text.slice(0, -1) : text)
-    const done = typeof encoding === 'function' ? encoding : cb
-    if (typeof done === 'function') process.nextTick(done)
+    const text = typeof chunk === 'string' ? chunk : ReflectApply(bufferToString, BufferFrom(chunk), ['utf8'])
+    programConsole[level](text.endsWith('\n') ? slice(text, 0, -1) : text)
+    const callback = typeof encoding === 'function' ? encoding : cb
+    if (typeof callback === 'function') nextTick(callback)
     return true
   }
   process.stdout.write = writer('log')
   process.stderr.write = writer('error')
 }
 
-// The prelude arrives once, right after `ready`, and is compiled while the container waits in the pool.
-let preludeFn
+// The prelude arrives once, right after `ready`; its realm is made while the container waits in the pool.
 function prepare(msg) {
   try {
-    preludeFn = vm.runInThisContext(msg.prelude, { filename: 'prelude.js' })
+    realm = createRealm(StringCtor(own(msg, 'prelude')))
   } catch (e) {
-    send({ type: 'fatal', message: 'the prelude failed: ' + describe(e).message })
+    send({ type: 'fatal', message: 'the prelude failed: ' + errorFields(e).message })
   }
 }
 
 function run(msg) {
   if (started) return send({ type: 'fatal', message: 'this container already ran a program' })
   started = true
-  if (typeof msg.prelude === 'string') prepare(msg)
-  if (typeof preludeFn !== 'function') return send({ type: 'fatal', message: 'no prelude was sent' })
-  let runProgram
+  const nonce = own(msg, 'nonce')
+  if (typeof nonce === 'string') setNonce(nonce)
+  if (typeof own(msg, 'prelude') === 'string') prepare(msg)
+  if (realm === undefined) return send({ type: 'fatal', message: 'no prelude was sent' })
   try {
-    runProgram = preludeFn(hostCall, hostLog, { toolNames: msg.toolNames, maxOutputBytes: msg.maxOutputBytes })
+    const config = toJson({ toolNames: own(msg, 'toolNames'), maxOutputBytes: own(msg, 'maxOutputBytes') })
+    bridge = realm.bind(hostCall, hostLog, config)
   } catch (e) {
-    return send({ type: 'fatal', message: 'the prelude failed: ' + describe(e).message })
+    return send({ type: 'fatal', message: 'the prelude failed: ' + errorFields(e).message })
   }
-  let programFn
-  try {
-    programFn = vm.runInThisContext(msg.js, {
-      filename: 'program.js',
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    })
-  } catch (e) {
-    programFn = () => { throw e }
-  }
-  const wrapped = (tools, ToolCallError, programConsole) => {
-    redirectOutput(programConsole)
-    return programFn(tools, ToolCallError, programConsole)
-  }
-  runProgram(wrapped).then(finish, (e) => finish(stringify({ ok: false, error: describe(e), droppedOutputBytes: 0 })))
+  bridge.start(StringCtor(own(msg, 'js')), redirectOutput, done)
 }
 
-process.on('uncaughtException', (e) => {
-  if (started && !finished) finish(stringify({ ok: false, error: describe(e), droppedOutputBytes: 0 }))
-  else process.stderr.write('runner: uncaught ' + describe(e).message + '\n')
+onProcess('uncaughtException', (e) => {
+  if (started && !finished) failWith(e)
+  else diagnostic('uncaught ' + errorFields(e).message)
 })
-process.on('unhandledRejection', (e) => {
-  // Node would crash; a fire-and-forget failure in the program is reported, not fatal.
-  if (started && !finished) hostLog('error', 'Unhandled promise rejection: ' + describe(e).message)
+// Like Node (and the isolate), a rejection the program leaves unhandled fails the run, named as such.
+onProcess('unhandledRejection', (e) => {
+  if (started && !finished) finish({ type: 'unhandled', error: errorFields(e) })
 })
 
-// --- stdin: host messages ---------------------------------------------------------------------------
+// --- host messages ----------------------------------------------------------------------------------
 function onMessage(msg) {
-  switch (msg.type) {
+  switch (own(msg, 'type')) {
     case 'hello':
       return sayReady()
     case 'prepare':
       return prepare(msg)
     case 'run':
       return run(msg)
-    case 'result': {
-      const resolve = pendingCalls.get(msg.id)
-      pendingCalls.delete(msg.id)
-      if (resolve) resolve(String(msg.resultJson))
+    case 'result':
+      if (bridge && !finished) bridge.deliver(own(msg, 'id'), StringCtor(own(msg, 'resultJson')))
       return
-    }
     case 'op':
       return serveOp(msg, send)
     case 'cancel':
-      return cancelOp(msg.id)
+      return cancelOp(own(msg, 'id'))
     default:
-      process.stderr.write('runner: unknown message type ' + String(msg.type) + '\n')
+      diagnostic('unknown message type ' + StringCtor(own(msg, 'type')))
   }
 }
-let buffered = ''
-process.stdin.setEncoding('utf8')
-process.stdin.on('data', (chunk) => {
-  buffered += chunk
-  let nl
-  while ((nl = buffered.indexOf('\n')) >= 0) {
-    const line = buffered.slice(0, nl)
-    buffered = buffered.slice(nl + 1)
-    if (line.length === 0) continue
-    let msg
-    try {
-      msg = JSON.parse(line)
-    } catch {
-      process.stderr.write('runner: unreadable message\n')
-      continue
-    }
-    onMessage(msg)
-  }
-})
-// The host detached (closed or crashed): nothing can observe this container any more.
-process.stdin.on('end', () => process.exit(0))
+receive(onMessage)
 
-// Done before `ready`, while the container is still warming: the program gets real Node (`require`,
-// `import()`), confined by the container, with its fs / child_process calls observed for denials.
-globalThis.require = createRequire(process.cwd() + '/')
+// Done before `ready`, while the container is still warming: the program's fs / child_process calls are
+// observed for kernel denials.
 instrument(send)
 function sayReady() {
   send({ type: 'ready', node: process.version, uid: process.getuid(), pid: process.pid })

@@ -14,6 +14,12 @@ export class RunnerChannel {
   handler: ((msg: FromRunner) => void) | undefined
   /** Set when the runner broke the protocol (an over-long line); the container is then not trusted. */
   protocolError: string | undefined
+  /**
+   * Lines dropped since `requireNonce` because they did not carry the run's nonce: whatever the program
+   * wrote to fd 1 itself (forged messages included). Counted, never parsed, never kept.
+   */
+  readonly stray = { lines: 0, bytes: 0 }
+  private prefix: string | undefined
   readonly closed: Promise<void>
   private stderr = ''
   private isClosed = false
@@ -23,7 +29,17 @@ export class RunnerChannel {
     const lines = new LineSplitter(
       MAX_LINE_BYTES,
       (line) => {
-        const msg = parseLine(line)
+        if (line.length === 0) return
+        let body = line
+        if (this.prefix !== undefined) {
+          if (!line.startsWith(this.prefix)) {
+            this.stray.lines++
+            this.stray.bytes += Buffer.byteLength(line) + 1
+            return
+          }
+          body = line.slice(this.prefix.length)
+        }
+        const msg = parseLine(body)
         if (msg && this.handler) this.handler(msg)
       },
       () => {
@@ -73,6 +89,11 @@ export class RunnerChannel {
   static async attach(container: Docker.Container): Promise<RunnerChannel> {
     const stream = await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })
     return new RunnerChannel(stream as unknown as Duplex)
+  }
+
+  /** From now on only lines starting with `nonce` are messages (set as the run is sent; one run per container). */
+  requireNonce(nonce: string): void {
+    this.prefix = `${nonce} `
   }
 
   get isOpen(): boolean {

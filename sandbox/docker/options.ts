@@ -47,7 +47,11 @@ export interface DockerSandboxOptions {
   user?: string
   /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */
   runtime?: string
-  /** How long a new container may take to say it is ready. Default 20 s. */
+  /**
+   * How long a new container may take to say it is ready. Default 60 s: generous, because a loaded machine
+   * can take that long and the wait is not part of any run's time limit (a start that times out is tried
+   * once more before a run is told the sandbox is unavailable).
+   */
   startTimeoutMs?: number
 }
 
@@ -79,6 +83,6 @@ export function resolveOptions(o: DockerSandboxOptions): ResolvedOptions {
     tmpSizeMb: o.tmpSizeMb ?? 64,
     network: o.network ?? false,
     runtime: o.runtime,
-    startTimeoutMs: o.startTimeoutMs ?? 20_000,
+    startTimeoutMs: o.startTimeoutMs ?? 60_000,
   }
 }

@@ -11,7 +11,11 @@ export type ToRunner =
   | { type: 'hello' }
   /** Sent once after `ready`: the runner compiles the prelude while the container waits in the pool. */
   | { type: 'prepare'; prelude: string }
-  | { type: 'run'; runId: string; js: string; toolNames: string[]; maxOutputBytes: number }
+  /**
+   * `nonce` is fresh per run and never enters the program's realm: every line the runner sends after this
+   * starts with it, and the host drops the lines that do not (the program can write to fd 1 too).
+   */
+  | { type: 'run'; runId: string; nonce: string; js: string; toolNames: string[]; maxOutputBytes: number }
   /** The host's answer to a call: JSON text of a ToolResult. */
   | { type: 'result'; id: number; resultJson: string }
   /** One workspace op (sandbox/workspace/ops.ts), paths already translated to the container's. */
@@ -35,6 +39,8 @@ export const fromRunner = z.discriminatedUnion('type', [
   z.object({ type: z.literal('denial'), code, message: text(1000) }),
   z.object({ type: z.literal('done'), outcomeJson: text(MAX_LINE_BYTES) }),
   z.object({ type: z.literal('fatal'), message: text(4000) }),
+  /** The program left a promise rejection unhandled: the run fails, as in the isolate. */
+  z.object({ type: z.literal('unhandled'), error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }) }),
   z.object({
     type: z.literal('opResult'),
     id,

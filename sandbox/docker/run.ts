@@ -2,12 +2,13 @@
  * One program in one ready container: send it, serve its tool calls and console, and turn whatever ends
  * it (its outcome, the deadline, an abort, the container dying) into a `SandboxOutcome`. Never rejects.
  */
+import { randomBytes } from 'node:crypto'
 import type { LogEntry } from '../../runtime/types.js'
 import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
 import { preludeOutcome, type FromRunner } from './protocol.js'
 import type { ReadyContainer } from './spawn.js'
 
-/** How long a run that ended abnormally still waits for tool calls in flight to get their answers. */
+/** How long a run that ended (not stopped) with tool calls still in flight waits for their answers. */
 const PENDING_GRACE_MS = 2_000
 /** Room over the program's console cap for the prelude's own "output cut" marker. */
 const LOG_SLACK_BYTES = 4 * 1024
@@ -44,11 +45,14 @@ export function runInContainer(
       }
       const withExtras: SandboxOutcome = {
         ...outcome,
-        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped,
+        // What the program wrote to fd 1 outside the protocol is output that was dropped.
+        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped + c.channel.stray.bytes,
         ...(denials.length > 0 ? { denials } : {}),
       }
-      if (pending.size === 0) return resolve(withExtras)
-      // Every call the program made gets its result before the run is reported (the log's invariant).
+      // A stopped run (timeout, abort) answers at once, its calls still pending: the runtime names them
+      // ("still waiting on: …") and cancels them, which keeps the log's invariant.
+      if (pending.size === 0 || stopping) return resolve(withExtras)
+      // Otherwise every call the program made gets its result (briefly waited for) before the run is reported.
       const grace = new Promise((r) => setTimeout(r, PENDING_GRACE_MS))
       void Promise.race([Promise.all([...pending]), grace]).then(() => resolve(withExtras))
     }
@@ -113,15 +117,24 @@ export function runInContainer(
           return fail('sandbox_unavailable', `the runner failed: ${msg.message}`)
         case 'done':
           return finish(mapOutcome(msg.outcomeJson))
+        case 'unhandled': {
+          // Worded as the isolate words it; the stack lets the runtime point at the program's line.
+          const { name, message, stack } = msg.error
+          const reason = name === 'Thrown' ? message : `${name}: ${message}`
+          return fail('runtime', `unhandled promise rejection: ${reason}`, stack !== undefined ? { stack } : undefined)
+        }
         case 'ready':
           return
       }
     }
 
     if (signal.aborted) return onAbort()
+    const nonce = randomBytes(16).toString('hex')
+    c.channel.requireNonce(nonce)
     const sent = c.channel.send({
       type: 'run',
       runId: request.runId,
+      nonce,
       js: request.js,
       toolNames: [...request.toolNames],
       maxOutputBytes: limits.maxOutputBytes,

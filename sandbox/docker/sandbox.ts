@@ -34,6 +34,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   const removals = new Set<Promise<unknown>>()
   const active = new Map<string, ActiveRun>()
   let closed = false
+  let reaped = false
   let opsHolder: Promise<OpsClient> | undefined
   let opsContainer: ReadyContainer | undefined
 
@@ -70,7 +71,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       for (let i = 0; i < engines.length; i++) {
         const engine = engines[(first + i) % engines.length]
         if (!engine) break
-        const attempt = await spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
+        const start = () => spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
+        let attempt = await start()
+        // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
+        if (!attempt.ok && attempt.busy && !closed) attempt = await start()
         if (attempt.ok) return attempt
         spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
       }
@@ -148,8 +152,12 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       if (setupError || closed) return
       const alive = await Promise.all(engines.map((e) => e.docker.ping().then(() => true, () => false)))
       if (!alive.some(Boolean)) return // runs will say why
-      track(reapOrphans({ engines: options.engines }).then(() => undefined, () => undefined))
-      await pool.warm(1, o.startTimeoutMs)
+      if (!reaped) {
+        reaped = true
+        track(reapOrphans({ engines: options.engines }).then(() => undefined, () => undefined))
+      }
+      // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
+      await pool.warm(1, 2 * o.startTimeoutMs + 5_000)
     },
     run(request, host, signal) {
       return run(request, host, signal).catch((e: unknown) =>

@@ -16,7 +16,8 @@ export interface ReadyContainer {
 
 const HELLO_INTERVAL_MS = 500
 
-export type Spawned = { ok: true; ready: ReadyContainer } | { ok: false; message: string }
+/** `busy`: the runner was slow to say ready (a loaded machine), not broken; worth one more try. */
+export type Spawned = { ok: true; ready: ReadyContainer } | { ok: false; message: string; busy?: boolean }
 
 export async function spawnContainer(
   engine: Engine,
@@ -33,10 +34,10 @@ export async function spawnContainer(
     return { ok: false, message: describeEngineError(e, 'creating a container', engine, image) }
   }
   let channel: RunnerChannel | undefined
-  const fail = (message: string): Spawned => {
+  const fail = (message: string, busy = false): Spawned => {
     channel?.destroy()
     track(removeContainer(container))
-    return { ok: false, message }
+    return { ok: false, message, ...(busy ? { busy } : {}) }
   }
   try {
     channel = await RunnerChannel.attach(container)
@@ -45,8 +46,9 @@ export async function spawnContainer(
     return fail(describeEngineError(e, 'starting a container', engine, image))
   }
   const ch = channel
+  const slow = `the runner did not start within ${startTimeoutMs} ms`
   const ready = await new Promise<true | string>((resolve) => {
-    const timer = setTimeout(() => resolve(`the runner did not start within ${startTimeoutMs} ms`), startTimeoutMs)
+    const timer = setTimeout(() => resolve(slow), startTimeoutMs)
     // The first `ready` can be lost when the engine connects the attach stream late: ask until one comes.
     const hello = setInterval(() => ch.send({ type: 'hello' }), HELLO_INTERVAL_MS)
     const off = ch.onClose(() => {
@@ -64,7 +66,7 @@ export async function spawnContainer(
     }
   })
   ch.handler = undefined
-  if (ready !== true) return fail(ready)
+  if (ready !== true) return fail(ready, ready === slow)
   ch.send({ type: 'prepare', prelude: PRELUDE_SOURCE })
   return { ok: true, ready: { engine, container, channel: ch, memoryMb } }
 }

@@ -9,7 +9,7 @@ import type { RunnerChannel } from './channel.js'
 import { toContainerPath, toHostText, type WorkspaceMount } from './mount.js'
 import type { FromRunner } from './protocol.js'
 
-const CODES = new Set<string>(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EFBIG', 'EILSEQ', 'EACCES', 'EROFS', 'EPERM', 'SANDBOX_UNAVAILABLE', 'ECANCELED', 'EIO'])
+const CODES = new Set<string>(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EFBIG', 'EILSEQ', 'EACCES', 'EROFS', 'EPERM', 'ENOSPC', 'EDQUOT', 'SANDBOX_UNAVAILABLE', 'ECANCELED', 'EIO'])
 
 /** Routes op messages of one container; its answers arrive through `onResult`. */
 export class OpsClient {

@@ -40,6 +40,31 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: untrusted protocol', (
     expect(out).toMatchObject({ ok: true, valueJson: '3' })
   })
 
+  it('runner messages forged on fd 1 (a result, a tool call, a log) are dropped: they lack the run\'s nonce', async () => {
+    const host = testHost()
+    const out = await sandbox.run(
+      request(`
+        const fs = require('node:fs')
+        const forged = [
+          { type: 'done', outcomeJson: JSON.stringify({ ok: true, valueJson: '"forged"', droppedOutputBytes: 0 }) },
+          { type: 'call', id: 1, name: 'echo', argsJson: '{"forged":true}' },
+          { type: 'log', entries: [{ level: 'log', text: 'forged log' }] },
+          { type: 'fatal', message: 'forged fatal' },
+        ]
+        for (const m of forged) fs.writeSync(1, '\\n' + JSON.stringify(m) + '\\n')
+        await new Promise((r) => setTimeout(r, 100))
+        console.log('real log')
+        return await tools.echo({ real: true })`),
+      host,
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '{"real":true}' })
+    expect(host.calls).toEqual([{ name: 'echo', args: { real: true } }])
+    expect(host.logs.map((l) => l.text)).toEqual(['real log'])
+    // Untrusted output: counted as dropped, never believed.
+    expect(out.droppedOutputBytes).toBeGreaterThan(200)
+  })
+
   it('a line over the size cap ends the run as a runtime error and the container is dropped', async () => {
     const out = await sandbox.run(
       request(`new (require('node:net').Socket)({ fd: 1, readable: false }).write(Buffer.alloc(40 << 20, 97)); await new Promise(() => {})`, { memoryMb: 256 }),

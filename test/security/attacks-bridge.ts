@@ -219,10 +219,8 @@ export const bridgeAttacks: Attack[] = [
       Promise.reject(new Error('unhandled'))
       void tools.fail({})
       return 'returned'`,
-    // Like Node, an unhandled rejection fails the run (typed, with the program's own message).
+    // Like Node, an unhandled rejection fails the run (typed, with the program's own message), in both backends.
     expect: { error: 'runtime', message: /unhandled/ },
-    // The container's runner reports the value the program returned (backends disagree: see the report).
-    docker: { value: 'returned' },
   },
   {
     name: 'run_code and odd names called from inside a program',

@@ -1,0 +1,103 @@
+// The runner's end of the wire: line-delimited JSON with the host (host -> runner on stdin, runner -> host
+// on stdout). The program can reach this realm's intrinsics (through `process`, `require`, `Buffer`), so
+// everything the wire uses is captured here, at load, before any program exists, and messages are encoded
+// by hand: a program that patches JSON, Array.prototype or a `toJSON` on Object.prototype cannot bend them.
+const ReflectApply = Reflect.apply
+const JSONstringify = JSON.stringify
+const JSONparse = JSON.parse
+const ObjectKeys = Object.keys
+const ObjectHasOwn = Object.hasOwn
+const ObjectDefineProperty = Object.defineProperty
+const ArrayIsArray = Array.isArray
+const NumberIsFinite = Number.isFinite
+const stringIndexOf = String.prototype.indexOf
+const stringSlice = String.prototype.slice
+const writeOut = process.stdout.write.bind(process.stdout)
+const writeErr = process.stderr.write.bind(process.stderr)
+const exit = process.exit.bind(process)
+const stdin = process.stdin
+const onStdin = stdin.on.bind(stdin)
+
+/** Own property of a parsed message, or undefined (never an inherited, possibly planted, one). */
+export function own(obj, key) {
+  return obj !== null && typeof obj === 'object' && ObjectHasOwn(obj, key) ? obj[key] : undefined
+}
+
+/** Append without `push` and without running a setter planted on Array.prototype. */
+export function append(list, value) {
+  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
+}
+
+export function slice(text, start, end) {
+  return ReflectApply(stringSlice, text, [start, end])
+}
+
+/** JSON text of plain data (strings, numbers, booleans, null, arrays, objects); no toJSON is consulted. */
+function encode(v, depth) {
+  if (typeof v === 'string') return JSONstringify(v) // a primitive: JSON.stringify looks up no toJSON
+  if (typeof v === 'number') return NumberIsFinite(v) ? '' + v : 'null'
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  if (v === null || typeof v !== 'object' || depth > 64) return 'null'
+  let out
+  if (ArrayIsArray(v)) {
+    out = '['
+    for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + encode(v[i], depth + 1)
+    return out + ']'
+  }
+  out = '{'
+  const keys = ObjectKeys(v)
+  let first = true
+  for (let i = 0; i < keys.length; i++) {
+    const value = v[keys[i]]
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
+    out += (first ? '' : ',') + JSONstringify(keys[i]) + ':' + encode(value, depth + 1)
+    first = false
+  }
+  return out + '}'
+}
+/** JSON text of plain data, immune to anything planted on this realm's prototypes. */
+export function toJson(value) {
+  return encode(value, 0)
+}
+
+// Set from the run message. The host drops every line of a run that does not start with it, so a program
+// writing protocol-looking lines to fd 1 is only noise. It lives in this module's scope, never in the
+// program's realm.
+let nonce = ''
+export function setNonce(value) {
+  nonce = value
+}
+
+/** Send one message. Each starts on a fresh line, so a partial line left on fd 1 cannot swallow it. */
+export function send(msg) {
+  writeOut('\n' + (nonce ? nonce + ' ' : '') + encode(msg, 0) + '\n')
+}
+
+export function diagnostic(text) {
+  writeErr('runner: ' + text + '\n')
+}
+
+/** Read the host's messages, one JSON object per line; the runner exits when the host detaches. */
+export function receive(onMessage) {
+  let buffered = ''
+  stdin.setEncoding('utf8')
+  onStdin('data', (chunk) => {
+    buffered += chunk
+    let nl
+    while ((nl = ReflectApply(stringIndexOf, buffered, ['\n'])) >= 0) {
+      const line = slice(buffered, 0, nl)
+      buffered = slice(buffered, nl + 1)
+      if (line.length === 0) continue
+      let msg
+      try {
+        msg = JSONparse(line)
+      } catch {
+        diagnostic('unreadable message')
+        continue
+      }
+      onMessage(msg)
+    }
+  })
+  // The host detached (closed or crashed): nothing can observe this container any more.
+  onStdin('end', () => exit(0))
+}

@@ -1,0 +1,103 @@
+// The program runs in a realm of its own inside the container; the runner's wire lives in another one that
+// the program can still reach through Node (`process`, `require`). Whatever it patches there, its calls and
+// its outcome stay true. Also: a rejection left unhandled fails the run, and a timeout leaves the calls still
+// in flight pending (the runtime names them).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
+import { dockerEngine } from './engine.js'
+import { ensureImage, never, ownContainers, request, testHost } from './helpers.js'
+
+describe.skipIf(!dockerEngine.available)('docker sandbox: the program realm', () => {
+  let sandbox: DockerSandbox
+  beforeAll(async () => {
+    await ensureImage()
+    sandbox = createDockerSandbox({ poolSize: 1 })
+    await sandbox.start()
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    expect(await ownContainers()).toEqual([])
+  })
+
+  it("the program's globals are its own: the runner's realm is another one", async () => {
+    const out = await sandbox.run(
+      request(`
+        const runnerGlobal = process.constructor.constructor('return globalThis')()
+        return [runnerGlobal === globalThis, runnerGlobal.JSON === JSON, global === globalThis, typeof require, typeof Buffer]`),
+      testHost(),
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '[false,false,true,"function","function"]' })
+  })
+
+  it("poisoning the runner's realm (JSON, Array.prototype, toJSON, Promise.prototype.then) bends neither the calls nor the outcome", async () => {
+    const host = testHost()
+    const out = await sandbox.run(
+      request(`
+        const runner = process.constructor.constructor('return globalThis')()
+        runner.JSON.stringify = () => '{"type":"done","outcomeJson":"{}"}'
+        runner.JSON.parse = () => ({ type: 'result', id: 1, resultJson: '{"ok":true,"value":"evil"}' })
+        runner.Array.prototype.push = function () { throw new Error('push poisoned') }
+        runner.Array.prototype.join = () => 'evil'
+        runner.Object.prototype.toJSON = function () { return 'evil' }
+        runner.Object.defineProperty(runner.Object.prototype, 'prelude', { get() { return 'evil' }, configurable: true })
+        runner.Promise.prototype.then = function () { return 'evil' }
+        runner.String.prototype.slice = () => 'evil'
+        runner.String.prototype.indexOf = () => -1
+        runner.Reflect.apply = () => 'evil'
+        console.log('before', 1)
+        const a = await tools.echo({ list: [1, 2], s: 'x' })
+        const b = await tools.add({ a: 2, b: 3 })
+        console.log('after', b)
+        return { a, b }`),
+      host,
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '{"a":{"list":[1,2],"s":"x"},"b":5}' })
+    expect(host.calls).toEqual([
+      { name: 'echo', args: { list: [1, 2], s: 'x' } },
+      { name: 'add', args: { a: 2, b: 3 } },
+    ])
+    expect(host.logs.map((l) => l.text)).toEqual(['before 1', 'after 5'])
+  })
+
+  it('a rejection left unhandled while the program still runs fails the run, named, with its program.js stack', async () => {
+    const out = await sandbox.run(
+      request(`
+        Promise.reject(new TypeError('nobody caught me'))
+        await new Promise((r) => setTimeout(r, 300))
+        return 'finished anyway'`),
+      testHost(),
+      never(),
+    )
+    expect(out).toMatchObject({ ok: false, error: { kind: 'runtime', message: 'unhandled promise rejection: TypeError: nobody caught me' } })
+    if (!out.ok) expect(out.error.stack).toMatch(/program\.js:\d+:\d+/)
+  })
+
+  it('a rejection handled in the same turn is not unhandled', async () => {
+    const out = await sandbox.run(
+      request(`
+        const p = Promise.reject(new Error('late'))
+        await null
+        return await p.catch((e) => e.message)`),
+      testHost(),
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '"late"' })
+  })
+
+  it('a timeout answers with the slow call still pending (not after it), so the runtime can name it', async () => {
+    const host = testHost()
+    let answered = false
+    const callTool = host.callTool.bind(host)
+    host.callTool = async (name, args) => {
+      const r = await callTool(name, args)
+      answered = true
+      return r
+    }
+    const out = await sandbox.run(request(`while (true) await tools.slow({ ms: 5000 })`, { timeoutMs: 1000 }), host, never())
+    expect(out).toMatchObject({ ok: false, error: { kind: 'timeout' } })
+    expect(host.calls).toEqual([{ name: 'slow', args: { ms: 5000 } }])
+    expect(answered).toBe(false)
+  })
+})
