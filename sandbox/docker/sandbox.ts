@@ -185,8 +185,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       if (opsContainer) destroy(opsContainer)
       opsHolder?.catch(() => undefined)
       // Runs in flight end as `aborted` and remove their containers; wait for every removal (a minute at most).
+      // With no removal pending yet (a run still killing its container), Promise.all([]) would resolve at
+      // once: wait on the tick alone, or this loop spins in microtasks, starving the kill it waits for.
       for (const until = Date.now() + 60_000; (removals.size > 0 || active.size > 0) && Date.now() < until; ) {
-        await Promise.race([Promise.all([...removals]), new Promise((r) => setTimeout(r, 50))])
+        let timer: NodeJS.Timeout | undefined
+        const tick = new Promise((r) => (timer = setTimeout(r, 50)))
+        await (removals.size > 0 ? Promise.race([Promise.all([...removals]), tick]) : tick)
+        clearTimeout(timer)
       }
     },
   }

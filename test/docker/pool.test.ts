@@ -88,4 +88,13 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
     expect(await ownContainers()).toEqual([])
     expect(await sandbox.run(request(`return 1`), testHost(), never())).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable' } })
   })
+
+  it('close() during a run with no warm pool (nothing to remove yet while the run kills its container) returns', async () => {
+    const sandbox = make({ poolSize: 0 })
+    const running = sandbox.run(request(`await new Promise(() => {})`), testHost(), never())
+    await new Promise((r) => setTimeout(r, 1500))
+    await sandbox.close()
+    expect(await running).toMatchObject({ ok: false, error: { kind: 'aborted' } })
+    expect(await ownContainers()).toEqual([])
+  })
 })
