@@ -112,7 +112,15 @@ function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
   if (sandbox === 'docker') {
     try {
       const ids = execFileSync('docker', ['ps', '-aq', '--filter', 'label=codeact'], { encoding: 'utf8' }).split('\n').filter(Boolean)
-      return ids.filter((id) => execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8' }).trim().endsWith(`:${process.pid}`)).length
+      // A container may vanish between `ps` and `inspect` (its run just ended): that one is not left over.
+      const ownerOf = (id: string) => {
+        try {
+          return execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+        } catch {
+          return ''
+        }
+      }
+      return ids.filter((id) => ownerOf(id).endsWith(`:${process.pid}`)).length
     } catch {
       return 0
     }
