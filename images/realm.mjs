@@ -31,12 +31,22 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
     ObjectDefineProperty(p, 'constructor', { __proto__: null, value: undefined });
     return p;
   }
+  // Calls beyond these are refused here (EAGAIN, as in the isolate) instead of queued: a program firing
+  // calls without awaiting them must not fill the container's memory with messages the host reads slowly.
+  const MAX_CALLS = 4096, MAX_ARGS_CHARS = 16 * 1024 * 1024;
+  const TOO_MANY = '{"ok":false,"error":{"code":"EAGAIN","message":"too many tool calls in flight (at most 4096 calls or 16 Mi characters of arguments)"}}';
   const pending = new MapCtor();
-  let nextCallId = 1;
+  let nextCallId = 1, callsInFlight = 0, argsInFlight = 0;
   function hostCall(name, argsJson) {
     return plain(new PromiseCtor(function (resolve) {
+      if (callsInFlight >= MAX_CALLS || argsInFlight + argsJson.length > MAX_ARGS_CHARS) return resolve(TOO_MANY);
       const id = nextCallId++;
-      ReflectApply(mapSet, pending, [id, resolve]);
+      const entry = ObjectCreate(null);
+      entry.resolve = resolve;
+      entry.size = argsJson.length;
+      callsInFlight++;
+      argsInFlight += entry.size;
+      ReflectApply(mapSet, pending, [id, entry]);
       send(id, name, argsJson);
     }));
   }
@@ -52,10 +62,12 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
     ReflectApply(promiseThen, plain(runProgram(wrapped)), [done, done]);
   };
   control.deliver = function (id, text) {
-    const resolve = ReflectApply(mapGet, pending, [id]);
-    if (resolve === undefined) return;
+    const entry = ReflectApply(mapGet, pending, [id]);
+    if (entry === undefined) return;
     ReflectApply(mapDelete, pending, [id]);
-    resolve(text);
+    callsInFlight--;
+    argsInFlight -= entry.size;
+    entry.resolve(text);
   };
   return control;
 })`

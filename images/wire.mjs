@@ -1,13 +1,16 @@
 // The runner's end of the wire: line-delimited JSON with the host (host -> runner on stdin, runner -> host
 // on stdout). The program can reach this realm's intrinsics (through `process`, `require`, `Buffer`), so
-// everything the wire uses is captured here, at load, before any program exists, and messages are encoded
-// by hand: a program that patches JSON, Array.prototype or a `toJSON` on Object.prototype cannot bend them.
+// everything the wire uses is captured here, at load, before any program exists, and messages are copied
+// into prototype-less objects before they are encoded: a program that patches JSON, Array.prototype or a
+// `toJSON` on Object.prototype cannot bend them.
 const ReflectApply = Reflect.apply
 const JSONstringify = JSON.stringify
 const JSONparse = JSON.parse
 const ObjectKeys = Object.keys
 const ObjectHasOwn = Object.hasOwn
 const ObjectDefineProperty = Object.defineProperty
+const ObjectCreate = Object.create
+const ObjectSetPrototypeOf = Object.setPrototypeOf
 const ArrayIsArray = Array.isArray
 const NumberIsFinite = Number.isFinite
 const stringIndexOf = String.prototype.indexOf
@@ -32,32 +35,28 @@ export function slice(text, start, end) {
   return ReflectApply(stringSlice, text, [start, end])
 }
 
-/** JSON text of plain data (strings, numbers, booleans, null, arrays, objects); no toJSON is consulted. */
-function encode(v, depth) {
-  if (typeof v === 'string') return JSONstringify(v) // a primitive: JSON.stringify looks up no toJSON
-  if (typeof v === 'number') return NumberIsFinite(v) ? '' + v : 'null'
-  if (typeof v === 'boolean') return v ? 'true' : 'false'
-  if (v === null || typeof v !== 'object' || depth > 64) return 'null'
-  let out
+/**
+ * A copy of plain data (strings, numbers, booleans, null, arrays, objects) whose objects and arrays have no
+ * prototype, so JSON.stringify finds no planted `toJSON` and reads no inherited index; the text it makes is
+ * one flat string (cheap to queue on a slow pipe).
+ */
+function bare(v, depth) {
+  if (v === null || typeof v !== 'object') return typeof v === 'number' && !NumberIsFinite(v) ? null : v
+  if (depth > 64) return null
   if (ArrayIsArray(v)) {
-    out = '['
-    for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + encode(v[i], depth + 1)
-    return out + ']'
+    const out = []
+    ObjectSetPrototypeOf(out, null)
+    for (let i = 0; i < v.length; i++) out[i] = bare(v[i], depth + 1)
+    return out
   }
-  out = '{'
+  const out = ObjectCreate(null)
   const keys = ObjectKeys(v)
-  let first = true
-  for (let i = 0; i < keys.length; i++) {
-    const value = v[keys[i]]
-    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
-    out += (first ? '' : ',') + JSONstringify(keys[i]) + ':' + encode(value, depth + 1)
-    first = false
-  }
-  return out + '}'
+  for (let i = 0; i < keys.length; i++) out[keys[i]] = bare(v[keys[i]], depth + 1)
+  return out
 }
 /** JSON text of plain data, immune to anything planted on this realm's prototypes. */
 export function toJson(value) {
-  return encode(value, 0)
+  return JSONstringify(bare(value, 0))
 }
 
 // Set from the run message. The host drops every line of a run that does not start with it, so a program
@@ -70,7 +69,7 @@ export function setNonce(value) {
 
 /** Send one message. Each starts on a fresh line, so a partial line left on fd 1 cannot swallow it. */
 export function send(msg) {
-  writeOut('\n' + (nonce ? nonce + ' ' : '') + encode(msg, 0) + '\n')
+  writeOut('\n' + (nonce ? nonce + ' ' : '') + toJson(msg) + '\n')
 }
 
 export function diagnostic(text) {

@@ -86,6 +86,21 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: the program realm', ()
     expect(out).toMatchObject({ ok: true, valueJson: '"late"' })
   })
 
+  it('calls beyond 4096 in flight are refused with EAGAIN at once, not queued in the container', async () => {
+    const host = testHost()
+    const out = await sandbox.run(
+      request(`
+        const results = await Promise.allSettled(Array.from({ length: 5000 }, () => tools.slow({ ms: 1000 })))
+        const codes = {}
+        for (const r of results) { const k = r.status === 'fulfilled' ? 'ok' : r.reason.code; codes[k] = (codes[k] ?? 0) + 1 }
+        return codes`),
+      host,
+      never(),
+    )
+    expect(out).toMatchObject({ ok: true, valueJson: '{"ok":4096,"EAGAIN":904}' })
+    expect(host.calls.length).toBe(4096)
+  })
+
   it('a timeout answers with the slow call still pending (not after it), so the runtime can name it', async () => {
     const host = testHost()
     let answered = false
