@@ -11,6 +11,8 @@ import { eventsOfRun, recordFromEvents, renderObservation } from './observation.
 import { CallScheduler } from './scheduler.js'
 import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from './types.js'
 
+const BACKSTOP_GRACE_MS = 30_000
+
 export interface TypeCheckOutcome {
   /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
   report: string
@@ -101,7 +103,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
 
   await deps.sandbox.start()
   let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), limits.timeoutMs + 2_000)))
+  // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
+  // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), limits.timeoutMs + BACKSTOP_GRACE_MS)))
   const run = deps.sandbox.run(
     { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes } },
     host,

@@ -213,12 +213,20 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
         resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes }));
         return;
       }
-      ReflectApply(promiseThen, promiseResolve(p), [function (value) {
+      const onValue = function (value) {
         const s = serializeValue(value);
         resolve(JSONstringify({ ok: true, valueJson: s.valueJson, valueNote: s.valueNote, droppedOutputBytes: droppedBytes }));
-      }, function (e) {
+      };
+      const onError = function (e) {
         resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes }));
-      }]);
+      };
+      // The program is an async function, so p is a native promise: the captured then reads its result
+      // directly. Promise.resolve(p) would not: it looks up p.constructor and may call a patched p.then.
+      try {
+        ReflectApply(promiseThen, p, [onValue, onError]);
+      } catch (_) {
+        ReflectApply(promiseThen, promiseResolve(p), [onValue, onError]);
+      }
     });
   };
 })`

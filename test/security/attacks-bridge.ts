@@ -37,6 +37,16 @@ export const bridgeAttacks: Attack[] = [
     toolSaw: [ARGS],
   },
   {
+    name: 'Promise.prototype.then and constructor left replaced when the program returns',
+    cite: 'CVE-2026-92939: a host promise adopted through a patched then/species at the end of a run',
+    code: `
+      Promise.prototype.then = function () { return new Promise(() => {}) }
+      ;(Promise.prototype as any).constructor = function () {}
+      return 'returned'`,
+    limits: { timeoutMs: 5000 },
+    expect: { value: 'returned' },
+  },
+  {
     name: 'Promise species and constructor replaced',
     cite: 'CVE-2023-37466 / CVE-2026-47210: Promise species bypassed handler sanitization',
     code: `
