@@ -75,7 +75,7 @@ export function runInContainer(
     // The container ended before the program did: out of memory, process.exit, a crash.
     const offClose = c.channel.onClose(() => {
       if (settled || stopping) return
-      void diagnose(c, limits.memoryMb).then((d) => fail(d.kind, d.message))
+      void diagnose(c, limits.memoryMb).then((d) => fail(d.kind, d.message, d.kind === 'sandbox_unavailable' ? { code: 'SANDBOX_UNAVAILABLE' } : undefined))
     })
 
     const forwardLogs = (entries: LogEntry[]): void => {
@@ -172,8 +172,11 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
   }
 }
 
-/** Why a container ended early: the kernel's OOM killer, V8's heap limit, or the process exiting. */
-async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'runtime' | 'memory'; message: string }> {
+/**
+ * Why a container ended early: the kernel's OOM killer, V8's heap limit, the process exiting — or the
+ * engine itself going away, which is infrastructure (`sandbox_unavailable`), never the program's fault.
+ */
+async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'runtime' | 'memory' | 'sandbox_unavailable'; message: string }> {
   const memory = `the program exceeded the memory limit of ${c.memoryMb ?? memoryMb} MB`
   const stderr = c.channel.stderrTail()
   if (/heap out of memory|Reached heap limit/i.test(stderr)) return { kind: 'memory', message: `${memory} (JavaScript heap)` }
@@ -189,7 +192,15 @@ async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'r
     const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
     const why = state.ExitCode === 137 ? 'was killed (SIGKILL)' : `exited with code ${state.ExitCode}`
     return { kind: 'runtime', message: `the program's process ${why} before the program finished${tail ? `:\n${tail}` : ''}` }
-  } catch {
-    return { kind: 'runtime', message: 'the container disappeared before the program finished' }
+  } catch (e) {
+    // A program cannot remove its own container: either the engine is unreachable or someone outside
+    // removed the container. Both are infrastructure.
+    const gone = (e as { statusCode?: number }).statusCode === 404
+    return {
+      kind: 'sandbox_unavailable',
+      message: gone
+        ? 'the container was removed from outside before the program finished'
+        : `lost the connection to the Docker engine before the program finished (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    }
   }
 }

@@ -77,7 +77,8 @@ describe.skipIf(process.env['CODEACT_DOCKER'] !== '1')('docker faults: the engin
       release()
       const broken = await running
       expect(broken.ok).toBe(false)
-      expect(['sandbox_unavailable', 'runtime']).toContain(broken.error?.kind)
+      expect(broken.error?.kind).toBe('sandbox_unavailable')
+      expect(broken.error?.message).toMatch(/lost the connection to the Docker engine/)
       expect(unansweredCalls(rt.log.all())).toEqual([])
 
       // While the engine is away, a run is refused as infrastructure, not as the program's fault.
