@@ -48,8 +48,10 @@ export interface RuntimeOptions {
   mode?: 'both' | 'code'
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
-  /** Also write the event log to this JSONL file as it grows. */
+  /** Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). */
   logFile?: string
+  /** Events kept in memory (`rt.log`); older ones are dropped once no run needs them. Default 50,000. */
+  logRetention?: number
   /**
    * MCP servers whose tools join the registry as `NAME__tool`: `{ command, args?, env?, cwd? }` (stdio) or
    * `{ url }` (streamable HTTP). A server that fails to start is listed in `rt.mcp.failures`; the others serve.
@@ -91,7 +93,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const mode = options.mode ?? 'both'
   const registry = new ToolRegistry()
   const hooks = new Hooks()
-  const log = new EventLog()
+  const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
   if (options.logFile) log.writeTo(options.logFile)
   const workspace = options.workspace ? createWorkspace(options.workspace) : undefined
   if (workspace) {
@@ -184,6 +186,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       closed = true
       await mcp?.close()
       await sandbox.close()
+      log.close()
     },
   }
   return runtime

@@ -1,18 +1,38 @@
-/** The append-only event log: one per runtime, covering programs and native calls alike. */
-import { appendFileSync } from 'node:fs'
+/**
+ * The append-only event log: one per runtime, covering programs and native calls alike.
+ *
+ * In memory it keeps the newest `maxRetained` events (a long-lived runtime must not grow without bound),
+ * but never drops an event a run still in progress will need for its RunResult: runs pin their start.
+ * A JSONL file sink (`writeTo`) keeps everything, for `codeact replay`.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs'
 import type { EventData, EventType, RunEvent } from './types.js'
 
 export type EventListener = (event: RunEvent) => void
 
+export const DEFAULT_RETAINED_EVENTS = 50_000
+
 export class EventLog {
   #events: RunEvent[] = []
+  /** seq of the last event dropped from memory (events[0].seq - 1). */
+  #dropped = 0
+  #seq = 0
+  #pins = new Map<symbol, number>()
   #listeners = new Set<EventListener>()
-  #files: string[] = []
+  #files: number[] = []
+  readonly maxRetained: number
+
+  constructor(options: { maxRetained?: number } = {}) {
+    this.maxRetained = Math.max(1, options.maxRetained ?? DEFAULT_RETAINED_EVENTS)
+  }
 
   append<T extends EventType>(type: T, data: EventData[T]): RunEvent<T> {
-    const event: RunEvent<T> = { seq: this.#events.length + 1, time: Date.now(), type, data }
+    const event: RunEvent<T> = { seq: ++this.#seq, time: Date.now(), type, data }
     this.#events.push(event as RunEvent)
-    for (const file of this.#files) appendFileSync(file, JSON.stringify(event) + '\n')
+    if (this.#files.length) {
+      const line = JSON.stringify(event) + '\n'
+      for (const fd of this.#files) writeSync(fd, line)
+    }
     for (const l of this.#listeners) {
       try {
         l(event as RunEvent)
@@ -20,6 +40,7 @@ export class EventLog {
         // A listener's bug must not break the run that emitted the event.
       }
     }
+    if (this.#events.length > this.maxRetained * 2) this.#trim()
     return event
   }
 
@@ -29,26 +50,52 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Also write every future event to `file` as JSONL. */
+  /** Also write every future event to `file` as JSONL (the file is created or truncated). */
   writeTo(file: string): void {
-    this.#files.push(file)
+    this.#files.push(openSync(file, 'w'))
   }
 
-  /** Events with seq in (after, …]. */
+  /** Keeps every event after `seq` in memory until the returned function is called. */
+  pin(seq: number): () => void {
+    const token = Symbol('pin')
+    this.#pins.set(token, seq)
+    return () => {
+      this.#pins.delete(token)
+      if (this.#events.length > this.maxRetained) this.#trim()
+    }
+  }
+
+  /** Events with seq in (after, …] that are still in memory. */
   since(after: number): RunEvent[] {
-    return this.#events.slice(after)
+    return this.#events.slice(Math.max(0, after - this.#dropped))
   }
 
+  /** The seq of the newest event (the count of events ever appended). */
   get length(): number {
-    return this.#events.length
+    return this.#seq
   }
 
+  /** The events still in memory, oldest first. */
   all(): readonly RunEvent[] {
     return this.#events
   }
 
   toJSONL(): string {
     return this.#events.map((e) => JSON.stringify(e)).join('\n') + (this.#events.length ? '\n' : '')
+  }
+
+  /** Closes the file sinks. */
+  close(): void {
+    for (const fd of this.#files.splice(0)) closeSync(fd)
+  }
+
+  #trim(): void {
+    let keepFrom = this.#seq - this.maxRetained
+    for (const seq of this.#pins.values()) keepFrom = Math.min(keepFrom, seq)
+    const drop = keepFrom - this.#dropped
+    if (drop <= 0) return
+    this.#events.splice(0, drop)
+    this.#dropped += drop
   }
 }
 

@@ -40,8 +40,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const limits = { ...deps.limits, ...options.limits }
   const runId = options.parentId ?? `run_${randomUUID().slice(0, 8)}`
   const firstSeq = env.log.length
+  const unpin = env.log.pin(firstSeq)
   env.log.append('run/start', { runId, ...(options.parentId ? { parentId: options.parentId } : {}), sandbox: deps.sandbox.name, code, maxObservationBytes: limits.maxObservationBytes })
-  const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => finishRun(deps, runId, firstSeq, limits.maxObservationBytes, { runId, ...data })
+  const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => finishRun(deps, runId, firstSeq, unpin, limits.maxObservationBytes, { runId, ...data })
 
   if (Buffer.byteLength(code) > limits.maxSourceBytes) {
     return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
@@ -162,10 +163,11 @@ function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: fal
   }
 }
 
-function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, maxObservationBytes: number, data: EventData['run/end']): RunResult {
+function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: () => void, maxObservationBytes: number, data: EventData['run/end']): RunResult {
   const { log } = deps.env
   log.append('run/end', data)
   const events = eventsOfRun(log.since(firstSeq), runId)
+  unpin()
   const record = recordFromEvents(events, runId)!
   return {
     ok: data.ok,

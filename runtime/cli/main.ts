@@ -75,7 +75,6 @@ async function runCommand(args: string[]): Promise<number> {
   const code = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => {
     throw new UsageError(`cannot read ${file}`)
   })
-  if (values.log) await import('node:fs/promises').then((fs) => fs.writeFile(values.log!, ''))
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime(await runtimeOptions(values))
