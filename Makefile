@@ -16,9 +16,9 @@ test:
 bench: build
 	node scripts/bench.mjs
 
-# 3,000 mixed and fuzzed runs on the isolate, then 500 on Docker when an engine answers.
+# 10,000 mixed and fuzzed runs on the isolate, then 500 on Docker when an engine answers.
 soak: build
-	node scripts/soak.mjs 3000 4 1 isolate
+	node scripts/soak.mjs 10000 4 1 isolate
 	if docker info >/dev/null 2>&1; then node scripts/soak.mjs 500 2 1 docker; fi
 
 image:

@@ -50,7 +50,7 @@ export interface RuntimeOptions {
   toolTimeoutMs?: number
   /** Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). */
   logFile?: string
-  /** Events kept in memory (`rt.log`); older ones are dropped once no run needs them. Default 50,000. */
+  /** Events kept in memory (`rt.log`); older ones are dropped once no run needs them. Default 10,000. */
   logRetention?: number
   /**
    * MCP servers whose tools join the registry as `NAME__tool`: `{ command, args?, env?, cwd? }` (stdio) or

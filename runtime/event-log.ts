@@ -10,7 +10,7 @@ import type { EventData, EventType, RunEvent } from './types.js'
 
 export type EventListener = (event: RunEvent) => void
 
-export const DEFAULT_RETAINED_EVENTS = 50_000
+export const DEFAULT_RETAINED_EVENTS = 10_000
 
 export class EventLog {
   #events: RunEvent[] = []

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // `make soak` (after `npm run build`): thousands of mixed and fuzzed runs through one runtime.
-//   node scripts/soak.mjs [runs=3000] [concurrency=4] [seed=1] [sandbox=isolate|docker]
+//   node scripts/soak.mjs [runs=10000] [concurrency=4] [seed=1] [sandbox=isolate|docker]
 // Compiles test/soak/soak-core.ts with esbuild beside the built runtime (dist/test/soak/), runs it, and
 // prints RSS, descriptors, processes and throughput; exits 1 if a run did not answer or something leaked.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { transform } from 'esbuild'
 
-const [runs = 3000, concurrency = 4, seed = 1] = process.argv.slice(2, 5).map(Number)
+const [runs = 10000, concurrency = 4, seed = 1] = process.argv.slice(2, 5).map(Number)
 const sandbox = process.argv[5] === 'docker' ? 'docker' : 'isolate'
 const out = 'dist/test/soak/soak-core.js'
 mkdirSync('dist/test/soak', { recursive: true })
