@@ -74,6 +74,9 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string): string[] {
     '--bind', config.root, config.root,
     // A read-only path that does not exist yet is skipped (-try); the policy still refuses it to the tools.
     ...config.readOnly.flatMap((p) => ['--ro-bind-try', p, p]),
+    // bwrap's root is a scratch tmpfs; make it read-only so a write outside the workspace and /tmp is
+    // refused (EROFS, reported as a denial) instead of silently landing somewhere that vanishes.
+    '--remount-ro', '/',
     '--chdir', cwd,
   ]
   return args

@@ -93,6 +93,15 @@ describe('confinement', () => {
     expect(v.denied).toBe('EROFS') // touch /usr/pwned
   })
 
+  test('outside the workspace and /tmp nothing is writable, not even the sandbox\'s own scratch root', async () => {
+    h = harness()
+    const v = value(await h.call('bash', { command: 'echo x > /etc/planted; mkdir /newdir; echo tmp > /tmp/ok && cat /tmp/ok; echo ws > in-workspace.txt; echo end' }))
+    expect(v.stdout).toBe('tmp\nend\n')
+    expect(v.stderr).toMatch(/Read-only file system/)
+    expect(v.denied).toBe('EROFS')
+    expect(readFileSync(join(h.root, 'in-workspace.txt'), 'utf8')).toBe('ws\n')
+  })
+
   test('its own PID namespace: the host processes are invisible', async () => {
     h = harness()
     const v = value(await h.call('bash', { command: 'ls /proc | grep -E "^[0-9]+$" | wc -l' }))
