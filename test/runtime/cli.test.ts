@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 // The CLI as a user runs it: the built bin, a real process, real exit codes.
-function codeact(args: string[], input?: string) {
-  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', input, timeout: 60_000 })
+function codeact(args: string[], input?: string, env?: Record<string, string>) {
+  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', input, timeout: 60_000, env: { ...process.env, ...env } })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 const tmp = mkdtempSync(join(tmpdir(), 'codeact-cli-'))
@@ -33,6 +33,12 @@ describe('codeact run', () => {
     expect(codeact(['run']).status).toBe(2)
     expect(codeact(['run', 'x.ts', '--timeout', 'soon']).status).toBe(2)
     expect(codeact(['frobnicate']).status).toBe(2)
+  })
+
+  it('exits 3 when the sandbox is unavailable, saying so as infrastructure', () => {
+    const r = codeact(['run', '-', '--sandbox', 'docker', '--typecheck=off'], 'return 1', { DOCKER_HOST: 'unix:///nonexistent/docker.sock' })
+    expect(r.stdout).toMatch(/^Error \(sandbox_unavailable\): cannot reach the Docker engine/m)
+    expect(r.status).toBe(3)
   })
 
   it('applies --timeout and --memory', () => {
