@@ -20,7 +20,7 @@ const USAGE = `usage:
                          [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]]
                          [--sandbox isolate|docker]
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
-  codeact sdk [--tools MODULE]... [--mcp …]... [--mcp-config FILE.json]...
+  codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
 ${MCP_USAGE}
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.`
@@ -106,7 +106,7 @@ async function replayCommand(args: string[]): Promise<number> {
 }
 
 async function sdkCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { tools: RUN_OPTIONS.tools, ...MCP_FLAG_OPTIONS }, strict: true })
+  const { values } = parseArgs({ args, options: { ...RUNTIME_FLAGS, ...MCP_FLAG_OPTIONS }, strict: true })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox(), typecheck: 'off' })

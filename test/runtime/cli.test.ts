@@ -77,6 +77,12 @@ describe('codeact sdk', () => {
     expect(r.stdout).toContain('declare class ToolCallError')
     expect(codeact(['sdk', '--tools', 'examples/tools.ts']).stdout).toBe(r.stdout)
   })
+
+  it('includes the workspace tools when given a workspace', () => {
+    const r = codeact(['sdk', '--workspace', tmp])
+    expect(r.status).toBe(0)
+    for (const name of ['read_file(', 'write_file(', 'edit_file(', 'glob(', 'bash(']) expect(r.stdout).toContain(name)
+  })
 })
 
 describe('examples/agent-loop.ts', () => {
