@@ -19,7 +19,7 @@ describe('sub-calls from a program: Promise.all really overlaps, exclusive tools
   it('defaults to a pool of 10', async () => {
     const timeline: Timeline = { events: [], peak: 0 }
     const rt = await testRuntime({ tools: timedTools(timeline) })
-    await rt.runCode('await Promise.all(Array.from({ length: 25 }, (_, i) => tools.sleep({ id: String(i), ms: 50 })))')
+    await rt.runCode('await Promise.all(Array.from({ length: 25 }, (_, i) => tools.sleep({ id: String(i), ms: 250 })))')
     expect(timeline.peak).toBe(10)
   })
 
