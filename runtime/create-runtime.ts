@@ -209,12 +209,15 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
   return undefined
 }
 
-async function chooseSandbox(options: RuntimeOptions, workspace: { root: string; readOnly: string[] } | undefined): Promise<Sandbox> {
+async function chooseSandbox(options: RuntimeOptions, workspace: { root: string; readOnly: string[]; network: boolean } | undefined): Promise<Sandbox> {
   if (typeof options.sandbox === 'object') return options.sandbox
   if (options.sandbox === 'docker') {
     // Loaded only when asked for: the embedded default never pulls in the Docker client.
     const { createDockerSandbox } = await import('../sandbox/docker/index.js')
-    return createDockerSandbox({ ...options.docker, ...(workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly } } : {}) })
+    // The workspace's network switch governs the container too (its `bash` runs there), unless the Docker
+    // options say otherwise.
+    const fromWorkspace = workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly }, network: workspace.network } : {}
+    return createDockerSandbox({ ...fromWorkspace, ...options.docker, ...(workspace ? { workspace: fromWorkspace.workspace } : {}) })
   }
   return createIsolateSandbox()
 }
