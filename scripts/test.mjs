@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 // The README's test command: build (the isolate's supervised child runs built JS), run every suite, say
 // which suites were skipped and why, and end with the plain line "N passed, N failed, N skipped".
-// In CI (CI=true) a skipped Docker suite is a failure: the Docker backend must really be tested there.
+// In CI (CI=true) any skip is a failure: the Docker backend and bash under bubblewrap must really be tested.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dockerProbe } from './docker-probe.mjs'
+
+function bwrapProbe() {
+  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', 'true'], { encoding: 'utf8', timeout: 10_000 })
+  if (r.error) return { available: false, reason: 'bwrap not found; apt-get install bubblewrap' }
+  if (r.status !== 0) return { available: false, reason: `bwrap cannot start here: ${r.stderr.trim().split('\n')[0]}` }
+  return { available: true }
+}
 
 const inCI = process.env.CI === 'true' || process.env.CI === '1'
 const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
@@ -45,24 +52,24 @@ if (existsSync(results)) {
   failed++
 }
 
-let dockerSkipped = false
+// Every skip names its reason; in CI nothing may be skipped (Docker and bubblewrap are installed there).
+const bwrap = bwrapProbe()
 if (skippedFiles.size) {
   console.log('\nSkipped suites:')
   for (const [file, n] of skippedFiles) {
-    const isDocker = file.includes('docker')
-    dockerSkipped ||= isDocker
-    const why = isDocker && !docker.available ? `no Docker engine: ${docker.reason}` : 'skipped by the suite'
+    const why =
+      file.includes('docker') && !docker.available
+        ? `no Docker engine: ${docker.reason}`
+        : file.startsWith('test/workspace/') && !bwrap.available
+          ? bwrap.reason
+          : 'skipped by the suite'
     console.log(`  ${file}: ${n} test(s) — ${why}`)
   }
 }
-if (!docker.available) {
-  console.log(`\nThe Docker suite did not run: ${docker.reason}. Install docker.io and start dockerd to run it.`)
-  if (inCI) {
-    console.log('In CI the Docker suite is required: counting it as a failure.')
-    failed++
-  }
-} else if (dockerSkipped && inCI) {
-  console.log('In CI the Docker suite is required, but some of it was skipped: counting it as a failure.')
+if (!docker.available) console.log(`\nThe Docker suites did not run: ${docker.reason}. Install docker.io and start dockerd to run them.`)
+if (!bwrap.available) console.log(`\nThe bash-under-bubblewrap tests did not run: ${bwrap.reason}.`)
+if (inCI && (skipped > 0 || !docker.available || !bwrap.available)) {
+  console.log('In CI every suite is required (Docker and bubblewrap included): counting the skips as a failure.')
   failed++
 }
 const summary = `${passed} passed, ${failed} failed, ${skipped} skipped`

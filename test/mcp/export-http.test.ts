@@ -82,7 +82,7 @@ describe('export over streamable HTTP', () => {
     const controller = new AbortController()
     const started = new Promise<void>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, () => resolve()))
     const firstSeq = rt.log.length
-    const call = client.callTool({ name: 'run_code', arguments: { code: `console.log('go'); await tools.sleep({ ms: 60000 })` } }, undefined, { signal: controller.signal })
+    const call = client.callTool({ name: 'run_code', arguments: { code: `const slept = tools.sleep({ ms: 60000 }); console.log('go'); await slept` } }, undefined, { signal: controller.signal })
     await started
     controller.abort()
     await expect(call).rejects.toThrow()

@@ -97,7 +97,8 @@ describe('export over stdio: codeact mcp', () => {
       })
     })
     const call = client.callTool(
-      { name: 'run_code', arguments: { code: `console.log('waiting'); await Promise.all([tools.sleep({ ms: 60000 }), tools.sleep({ ms: 60000 })]); return 'finished'` } },
+      // 'waiting' is printed once both calls are issued, so the cancel cannot arrive before they exist.
+      { name: 'run_code', arguments: { code: `const both = Promise.all([tools.sleep({ ms: 60000 }), tools.sleep({ ms: 60000 })]); console.log('waiting'); await both; return 'finished'` } },
       undefined,
       { signal: controller.signal },
     )

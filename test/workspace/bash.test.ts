@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import type { ToolResult } from '../../runtime/types.js'
 import { classifyDenial } from '../../sandbox/workspace/bwrap.js'
 import { codeOf, harness, type Harness } from './helpers.js'
+import { bwrap } from '../support/bwrap.js'
 
 let h: Harness
 afterEach(() => h.cleanup())
@@ -28,7 +29,7 @@ function value(r: ToolResult): BashValue {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-describe('results', () => {
+describe.skipIf(!bwrap.available)('results', () => {
   test('stdout, stderr and a non-zero exit are a result, not an error; cwd is the workspace', async () => {
     h = harness()
     const v = value(await h.call('bash', { command: 'pwd; echo err >&2; exit 7' }))
@@ -49,7 +50,7 @@ describe('results', () => {
   })
 })
 
-describe('confinement', () => {
+describe.skipIf(!bwrap.available)('confinement', () => {
   test('nothing of the host environment leaks in', async () => {
     h = harness()
     process.env.CODEACT_TEST_SECRET = 'hunter2-leak-check'
@@ -158,7 +159,7 @@ describe('policy and availability', () => {
     expect(classifyDenial('all fine')).toBeUndefined()
   })
 
-  test('a kernel EACCES and EPERM inside the command are reported too', async () => {
+  test.skipIf(!bwrap.available)('a kernel EACCES and EPERM inside the command are reported too', async () => {
     h = harness()
     // execve needs an x bit even for root: EACCES. chroot needs a capability the command does not have: EPERM.
     const acc = value(await h.call('bash', { command: 'printf "#!/bin/sh\\n" > /tmp/x.sh; /tmp/x.sh' }))
@@ -168,7 +169,7 @@ describe('policy and availability', () => {
     expect(h.denials.map((d) => d.code)).toEqual(['EACCES', 'EPERM'])
   })
 
-  test('no capabilities: the command cannot remount or unmount the read-only part (even run as root)', async () => {
+  test.skipIf(!bwrap.available)('no capabilities: the command cannot remount or unmount the read-only part (even run as root)', async () => {
     h = harness({ readOnly: ['ro'] }, (root) => {
       mkdirSync(join(root, 'ro'))
       writeFileSync(join(root, 'ro/f'), 'kept')
@@ -185,7 +186,7 @@ describe('policy and availability', () => {
   })
 })
 
-describe('limits', () => {
+describe.skipIf(!bwrap.available)('limits', () => {
   test('the timeout kills the command and its children (ETIMEDOUT)', async () => {
     h = harness()
     const marker = join(h.root, 'late')

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { testRuntime } from '../support/runtime.js'
+import { bwrap } from '../support/bwrap.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-e2e-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-test('rt.runCode: a batch edit, an EROFS refusal caught by the program, and a denied bash all reach the observation', async () => {
+test.skipIf(!bwrap.available)('rt.runCode: a batch edit, an EROFS refusal caught by the program, and a denied bash all reach the observation', async () => {
   const root = join(base, 'ws')
   mkdirSync(join(root, 'src'), { recursive: true })
   mkdirSync(join(root, 'vendor'))
