@@ -16,8 +16,8 @@
 
 /** What the prelude reports back, as JSON text. */
 export type PreludeOutcome =
-  | { ok: true; valueJson?: string; valueNote?: string; droppedOutputBytes: number }
-  | { ok: false; error: { name: string; message: string; stack?: string }; droppedOutputBytes: number }
+  | { ok: true; valueJson?: string; valueNote?: string; droppedOutputBytes: number; logLines: number }
+  | { ok: false; error: { name: string; message: string; stack?: string }; droppedOutputBytes: number; logLines: number }
 
 /** Marker prefix of `argsJson` when the program's arguments could not be turned into JSON. */
 export const INVALID_ARGS_PREFIX = '!'
@@ -48,7 +48,7 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
   }
 
   // --- console: formatted in the sandbox, capped, forwarded as text --------------------------------
-  let usedBytes = 0, droppedBytes = 0, cutMarked = false;
+  let usedBytes = 0, droppedBytes = 0, cutMarked = false, logLines = 0;
   function byteLength(s) {
     let n = 0;
     for (let i = 0; i < s.length; i++) {
@@ -105,11 +105,13 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
       droppedBytes += size;
       if (!cutMarked) {
         cutMarked = true;
+        logLines++;
         hostLog('warn', '[output cut: the console output cap of ' + maxOutputBytes + ' bytes was reached]');
       }
       return;
     }
     usedBytes += size;
+    logLines++;
     hostLog(level, text);
   }
   const consoleObject = ObjectCreate(null);
@@ -210,15 +212,15 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
     return new PromiseCtor(function (resolve) {
       let p;
       try { p = programFn(tools, ToolCallError, consoleObject); } catch (e) {
-        resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes }));
+        resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes, logLines: logLines }));
         return;
       }
       const onValue = function (value) {
         const s = serializeValue(value);
-        resolve(JSONstringify({ ok: true, valueJson: s.valueJson, valueNote: s.valueNote, droppedOutputBytes: droppedBytes }));
+        resolve(JSONstringify({ ok: true, valueJson: s.valueJson, valueNote: s.valueNote, droppedOutputBytes: droppedBytes, logLines: logLines }));
       };
       const onError = function (e) {
-        resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes }));
+        resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes, logLines: logLines }));
       };
       // The program is an async function, so p is a native promise: the captured then reads its result
       // directly. Promise.resolve(p) would not: it looks up p.constructor and may call a patched p.then.

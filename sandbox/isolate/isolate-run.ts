@@ -51,6 +51,8 @@ export class IsolateRun {
   readonly #pending = new Map<number, number>()
   #argsBytesInFlight = 0
   #finished = false
+  /** Console lines received from the prelude; the outcome says how many it sent (see #drainLogs). */
+  #logsReceived = 0
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
     this.#entry = entry
@@ -126,7 +128,10 @@ export class IsolateRun {
         this.#io.call(callId, name, argsJson)
       }, { ignored: true })
       const log = new ivm.Callback((level: unknown, text: unknown) => {
-        if (typeof level === 'string' && typeof text === 'string' && !this.#finished) this.#io.log(level, text)
+        if (typeof level === 'string' && typeof text === 'string' && !this.#finished) {
+          this.#logsReceived++
+          this.#io.log(level, text)
+        }
       }, { ignored: true })
       const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
       this.#control = context.evalClosureSync(
@@ -139,6 +144,7 @@ export class IsolateRun {
         timeout: remaining(),
       })
       if (this.#stopped) return this.#stoppedOutcome()
+      await this.#drainLogs(text)
       return fromPrelude(text, limits)
     } catch (e) {
       if (this.#stopped) return this.#stoppedOutcome()
@@ -163,6 +169,24 @@ export class IsolateRun {
       if (context && !isolate.isDisposed) context.release()
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
+    }
+  }
+
+  /**
+   * Console callbacks are fire-and-forget, and isolated-vm does not order them against the settling of
+   * `start`: the last lines a program printed can still be queued when its outcome arrives. The prelude
+   * counts what it sent; wait (briefly) until that many have arrived, so the last lines are never lost.
+   */
+  async #drainLogs(outcome: unknown): Promise<void> {
+    let expected = 0
+    try {
+      const lines = (JSON.parse(String(outcome)) as { logLines?: unknown }).logLines
+      if (typeof lines === 'number') expected = lines
+    } catch {
+      // fromPrelude reports an unreadable outcome
+    }
+    for (let waited = 0; this.#logsReceived < expected && waited < 500 && !this.#stopped; waited++) {
+      await new Promise((resolve) => setImmediate(resolve))
     }
   }
 

@@ -93,6 +93,14 @@ describe('runCode: a program calls registered tools and returns a RunResult', ()
     expect(fn.value).toBeUndefined()
   })
 
+  it('never loses the last console lines printed right before the program returns or throws', async () => {
+    const rt = await testRuntime({ tools: basicTools })
+    for (let i = 0; i < 40; i++) {
+      const r = await rt.runCode(`await tools.add({ a: 1, b: 1 }); for (let j = 0; j < 5; j++) console.log('line', j); ${i % 2 ? 'return 1' : 'throw new Error("x")'}`)
+      expect(r.logs.map((l) => l.text)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4'])
+    }
+  })
+
   it('keeps the log invariant: every tool/call has exactly one tool/result', async () => {
     const rt = await testRuntime({ tools: basicTools })
     await rt.runCode(`await Promise.allSettled([tools.add({a:1,b:2}), tools.nope({}), tools.read_note({key:'missing'}), tools.add({a:'x'})])`)
