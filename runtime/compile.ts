@@ -41,8 +41,6 @@ async function transformWrapped(source: string): Promise<TransformResult> {
       target: 'es2022',
       sourcemap: 'external',
       sourcefile: 'program.ts',
-      // The program is strict: `this` is undefined at the top, and sloppy-mode surprises are gone.
-      banner: '',
       tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
     })
     return { ok: true, code: withStrict(out.code), map: out.map }

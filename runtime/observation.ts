@@ -82,14 +82,14 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   const failed = record.calls.filter((c) => !c.ok)
   const refused = failed.filter((c) => DENIAL_CODES.has(c.error?.code ?? ''))
   const otherFailed = failed.filter((c) => !DENIAL_CODES.has(c.error?.code ?? ''))
-  const denied = [...refused.map((c) => `- ${c.name}(${clip(JSON.stringify(c.args), 120)}) → ${c.error!.code}: ${c.error!.message}`)]
+  const denied = refused.map(renderFailedCall)
   for (const d of record.denials) {
     const by = d.callId ? record.calls.find((c) => c.id === d.callId)?.name : undefined
     denied.push(`- ${by ? `${by}: ` : ''}${d.code}: ${d.message}`)
   }
   if (denied.length) sections.push(`Denied (${denied.length}):\n${listed(denied)}`)
   if (otherFailed.length) {
-    const lines = otherFailed.map((c) => `- ${c.name}(${clip(JSON.stringify(c.args), 120)}) → ${c.error!.code}: ${c.error!.message}`)
+    const lines = otherFailed.map(renderFailedCall)
     sections.push(`Failed tool calls (${otherFailed.length} of ${record.calls.length}):\n${listed(lines)}`)
   }
   if (end.error) {
@@ -99,6 +99,10 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   for (const note of end.notes ?? []) sections.push(note)
   if (sections.length === 0) sections.push('(the program finished with no output and no return value)')
   return capSections(sections, maxBytes)
+}
+
+function renderFailedCall(c: CallRecord): string {
+  return `- ${c.name}(${clip(JSON.stringify(c.args), 120)}) → ${c.error!.code}: ${c.error!.message}`
 }
 
 function renderLog(entry: LogEntry): string {
