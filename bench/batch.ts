@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRuntime } from '../runtime/create-runtime.js'
-import type { JsonValue, ToolContext } from '../runtime/types.js'
+import type { JsonValue, ToolContext } from '../vocabulary/types.js'
 import { createWorkspace } from '../sandbox/workspace/index.js'
 import type { BenchRow } from './types.js'
 

@@ -8,7 +8,7 @@
 import Docker from 'dockerode'
 import { spawn } from 'node:child_process'
 import type { Duplex } from 'node:stream'
-import type { LogEntry } from '../runtime/types.js'
+import type { LogEntry } from '../vocabulary/types.js'
 import { createDockerSandbox, DEFAULT_IMAGE } from '../sandbox/docker/index.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import { PRELUDE_SOURCE } from '../sdk/prelude.js'

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
-import type { LogEntry } from '../runtime/types.js'
+import type { LogEntry } from '../vocabulary/types.js'
 import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import type { BenchRow } from './types.js'

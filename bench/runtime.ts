@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import { createRuntime, type Runtime } from '../runtime/index.js'
-import type { AnyToolDefinition } from '../runtime/types.js'
+import type { AnyToolDefinition } from '../vocabulary/types.js'
 import type { BenchRow } from './types.js'
 
 const TRIVIAL = 'return 1 + 1'

@@ -7,7 +7,7 @@
  */
 import { transform, type Message } from 'esbuild'
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
-import type { RunError } from './types.js'
+import type { RunError } from '../vocabulary/types.js'
 
 const PARAMS = 'tools, ToolCallError, console'
 /** The wrapper adds exactly one line before the user's first line. */

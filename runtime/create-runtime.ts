@@ -26,7 +26,7 @@ import {
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
-import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from './types.js'
+import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */

@@ -7,7 +7,7 @@ import { closestNames } from '../sdk/suggest.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
-import type { JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from './types.js'
+import type { JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from '../vocabulary/types.js'
 
 export interface DispatchEnv {
   registry: ToolRegistry

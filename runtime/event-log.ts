@@ -6,7 +6,7 @@
  * A JSONL file sink (`writeTo`) keeps everything, for `codeact replay`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs'
-import type { EventData, EventType, RunEvent } from './types.js'
+import type { EventData, EventType, RunEvent } from '../vocabulary/types.js'
 
 export type EventListener = (event: RunEvent) => void
 

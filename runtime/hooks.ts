@@ -1,5 +1,5 @@
 /** Hooks registered once and applied to every call from every origin, in registration order. */
-import type { HookMap, HookName } from './types.js'
+import type { HookMap, HookName } from '../vocabulary/types.js'
 
 export class Hooks {
   #hooks: { [K in HookName]: HookMap[K][] } = { 'pre-execute': [], 'post-execute': [] }

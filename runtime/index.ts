@@ -5,7 +5,7 @@ export { createRuntime } from './create-runtime.js'
 export type { Runtime, RuntimeOptions } from './create-runtime.js'
 export type { RunCodeOptions } from './run-code.js'
 export { DEFAULT_LIMITS } from './limits.js'
-export { defineTool } from './define-tool.js'
+export { defineTool } from '../vocabulary/define-tool.js'
 export { replayObservations } from './replay.js'
 export type { ReplayedObservation } from './replay.js'
 export { EventLog, parseJSONL } from './event-log.js'
@@ -44,5 +44,5 @@ export type {
   ToolDefinition,
   ToolError,
   ToolResult,
-} from './types.js'
+} from '../vocabulary/types.js'
 export type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'

@@ -1,4 +1,4 @@
-import type { Limits } from './types.js'
+import type { Limits } from '../vocabulary/types.js'
 
 /** Defaults a user would expect of a code runner: 30 s, 128 MB, 1 MiB of console output. */
 export const DEFAULT_LIMITS: Limits = Object.freeze({

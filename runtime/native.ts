@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
-import type { JsonValue, ToolCall, ToolResult } from './types.js'
+import type { JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export interface OpenAIToolCall {
   id: string

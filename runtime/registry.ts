@@ -1,7 +1,7 @@
 /** The tools a runtime knows: definitions checked once at registration, with their validators. */
 import { toJsonSchema } from '../sdk/schema.js'
 import { createValidator, type Validator } from './validate.js'
-import type { AnyToolDefinition, JsonSchema } from './types.js'
+import type { AnyToolDefinition, JsonSchema } from '../vocabulary/types.js'
 
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 

@@ -4,7 +4,7 @@
  */
 import { renderContent } from './native.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
-import type { EventData, RunEvent, ToolCall } from './types.js'
+import type { EventData, RunEvent, ToolCall } from '../vocabulary/types.js'
 
 export interface ReplayedObservation {
   /** The run id, or the native call id. */

@@ -9,7 +9,7 @@ import { compile, locateInSource, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { CallScheduler } from './scheduler.js'
-import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from './types.js'
+import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 const BACKSTOP_GRACE_MS = 30_000
 

@@ -8,7 +8,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import { execute, failure, finish, prepare, type DispatchEnv } from './dispatch.js'
-import type { ToolCall, ToolResult } from './types.js'
+import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export interface Committed {
   call: ToolCall

@@ -7,7 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import type { ZodType } from 'zod'
 import { isZodSchema } from '../sdk/schema.js'
 import { closestNames } from '../sdk/suggest.js'
-import type { JsonSchema, JsonValue, SchemaLike } from './types.js'
+import type { JsonSchema, JsonValue, SchemaLike } from '../vocabulary/types.js'
 
 export type Validation = { ok: true; value: JsonValue } | { ok: false; message: string }
 export type Validator = (args: JsonValue) => Validation

@@ -3,7 +3,7 @@
  * `runtime/compile.ts`) and reaches the host only through `SandboxHost`: JSON text in, JSON text out.
  * A new backend is a new folder that implements `Sandbox` and passes `test/contract`.
  */
-import type { LogEntry, RunErrorKind, ToolError } from '../runtime/types.js'
+import type { LogEntry, RunErrorKind, ToolError } from '../vocabulary/types.js'
 
 /** What the sandbox may ask of the host while a program runs. Only JSON text crosses. */
 export interface SandboxHost {

@@ -2,7 +2,7 @@
  * Request fields for the two SDKs people embed codeact in. Pass `rt.tools.definitions()` (every tool, or
  * only `run_code` in code mode) or `[rt.runCodeTool()]`.
  */
-import type { JsonSchema } from '../runtime/types.js'
+import type { JsonSchema } from '../vocabulary/types.js'
 import type { FunctionToolDefinition } from './run-code-tool.js'
 
 export interface OpenAITool {

@@ -6,7 +6,7 @@
  * every token, so the usage note is four lines and objects without docs stay on one line.
  */
 import { z } from 'zod'
-import type { JsonSchema, SchemaLike, ToolDefinition } from '../runtime/types.js'
+import type { JsonSchema, SchemaLike, ToolDefinition } from '../vocabulary/types.js'
 import { docBlock } from './jsdoc.js'
 import { isZodSchema } from './schema.js'
 import { pascalCase, propertyKey, schemaToTs } from './schema-to-ts.js'

@@ -2,7 +2,7 @@
  * The `run_code` tool as a model sees it in a function-calling request: how to write a program, and the SDK
  * it can call. Its description embeds the declarations, so one tool carries every other tool.
  */
-import type { JsonSchema } from '../runtime/types.js'
+import type { JsonSchema } from '../vocabulary/types.js'
 
 export interface FunctionToolDefinition {
   name: string

@@ -3,7 +3,7 @@
  * and turns either into JSON Schema, for the SDK's declarations, the run_code definition and adapters.
  */
 import { z, type ZodType } from 'zod'
-import type { JsonSchema, SchemaLike } from '../runtime/types.js'
+import type { JsonSchema, SchemaLike } from '../vocabulary/types.js'
 
 /** True for a zod (v4) schema. */
 export function isZodSchema(schema: unknown): schema is ZodType {

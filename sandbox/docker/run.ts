@@ -3,7 +3,7 @@
  * it (its outcome, the deadline, an abort, the container dying) into a `SandboxOutcome`. Never rejects.
  */
 import { randomBytes } from 'node:crypto'
-import type { LogEntry } from '../../runtime/types.js'
+import type { LogEntry } from '../../vocabulary/types.js'
 import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
 import { preludeOutcome, type FromRunner } from './protocol.js'
 import type { ReadyContainer } from './spawn.js'

@@ -4,7 +4,7 @@
  * This side never loads isolated-vm. It routes JSON text between the child and the SandboxHost, enforces
  * the deadline a second time (kills a child that stops answering), and replaces a child that died.
  */
-import type { LogEntry } from '../../runtime/types.js'
+import type { LogEntry } from '../../vocabulary/types.js'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { resolveChildEntry } from './child-path.js'
 import { DEFAULT_CHILD_CONFIG, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'

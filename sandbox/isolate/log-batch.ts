@@ -3,7 +3,7 @@
  * outcome) or the event loop turns. The prelude caps output already; this is the second line of defence,
  * so a guest that somehow floods cannot swamp the IPC channel.
  */
-import type { LogEntry, LogLevel } from '../../runtime/types.js'
+import type { LogEntry, LogLevel } from '../../vocabulary/types.js'
 
 const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug'])
 /** Room above the cap for the prelude's own "output cut" marker. */

@@ -3,7 +3,7 @@
  * They travel over Node's IPC channel as JSON. One message per tool call each way; console output rides
  * along with the next call or the final outcome, or goes on its own when the program is busy.
  */
-import type { LogEntry } from '../../runtime/types.js'
+import type { LogEntry } from '../../vocabulary/types.js'
 import type { SandboxLimits, SandboxOutcome } from '../types.js'
 
 /** Fixed when the child is spawned (passed as its one command-line argument, JSON). */

@@ -5,8 +5,8 @@
  */
 import { constants } from 'node:os'
 import { z } from 'zod'
-import { defineTool } from '../../runtime/define-tool.js'
-import type { ToolDefinition } from '../../runtime/types.js'
+import { defineTool } from '../../vocabulary/define-tool.js'
+import type { ToolDefinition } from '../../vocabulary/types.js'
 import { opsFor } from './fs-tools.js'
 import { WorkspaceError, type WorkspaceOps } from './ops.js'
 import type { WorkspaceState } from './guard.js'

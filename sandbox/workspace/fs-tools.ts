@@ -3,8 +3,8 @@
  * `WorkspaceOps` calls — the host's, or the backend's from `ctx.services.workspace`.
  */
 import { z } from 'zod'
-import { defineTool } from '../../runtime/define-tool.js'
-import type { ToolContext, ToolDefinition } from '../../runtime/types.js'
+import { defineTool } from '../../vocabulary/define-tool.js'
+import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
 import { guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
 

@@ -3,7 +3,7 @@
  * (and turns its refusal into `{ deny }`), and every tool asks it again at the point of use.
  */
 import { basename, dirname, join } from 'node:path'
-import type { JsonValue, PreExecuteHook } from '../../runtime/types.js'
+import type { JsonValue, PreExecuteHook } from '../../vocabulary/types.js'
 import { compileGlob, expandBraces, type CompiledGlob } from './glob.js'
 import { WorkspaceError, type WorkspaceConfig } from './ops.js'
 import { isWithin, lexicalPath, resolveInside, toRel, type ResolvedPath } from './paths.js'

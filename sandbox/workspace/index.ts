@@ -4,7 +4,7 @@
  */
 import { realpathSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { PreExecuteHook, ToolDefinition } from '../../runtime/types.js'
+import type { PreExecuteHook, ToolDefinition } from '../../vocabulary/types.js'
 import { bashTool } from './bash-tool.js'
 import { fsTools } from './fs-tools.js'
 import { createPolicy, type WorkspaceState } from './guard.js'

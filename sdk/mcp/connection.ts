@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { JsonValue } from '../../runtime/types.js'
+import type { JsonValue } from '../../vocabulary/types.js'
 import { describeTarget, isHttpConfig, type McpServerConfig } from './config.js'
 import { McpToolError, mapCallResult } from './result.js'
 

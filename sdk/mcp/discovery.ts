@@ -4,7 +4,7 @@
  * `search_tools({ query })` and `describe_tool({ name })`. The declarations returned are cut from the very
  * SDK text the type checker uses (parsed with the TypeScript compiler), so they include result types.
  */
-import type { JsonSchema } from '../../runtime/types.js'
+import type { JsonSchema } from '../../vocabulary/types.js'
 import { USAGE_NOTE } from '../declarations.js'
 import { closestNames } from '../suggest.js'
 

@@ -3,7 +3,7 @@
  * (raw JSON Schema in, `tools/call` out), so they take the same validation, hooks and declarations as any
  * tool. Servers start in parallel; one that fails is reported in `failures` and the others carry on.
  */
-import type { AnyToolDefinition, JsonValue } from '../../runtime/types.js'
+import type { AnyToolDefinition, JsonValue } from '../../vocabulary/types.js'
 import type { McpServersConfig } from './config.js'
 import { McpConnection, type ConnectionOptions, type McpStartFailure } from './connection.js'
 import { assignNames } from './naming.js'

@@ -6,7 +6,7 @@
  *   isError: true                -> McpToolError { code: the errno the text names, else EREMOTE }
  */
 import { constants } from 'node:os'
-import type { JsonValue } from '../../runtime/types.js'
+import type { JsonValue } from '../../vocabulary/types.js'
 
 /** A failed remote call, thrown from a tool's execute so dispatch records `{ code, message }`. */
 export class McpToolError extends Error {

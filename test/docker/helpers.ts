@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { JsonValue, LogEntry } from '../../runtime/types.js'
+import type { JsonValue, LogEntry } from '../../vocabulary/types.js'
 import { DEFAULT_IMAGE } from '../../sandbox/docker/index.js'
 import type { SandboxHost, SandboxLimits, SandboxRunRequest } from '../../sandbox/types.js'
 

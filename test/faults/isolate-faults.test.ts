@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/index.js'
-import type { AnyToolDefinition } from '../../runtime/types.js'
+import type { AnyToolDefinition } from '../../vocabulary/types.js'
 import { unansweredCalls } from '../security/log-invariants.js'
 import { alive, isolateChildren, waitFor } from './processes.js'
 

@@ -5,8 +5,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
-import type { AnyToolDefinition } from '../../runtime/types.js'
-import { createMcpExport } from '../../sdk/mcp/export.js'
+import type { AnyToolDefinition } from '../../vocabulary/types.js'
+import { createMcpExport } from '../../mcp/export.js'
 
 const TOPICS = ['weather', 'invoice', 'calendar', 'ticket', 'repo']
 const VERBS = ['get', 'list', 'create', 'update', 'delete']

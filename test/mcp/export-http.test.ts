@@ -9,10 +9,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
-import type { EventData } from '../../runtime/types.js'
-import { attachMcp } from '../../sdk/mcp/attach.js'
-import { createMcpExport } from '../../sdk/mcp/export.js'
-import { serveHttp, type HttpServing } from '../../sdk/mcp/serve.js'
+import type { EventData } from '../../vocabulary/types.js'
+import { attachMcp } from '../../mcp/attach.js'
+import { createMcpExport } from '../../mcp/export.js'
+import { serveHttp, type HttpServing } from '../../mcp/serve.js'
 import tools from './fixtures/tools.js'
 
 describe('export over streamable HTTP', () => {

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { EventData, RunEvent } from '../../runtime/types.js'
+import type { EventData, RunEvent } from '../../vocabulary/types.js'
 import { REPO_ROOT, tempDir } from './helpers.js'
 
 const CLI = join(REPO_ROOT, 'test', 'mcp', 'fixtures', 'cli-entry.mjs')

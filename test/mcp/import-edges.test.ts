@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
-import { attachMcp } from '../../sdk/mcp/attach.js'
+import { attachMcp } from '../../mcp/attach.js'
 import type { McpImport } from '../../sdk/mcp/import.js'
 import { suffixOf } from '../../sdk/mcp/naming.js'
 import { TEST_SERVER, nodeServer } from './helpers.js'

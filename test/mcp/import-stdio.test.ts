@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
-import { attachMcp } from '../../sdk/mcp/attach.js'
+import { attachMcp } from '../../mcp/attach.js'
 import type { McpImport } from '../../sdk/mcp/import.js'
 import { FILESYSTEM_SERVER, MEMORY_SERVER, nodeServer, tempDir } from './helpers.js'
 

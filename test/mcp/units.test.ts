@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseMcpFlag, serversFromFlags, splitCommandLine } from '../../runtime/cli/mcp-args.js'
+import { parseMcpFlag, serversFromFlags, splitCommandLine } from '../../cli/mcp-args.js'
 import { assignNames, suffixOf } from '../../sdk/mcp/naming.js'
 import { McpToolError, mapCallResult } from '../../sdk/mcp/result.js'
 import { tempDir } from './helpers.js'

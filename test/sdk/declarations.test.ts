@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { ToolDefinition } from '../../runtime/types.js'
+import type { ToolDefinition } from '../../vocabulary/types.js'
 import { renderDeclarations, renderToolsInterface, RUNTIME_DECLARATIONS, USAGE_NOTE } from '../../sdk/declarations.js'
 import { openAiTools } from './fixtures/openai-tools.js'
 import { zodTools } from './fixtures/zod-tools.js'

@@ -3,7 +3,7 @@
  * lets through (full TypeScript syntax, no false positives), and how it follows a changed SDK.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ToolDefinition } from '../../runtime/types.js'
+import type { ToolDefinition } from '../../vocabulary/types.js'
 import { renderDeclarations } from '../../sdk/declarations.js'
 import { createTypeChecker, type TypeChecker } from '../../sdk/typecheck.js'
 import { openAiTools } from './fixtures/openai-tools.js'

@@ -1,5 +1,5 @@
 /** The shape of one entry of the attack corpus. */
-import type { JsonValue, Limits, RunErrorKind, RunResult } from '../../runtime/types.js'
+import type { JsonValue, Limits, RunErrorKind, RunResult } from '../../vocabulary/types.js'
 
 export type Expect =
   /** The program ran to its end and was inert: it returned exactly this (undefined: nothing reportable). */

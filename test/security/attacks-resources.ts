@@ -2,7 +2,7 @@
  * Exhaustion: loops, storms, bombs and floods. Each must end as a typed RunError (or an inert value) within
  * the run's limits, in the sandbox process, never in the host.
  */
-import type { RunResult } from '../../runtime/types.js'
+import type { RunResult } from '../../vocabulary/types.js'
 import type { Attack } from './attack.js'
 
 const QUICK = { timeoutMs: 1500 }

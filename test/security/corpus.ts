@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/index.js'
-import type { RunResult } from '../../runtime/types.js'
+import type { RunResult } from '../../vocabulary/types.js'
 import type { Attack, Expect } from './attack.js'
 import { bridgeAttacks } from './attacks-bridge.js'
 import { escapeAttacks } from './attacks-escape.js'

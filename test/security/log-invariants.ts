@@ -1,5 +1,5 @@
 /** Invariant 1 of DESIGN.md, checked over a whole event log: every `tool/call` has exactly one `tool/result`, after it. */
-import type { RunEvent } from '../../runtime/types.js'
+import type { RunEvent } from '../../vocabulary/types.js'
 
 /** Ids of calls without exactly one result logged after them (empty when the invariant holds). */
 export function unansweredCalls(events: readonly RunEvent[]): string[] {

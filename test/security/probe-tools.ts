@@ -3,7 +3,7 @@
  * program which poisoned its own intrinsics still sent the true arguments, and they report the host's own
  * state (its `Object.prototype`) from inside a tool call, where a pollution would matter.
  */
-import type { AnyToolDefinition, JsonValue } from '../../runtime/types.js'
+import type { AnyToolDefinition, JsonValue } from '../../vocabulary/types.js'
 
 /** What the host saw while one attack ran. */
 export interface HostRecord {

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { createRuntime } from '../../runtime/index.js'
-import type { AnyToolDefinition, Limits, RunEvent } from '../../runtime/types.js'
+import type { AnyToolDefinition, Limits, RunEvent } from '../../vocabulary/types.js'
 
 export interface SoakOptions {
   runs: number

@@ -1,7 +1,7 @@
 /** Runtimes for tests: a real isolate sandbox, closed after each test file. */
 import { afterAll } from 'vitest'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../runtime/create-runtime.js'
-import type { RunEvent } from '../../runtime/types.js'
+import type { RunEvent } from '../../vocabulary/types.js'
 
 const open: Runtime[] = []
 afterAll(async () => {

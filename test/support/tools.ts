@@ -1,7 +1,7 @@
 /** Real tools used across the runtime tests: they sleep, record their timelines, and fail on request. */
 import { z } from 'zod'
-import { defineTool } from '../../runtime/define-tool.js'
-import type { AnyToolDefinition } from '../../runtime/types.js'
+import { defineTool } from '../../vocabulary/define-tool.js'
+import type { AnyToolDefinition } from '../../vocabulary/types.js'
 
 export interface Timeline {
   events: { name: string; id: string; at: 'start' | 'end'; t: number }[]

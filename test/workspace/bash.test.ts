@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import type { ToolResult } from '../../runtime/types.js'
+import type { ToolResult } from '../../vocabulary/types.js'
 import { classifyDenial } from '../../sandbox/workspace/bwrap.js'
 import { codeOf, harness, type Harness } from './helpers.js'
 import { bwrap } from '../support/bwrap.js'

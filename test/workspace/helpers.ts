@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ZodType } from 'zod'
-import type { JsonValue, ToolContext, ToolError, ToolResult } from '../../runtime/types.js'
+import type { JsonValue, ToolContext, ToolError, ToolResult } from '../../vocabulary/types.js'
 import { createWorkspace, type Workspace, type WorkspaceOptions } from '../../sandbox/workspace/index.js'
 
 export interface Harness {

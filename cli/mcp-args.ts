@@ -7,10 +7,10 @@
  * Both repeat; a name given twice is a usage error.
  */
 import { readFile } from 'node:fs/promises'
-import { attachMcp } from '../../sdk/mcp/attach.js'
-import { parseServersConfig, type McpServersConfig } from '../../sdk/mcp/config.js'
-import type { McpImport } from '../../sdk/mcp/import.js'
-import type { Runtime } from '../create-runtime.js'
+import { attachMcp } from '../mcp/attach.js'
+import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
+import type { McpImport } from '../sdk/mcp/import.js'
+import type { Runtime } from '../runtime/create-runtime.js'
 
 /** `codeact mcp`'s usage lines (here, not in mcp.ts, so main.ts can show them without an import cycle at load). */
 export const MCP_USAGE = `  codeact mcp [--http PORT] [--expose-tools] [--discovery auto|always|never]

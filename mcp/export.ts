@@ -17,8 +17,8 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { Runtime } from '../../runtime/create-runtime.js'
-import type { EventData, JsonSchema, LogLevel, RunEvent } from '../../runtime/types.js'
+import type { Runtime } from '../runtime/create-runtime.js'
+import type { EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
 import {
   DESCRIBE_TOOL,
   DESCRIBE_TOOL_SCHEMA,
@@ -28,7 +28,7 @@ import {
   discoveryDescription,
   needsDiscovery,
   searchTools,
-} from './discovery.js'
+} from '../sdk/mcp/discovery.js'
 
 const RUN_CODE = 'run_code'
 

@@ -2,8 +2,8 @@
  * Live progress for a person at a terminal: console lines as they come, one line per tool call with its
  * duration and outcome, and a progress line every few seconds on a long run.
  */
-import type { Runtime } from '../create-runtime.js'
-import type { EventData, RunEvent } from '../types.js'
+import type { Runtime } from '../runtime/create-runtime.js'
+import type { EventData, RunEvent } from '../vocabulary/types.js'
 
 export function formatLive(event: RunEvent): string | undefined {
   switch (event.type) {

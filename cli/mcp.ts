@@ -4,9 +4,9 @@
  * Exit status: 0 the client went away or a signal stopped the server, 2 bad usage, 3 the runtime could not start.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { createMcpExport } from '../../sdk/mcp/export.js'
-import { serveHttp, serveStdio } from '../../sdk/mcp/serve.js'
-import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
+import { createMcpExport } from '../mcp/export.js'
+import { serveHttp, serveStdio } from '../mcp/serve.js'
+import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises'
 import { basename, dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
-import type { AnyToolDefinition } from '../types.js'
+import type { AnyToolDefinition } from '../vocabulary/types.js'
 
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
   const path = resolve(file)

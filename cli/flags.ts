@@ -3,7 +3,7 @@
  * turned into exactly the options object an embedder would pass to createRuntime.
  */
 import type { ParseArgsConfig } from 'node:util'
-import type { RuntimeOptions } from '../create-runtime.js'
+import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { loadToolsModule } from './load-tools.js'
 
 /** Bad usage of the command line: exit status 2 with the usage text. */

@@ -4,9 +4,9 @@
  */
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { createRuntime, type RuntimeOptions } from '../create-runtime.js'
-import { parseJSONL } from '../event-log.js'
-import { replayObservations } from '../replay.js'
+import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
+import { parseJSONL } from '../runtime/event-log.js'
+import { replayObservations } from '../runtime/replay.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { mcpCommand } from './mcp.js'

@@ -1,0 +1,10 @@
+/** MCP both ways: import servers' tools into a runtime, and export a runtime as an MCP server. */
+export { parseServersConfig, describeTarget, type McpServerConfig, type McpServersConfig, type McpStdioConfig, type McpHttpConfig } from '../sdk/mcp/config.js'
+export { assignNames, sanitize, type McpToolRef } from '../sdk/mcp/naming.js'
+export { McpToolError, mapCallResult, errnoOf } from '../sdk/mcp/result.js'
+export { MCP_UNAVAILABLE, type McpStartFailure } from '../sdk/mcp/connection.js'
+export { connectMcpServers, type ConnectMcpOptions, type McpImport, type McpServerStatus, type McpToolsChange } from '../sdk/mcp/import.js'
+export { attachMcp } from './attach.js'
+export { createMcpExport, type McpExport, type McpExportOptions } from './export.js'
+export { serveStdio, serveHttp, type HttpServing } from './serve.js'
+export { DISCOVERY_LIMITS } from '../sdk/mcp/discovery.js'
