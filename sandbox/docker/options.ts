@@ -68,7 +68,8 @@ export interface ResolvedOptions {
   startTimeoutMs: number
 }
 
-export const DEFAULT_IMAGE = 'codeact-runner:latest'
+/** `CODEACT_IMAGE` (the variable images/build.sh reads too) names another tag, e.g. a branch's own build. */
+export const DEFAULT_IMAGE = process.env.CODEACT_IMAGE || 'codeact-runner:latest'
 /** The memory the pool warms up for before any run asked (the runtime's default limit). */
 export const DEFAULT_MEMORY_MB = 128
 
