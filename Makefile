@@ -1,5 +1,5 @@
 # Targets a newcomer would guess. `make setup run` is the quick start; `make test` what CI runs.
-.PHONY: setup build run test bench image lint soak clean
+.PHONY: setup build run test bench image lint format soak clean
 
 setup:
 	npm ci
@@ -24,8 +24,12 @@ soak: build
 image:
 	bash images/build.sh
 
+# tsc, Biome (format + lint), dependency-cruiser (layers point down), knip (unused files, exports, deps).
 lint:
 	npm run lint
+
+format:
+	npm run format
 
 clean:
 	rm -rf dist .vitest-results.json

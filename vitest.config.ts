@@ -9,5 +9,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // The public API's type tests (`*.test-d.ts`, expectTypeOf) run as tests too, checked by tsc.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 })

@@ -1,0 +1,71 @@
+/**
+ * The layer order, enforced: every import points down (or stays within its layer), and no folder cycles.
+ * `LAYERS` is the one table; the README's development section lists the same layers (a test compares them).
+ *   vocabulary/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
+ */
+const LAYERS = [
+  { level: 0, name: 'vocabulary', folders: ['vocabulary'] },
+  { level: 1, name: 'what the model sees / backends', folders: ['sdk', 'sandbox'] },
+  { level: 2, name: 'orchestration', folders: ['runtime'] },
+  { level: 3, name: 'front doors', folders: ['cli', 'mcp', 'adapters'] },
+]
+
+const folderRe = (folders) => `^(${folders.join('|')})/`
+const above = (level) => LAYERS.filter((l) => l.level > level).flatMap((l) => l.folders)
+
+/** One rule per layer: nothing in it imports a folder of a higher layer. */
+const upward = LAYERS.filter((l) => above(l.level).length > 0).map((l) => ({
+  name: `no-upward-import-from-${l.folders.join('-')}`,
+  comment: `${l.folders.join('/, ')}/ (layer ${l.level}) may import only layers 0–${l.level}; ${above(l.level).join('/, ')}/ sit above it.`,
+  severity: 'error',
+  from: { path: folderRe(l.folders) },
+  to: { path: folderRe(above(l.level)) },
+}))
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      // Within layer 1 the backends use what the model sees (the prelude), never the other way round.
+      name: 'no-sdk-to-sandbox',
+      comment: 'sdk/ must not import sandbox/ (sandbox/ imports sdk/prelude; the other direction would be a folder cycle).',
+      severity: 'error',
+      from: { path: '^sdk/' },
+      to: { path: '^sandbox/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Modules must not import each other in a cycle.',
+      severity: 'error',
+      from: { path: folderRe(LAYERS.flatMap((l) => l.folders)) },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-product-to-tests',
+      comment: 'Shipped code never imports tests, benchmarks, examples or scripts.',
+      severity: 'error',
+      from: { path: folderRe(LAYERS.flatMap((l) => l.folders)) },
+      to: { path: '^(test|bench|examples|scripts)/' },
+    },
+    {
+      name: 'images-stand-alone',
+      comment: 'images/ runs inside the container: it imports only Node built-ins and its own files.',
+      severity: 'error',
+      from: { path: '^images/' },
+      to: { path: '^(?!images/)', dependencyTypesNot: ['core'] },
+    },
+  ],
+  options: {
+    // Shipped code and the image; tests, benches and scripts may import any layer.
+    includeOnly: `^(${[...LAYERS.flatMap((l) => l.folders), 'images'].join('|')})/`,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+}
+
+// Not part of dependency-cruiser's schema (so not enumerable): the layer test reads it.
+Object.defineProperty(module.exports, 'LAYERS', { value: LAYERS, enumerable: false })

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// `make lint`: every check runs (so one run shows every finding), and any finding fails the step.
+//   types  tsc --strict over the whole tree     code   Biome: formatting and lint rules
+//   layers dependency-cruiser: imports point down, no cycles     dead   knip: unused files, exports, dependencies
+import { spawnSync } from 'node:child_process'
+
+const steps = ['types', 'code', 'layers', 'dead']
+const failed = []
+for (const step of steps) {
+  const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { stdio: 'inherit' })
+  if (r.status !== 0) failed.push(step)
+}
+if (failed.length) {
+  console.error(`\nlint: ${failed.length} of ${steps.length} checks found problems: ${failed.join(', ')}`)
+  process.exit(1)
+}
+console.log(`lint: all ${steps.length} checks clean (${steps.join(', ')})`)

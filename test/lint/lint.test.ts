@@ -1,0 +1,133 @@
+/**
+ * `make lint` is a gate, so it is tested like one: on a scratch copy of the tracked tree it passes, and each
+ * slip a contributor might make — an import that points up a layer, an export nobody uses, a formatting
+ * slip — makes the step that owns it fail and name the file. The README's layer table and the lint config's
+ * table must agree.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+
+const repo = join(import.meta.dirname, '../..')
+let scratch: string
+
+/** A scratch copy of what git tracks (plus the installed node_modules and dist, linked), as a fresh clone has. */
+function copyTree(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'codeact-lint-'))
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean)
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true })
+    try {
+      cpSync(join(repo, f), join(dir, f))
+    } catch {
+      // deleted in the work tree but still in the index
+    }
+  }
+  symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'))
+  symlinkSync(join(repo, 'dist'), join(dir, 'dist'))
+  execFileSync('git', ['init', '-q'], { cwd: dir })
+  return dir
+}
+
+function lint(step: 'code' | 'layers' | 'dead'): { status: number; output: string } {
+  const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { cwd: scratch, encoding: 'utf8' })
+  return { status: r.status ?? -1, output: `${r.stdout}\n${r.stderr}` }
+}
+
+/** Apply a slip to one file of the scratch tree for one test, then put the file back. */
+function withSlip(file: string, edit: (text: string) => string, check: () => void): void {
+  const path = join(scratch, file)
+  const before = readFileSync(path, 'utf8')
+  writeFileSync(path, edit(before))
+  try {
+    check()
+  } finally {
+    writeFileSync(path, before)
+  }
+}
+
+beforeAll(() => {
+  scratch = copyTree()
+})
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+describe('make lint on a clean copy of the tree', () => {
+  test.each(['code', 'layers', 'dead'] as const)('%s passes', (step) => {
+    const r = lint(step)
+    expect(r.output).not.toMatch(/error/i)
+    expect(r.status).toBe(0)
+  })
+})
+
+describe('each slip fails the step that owns it', () => {
+  test('an import that points up a layer (a backend importing the orchestration)', () => {
+    withSlip(
+      'sandbox/types.ts',
+      (t) => `${t}\nimport type { Runtime } from '../runtime/create-runtime.js'\nexport type UpwardProbe = Runtime\n`,
+      () => {
+        const r = lint('layers')
+        expect(r.status).not.toBe(0)
+        expect(r.output).toContain('sandbox/types.ts → runtime/create-runtime.ts')
+        expect(r.output).toContain('no-upward-import')
+      },
+    )
+  })
+
+  test('the vocabulary importing anything of the project', () => {
+    withSlip('vocabulary/types.ts', (t) => `${t}\nexport { DEFAULT_LIMITS as Probe } from '../runtime/limits.js'\n`, () => {
+      const r = lint('layers')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toContain('vocabulary/types.ts → runtime/limits.ts')
+    })
+  })
+
+  test('an export nobody imports', () => {
+    withSlip('runtime/limits.ts', (t) => `${t}\nexport const unusedLintProbe = 1\n`, () => {
+      const r = lint('dead')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toMatch(/unusedLintProbe\s+runtime\/limits\.ts/)
+    })
+  })
+
+  test('a file nothing imports', () => {
+    const file = join(scratch, 'runtime/orphan-lint-probe.ts')
+    writeFileSync(file, 'export const orphan = 1\n')
+    try {
+      const r = lint('dead')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toContain('runtime/orphan-lint-probe.ts')
+    } finally {
+      rmSync(file)
+    }
+  })
+
+  test('a formatting slip', () => {
+    withSlip('runtime/limits.ts', (t) => t.replace(/\n\n/, '\n\n\n\nconst   spaced   =   "double quotes";void spaced\n'), () => {
+      const r = lint('code')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toContain('runtime/limits.ts')
+    })
+  })
+})
+
+describe('the layer table', () => {
+  test('the README and the lint config list the same layers in the same order', () => {
+    const require = createRequire(import.meta.url)
+    const config = require(join(repo, '.dependency-cruiser.cjs')) as { LAYERS: { level: number; folders: string[] }[] }
+    const fromConfig = config.LAYERS.map((l) => l.folders.map((f) => `${f}/`))
+    const readme = readFileSync(join(repo, 'README.md'), 'utf8')
+    const line = readme.split('\n').find((l) => l.startsWith('`vocabulary/` →'))
+    expect(line, 'README: the one-line layer order in the development section').toBeDefined()
+    const fromReadme = line!
+      .replace(/\.$/, '')
+      .split('→')
+      .map((part) => [...part.matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+    expect(fromReadme).toEqual(fromConfig)
+  })
+})
+
