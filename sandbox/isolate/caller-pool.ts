@@ -153,7 +153,8 @@ export class CallerPool {
       lease.child = child
       if (this.#leases.get(caller) !== lease) child.kill()
     })
-    if (this.#keepSpare && !this.#closed) this.#spare = ready.then(() => this.#spawn())
+    // Refilled at once, not after this lease's child is ready: a burst of new callers spawns in parallel.
+    if (this.#keepSpare && !this.#closed) this.#spare = this.#spawn()
     return lease
   }
 

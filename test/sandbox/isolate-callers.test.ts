@@ -25,6 +25,17 @@ function runAs(sandbox: IsolateSandbox, callerId: string | undefined, body: stri
   return sandbox.run({ ...request(body, limits), ...(callerId !== undefined ? { callerId } : {}) }, host, never())
 }
 
+/** A host whose answers wait until the test opens it. */
+class GatedHost extends RecordingHost {
+  open!: () => void
+  readonly #gate = new Promise<void>((r) => (this.open = r))
+  override async callTool(name: string, argsJson: string): Promise<string> {
+    const answer = super.callTool(name, argsJson)
+    await this.#gate
+    return answer
+  }
+}
+
 /** A run that makes a chain of slow calls and returns their sum: long enough to be in flight during a kill. */
 const WORK = `let sum = 0; for (let i = 0; i < 8; i++) sum += (await tools.slow({ ms: 15, value: i })); return sum`
 const WORK_VALUE = '28'
@@ -113,21 +124,23 @@ describe('isolate sandbox: the pool of processes', () => {
 
   it('past the cap, a new caller waits for an idle process and takes its place (never shares)', async () => {
     const sandbox = await open({ maxProcesses: 2 })
-    const aHost = new RecordingHost()
-    const a = runAs(sandbox, 'a', 'await tools.slow({ ms: 400 }); return "a"', {}, aHost)
-    const b = runAs(sandbox, 'b', 'await tools.slow({ ms: 1500 }); return "b"')
-    await waitUntil(() => aHost.calls.length === 1 && sandbox.pidOf('b') !== undefined)
+    const aHost = new GatedHost(), bHost = new GatedHost()
+    const a = runAs(sandbox, 'a', 'await tools.noop(); return "a"', {}, aHost)
+    const b = runAs(sandbox, 'b', 'await tools.noop(); return "b"', {}, bHost)
+    await waitUntil(() => aHost.calls.length === 1 && bHost.calls.length === 1, 30_000)
     const [pa, pb] = [sandbox.pidOf('a')!, sandbox.pidOf('b')!]
     const cHost = new RecordingHost()
     const c = runAs(sandbox, 'c', 'await tools.echo({ c: 1 }); return "c"', {}, cHost)
-    await new Promise((r) => setTimeout(r, 150))
+    await new Promise((r) => setTimeout(r, 300))
     expect(cHost.calls).toEqual([]) // waiting: both processes are busy with their own callers
+    aHost.open()
     expect(await a).toMatchObject({ ok: true, valueJson: '"a"' })
     expect(await c).toMatchObject({ ok: true, valueJson: '"c"' })
     const pc = sandbox.pidOf('c')!
     expect([pa, pb]).not.toContain(pc)
     expect(sandbox.pidOf('a')).toBeUndefined() // A, idle the longest, was retired for C
     await waitUntil(() => !isAlive(pa))
+    bHost.open()
     expect(await b).toMatchObject({ ok: true, valueJson: '"b"' })
     expect(sandbox.pidOf('b')).toBe(pb)
   })
@@ -154,11 +167,21 @@ describe('isolate sandbox: the pool of processes', () => {
 
   it("isolation 'run': every run in a process of its own, gone when the run ends", async () => {
     const sandbox = await open({ isolation: 'run' })
-    const seen = new Set<number>()
-    const hosts = Array.from({ length: 3 }, () => new RecordingHost())
-    const runs = hosts.map((h) => runAs(sandbox, 'same-caller', 'await tools.slow({ ms: 300 }); return 1', {}, h))
-    await waitUntil(() => hosts.every((h) => h.calls.length === 1))
-    for (const pid of isolateChildPids()) seen.add(pid)
+    // Every run holds its call until all three are in flight, so all three processes exist at once.
+    let open3!: () => void
+    const allIn = new Promise<void>((r) => (open3 = r))
+    class Barrier extends RecordingHost {
+      override async callTool(name: string, argsJson: string): Promise<string> {
+        const answer = super.callTool(name, argsJson)
+        await allIn
+        return answer
+      }
+    }
+    const hosts = Array.from({ length: 3 }, () => new Barrier())
+    const runs = hosts.map((h) => runAs(sandbox, 'same-caller', 'await tools.noop(); return 1', {}, h))
+    await waitUntil(() => hosts.every((h) => h.calls.length === 1), 30_000)
+    const seen = new Set(isolateChildPids())
+    open3()
     expect(seen.size).toBeGreaterThanOrEqual(3)
     for (const outcome of await Promise.all(runs)) expect(outcome).toMatchObject({ ok: true })
     await waitUntil(() => isolateChildPids().length <= 1) // only the spare for the next run
@@ -173,13 +196,14 @@ describe('through the runtime: RunCodeOptions.caller', () => {
     const rt = await createRuntime({
       typecheck: 'off',
       tools: [
-        { name: 'wait', description: 'Waits.', parameters: { type: 'object' }, execute: async () => { release(); await new Promise((r) => setTimeout(r, 300)); return 'waited' } },
+        { name: 'hold', description: 'Says it started, then waits.', parameters: { type: 'object' }, execute: async () => { release(); await new Promise((r) => setTimeout(r, 300)); return 'held' } },
+        { name: 'wait', description: 'Waits.', parameters: { type: 'object' }, execute: async () => { await new Promise((r) => setTimeout(r, 300)); return 'waited' } },
         { name: 'echo', description: 'Echoes.', parameters: { type: 'object' }, execute: (a: unknown) => a },
       ],
     })
     try {
       const sandbox = rt.sandbox as IsolateSandbox
-      const a = rt.runCode('await tools.wait({}); return "a"', { caller: 'session-a' })
+      const a = rt.runCode('await tools.hold({}); return "a"', { caller: 'session-a' })
       const b = rt.runCode('const xs = []; for (let i = 0; i < 20; i++) xs.push((await tools.echo({ i })).i); await tools.wait({}); return xs.length', { caller: 'session-b' })
       await started
       process.kill(sandbox.pidOf('session-a')!, 'SIGKILL')
