@@ -2,12 +2,14 @@
  * The isolate backend, end to end through the Sandbox interface (caller -> child process -> isolate):
  * a warm run of a trivial program against a fresh worker_threads Worker per run (the naive way to get a
  * clean realm), a cold run (new sandbox, new child), and the cost of one sequential tool call against a
- * bare IPC round trip between two Node processes measured in the same run.
+ * bare IPC round trip between two Node processes measured in the same run; and throughput with 8 runs in
+ * flight for one caller (one process) against 8 callers (8 processes) and a process per run: what isolating
+ * callers from each other costs.
  */
 import { spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import type { LogEntry } from '../vocabulary/types.js'
-import { createIsolateSandbox } from '../sandbox/isolate/index.js'
+import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import type { BenchRow } from './types.js'
 
@@ -118,11 +120,39 @@ async function ipcRoundTripUs(): Promise<number> {
   return (ms / CALLS) * 1000
 }
 
+/** Runs per second with 8 runs in flight for ~3 s, each of the 8 lanes as `callerOf(lane)`. */
+async function throughput(callerOf: (lane: number) => string | undefined, options: IsolateSandboxOptions = {}): Promise<number> {
+  const sandbox = createIsolateSandbox(options)
+  await sandbox.start()
+  const trivial = request('return 1')
+  const lane = (i: number) => ({ ...trivial, ...(callerOf(i) !== undefined ? { callerId: callerOf(i)! } : {}) })
+  // Warm every lane's process first: the figure is steady-state throughput, not spawn time.
+  for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 8 }, (_, i) => sandbox.run(lane(i), host, never)))
+  let done = 0
+  const t0 = performance.now()
+  const until = t0 + 3000
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, i) => {
+      while (performance.now() < until) {
+        const outcome = await sandbox.run(lane(i), host, never)
+        if (!outcome.ok) throw new Error(`bench run failed: ${JSON.stringify(outcome)}`)
+        done++
+      }
+    }),
+  )
+  const perSecond = done / ((performance.now() - t0) / 1000)
+  await sandbox.close()
+  return perSecond
+}
+
 export default async function bench(): Promise<BenchRow[]> {
   const workers = await workerRuns()
   const warm = await warmRuns()
   const cold = await coldRuns()
   const ipcUs = await ipcRoundTripUs()
+  const oneCaller = await throughput(() => undefined)
+  const eightCallers = await throughput((i) => `caller-${i}`)
+  const perRun = await throughput(() => undefined, { isolation: 'run' })
   const workerP50 = percentile(workers, 50)
   const warmP50 = percentile(warm.samples, 50)
   return [
@@ -147,6 +177,21 @@ export default async function bench(): Promise<BenchRow[]> {
       unit: 'µs per call',
       baseline: 'IPC round trip between two Node processes',
       goal: '≤ 150 µs per call',
+    },
+    { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller, 0), unit: 'runs/s' },
+    {
+      name: 'runs/s, 8 in flight, 8 callers (8 processes)',
+      value: round(eightCallers, 0),
+      unit: 'runs/s',
+      baseline: 'runs/s, 8 in flight, one caller (one process)',
+      // Positive: what never sharing a process costs; negative: the one process was the bottleneck.
+      note: `isolating callers ${eightCallers <= oneCaller ? `costs ${round((1 - eightCallers / oneCaller) * 100, 0)}%` : `gains ${round((eightCallers / oneCaller - 1) * 100, 0)}%`} of throughput`,
+    },
+    {
+      name: "runs/s, 8 in flight, a process per run (isolation: 'run')",
+      value: round(perRun, 1),
+      unit: 'runs/s',
+      baseline: 'runs/s, 8 in flight, one caller (one process)',
     },
   ]
 }

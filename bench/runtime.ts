@@ -99,6 +99,21 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const workerPerSecond = 1000 / percentile(rows[0]!.p50Ms !== undefined ? [rows[0]!.p50Ms] : [NaN], 50)
     rows.push({ name: 'baseline: fresh Workers per second (from its p50, sequential)', value: workerPerSecond, unit: 'runs/s' })
     rows.push({ name: 'runs per second, 8 in flight (trivial program)', value: perSecond, unit: 'runs/s', baseline: 'baseline: fresh Workers per second (from its p50, sequential)' })
+
+    // The same with each lane its own caller: 8 processes, none shared (what isolation costs end to end).
+    for (let i = 0; i < 8; i++) for (let k = 0; k < 5; k++) await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
+    let doneByCallers = 0
+    const t1 = performance.now()
+    const until1 = t1 + 4000
+    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      while (performance.now() < until1) {
+        const r = await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
+        if (!r.ok) throw new Error(`bench program failed: ${r.observation}`)
+        doneByCallers++
+      }
+    }))
+    const perSecondByCallers = doneByCallers / ((performance.now() - t1) / 1000)
+    rows.push({ name: 'runs per second, 8 in flight, 8 callers (a process each)', value: perSecondByCallers, unit: 'runs/s', baseline: 'runs per second, 8 in flight (trivial program)', note: 'the cost of never sharing a process between callers' })
   } finally {
     await rt.close()
   }

@@ -4,7 +4,7 @@
  */
 import { renderDeclarations } from '../sdk/declarations.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition } from '../sdk/run-code-tool.js'
-import { createIsolateSandbox } from '../sandbox/isolate/index.js'
+import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
@@ -34,6 +34,8 @@ export interface RuntimeOptions {
   limits?: Partial<Limits>
   /** `isolate` (default, embedded), `docker`, or a Sandbox you built. */
   sandbox?: 'isolate' | 'docker' | Sandbox
+  /** Options of the isolate backend (what shares a process, how many processes …) when `sandbox: 'isolate'`. */
+  isolate?: IsolateSandboxOptions
   /** Options of the Docker backend (image, pool size, engines …) when `sandbox: 'docker'`. */
   docker?: Record<string, unknown>
   /** Built-in workspace tools (read_file, write_file, edit_file, bash …) confined to this folder. */
@@ -219,7 +221,7 @@ async function chooseSandbox(options: RuntimeOptions, workspace: { root: string;
     const fromWorkspace = workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly }, network: workspace.network } : {}
     return createDockerSandbox({ ...fromWorkspace, ...options.docker, ...(workspace ? { workspace: fromWorkspace.workspace } : {}) })
   }
-  return createIsolateSandbox()
+  return createIsolateSandbox(options.isolate)
 }
 
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {

@@ -12,6 +12,8 @@ import { CallScheduler } from './scheduler.js'
 import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 const BACKSTOP_GRACE_MS = 30_000
+/** Node's timers overflow above this (they fire after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface TypeCheckOutcome {
   /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
@@ -33,6 +35,11 @@ export interface RunCodeOptions {
   /** The id of the native `run_code` call this run answers; sub-calls are logged under the run's id. */
   parentId?: string
   limits?: Partial<Limits>
+  /**
+   * Who the run is for (an MCP session id, a user, a tenant). Runs of different callers never share a
+   * sandbox process; runs without one are the runtime's own caller and share.
+   */
+  caller?: string
 }
 
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
@@ -106,9 +113,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let timer: NodeJS.Timeout | undefined
   // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
   // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
-  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), limits.timeoutMs + BACKSTOP_GRACE_MS)))
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.timeoutMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))))
   const run = deps.sandbox.run(
-    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes } },
+    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes }, ...(options.caller !== undefined ? { callerId: options.caller } : {}) },
     host,
     controller.signal,
   )

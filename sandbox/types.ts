@@ -29,6 +29,11 @@ export interface SandboxRunRequest {
   /** Tool names to expose as `tools.<name>`. */
   toolNames: readonly string[]
   limits: SandboxLimits
+  /**
+   * Who the run is for (an MCP session, a user, a tenant). Runs of different callers never share a
+   * sandbox process, so one caller's crash cannot end another's runs. Unset: the runtime's one caller.
+   */
+  callerId?: string
 }
 
 /** A refusal the kernel or the policy made inside the sandbox, reported even if the program caught it. */

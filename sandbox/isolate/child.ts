@@ -8,6 +8,7 @@
  */
 import type { SandboxOutcome } from '../types.js'
 import { IsolateRun, type RunRequest } from './isolate-run.js'
+import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
 import { DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
@@ -17,6 +18,13 @@ interface Active {
   logs: LogBatch
   flushScheduled: boolean
   aborted: boolean
+}
+
+// Fail closed: without the engine flags, programs could reach memory outside the limit.
+const missingFlags = lockdownFlagsMissing()
+if (missingFlags) {
+  process.stderr.write(`codeact isolate child: started without the V8 flags ${missingFlags}; refusing to run programs\n`)
+  process.exit(78)
 }
 
 const config: ChildConfig = { ...DEFAULT_CHILD_CONFIG, ...(JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>) }

@@ -1,13 +1,15 @@
 /**
- * The isolate backend: programs run in isolated-vm isolates that live in a supervised child process, so
- * nothing a program does (V8 aborting on out-of-memory included) can take the caller's process down.
- * This side never loads isolated-vm. It routes JSON text between the child and the SandboxHost, enforces
- * the deadline a second time (kills a child that stops answering), and replaces a child that died.
+ * The isolate backend: programs run in isolated-vm isolates that live in supervised child processes, so
+ * nothing a program does (V8 aborting on out-of-memory included) can take the caller's process down, and
+ * one child per caller (`caller-pool.ts`), so it cannot take another caller's runs down either.
+ * This side never loads isolated-vm. It routes JSON text between the children and the SandboxHost,
+ * enforces the deadline a second time (kills a child that stops answering), and replaces a child that died.
  */
 import type { LogEntry } from '../../vocabulary/types.js'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
+import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
-import { DEFAULT_CHILD_CONFIG, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
+import { DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { SupervisedChild, type ChildExit } from './supervisor.js'
 
 export interface IsolateSandboxOptions {
@@ -21,11 +23,21 @@ export interface IsolateSandboxOptions {
   killGraceMs?: number
   /** The built child entry (`child.js`); by default found next to this file or under `<repo>/dist`. */
   childEntry?: string
+  /**
+   * What shares a process. `caller` (default): runs with the same `callerId` (or none) share one child;
+   * different callers never do. `run`: every run gets a child of its own, retired when it ends.
+   */
+  isolation?: 'caller' | 'run'
+  /** Children serving callers at once (default 8); a new caller past it waits for one to go idle. */
+  maxProcesses?: number
+  /** A named caller's child is retired after this long without a run (default 60 s). */
+  idleMs?: number
 }
 
 interface InFlight {
   readonly id: number
   readonly child: SupervisedChild
+  readonly lease: Lease
   readonly host: SandboxHost
   readonly limits: SandboxLimits
   readonly resolve: (outcome: SandboxOutcome) => void
@@ -36,22 +48,30 @@ interface InFlight {
   detach: () => void
 }
 
-export function createIsolateSandbox(options: IsolateSandboxOptions = {}): Sandbox {
-  return new IsolateSandbox(options)
+/** The isolate backend, with a look at which processes serve which callers. */
+export interface IsolateSandbox extends Sandbox {
+  /** Children serving callers now, and whether a warm spare is ready or starting. */
+  readonly processes: { leased: number; spare: boolean }
+  /** The pid of the process serving `callerId` (unset: the runtime's own caller), if it has one. */
+  pidOf(callerId?: string): number | undefined
 }
 
-class IsolateSandbox implements Sandbox {
+export function createIsolateSandbox(options: IsolateSandboxOptions = {}): IsolateSandbox {
+  return new IsolateSandboxImpl(options)
+}
+
+class IsolateSandboxImpl implements IsolateSandbox {
   readonly name = 'isolate'
   readonly #config: ChildConfig
   readonly #graceMs: number
-  readonly #entry: string | undefined
-  #child: SupervisedChild | undefined
-  #starting: Promise<SupervisedChild | string> | undefined
+  readonly #isolation: 'caller' | 'run'
+  readonly #pool: CallerPool
   readonly #runs = new Map<number, InFlight>()
   /** Why this side killed a child, for the runs that die with it. */
   readonly #killedBecause = new WeakMap<SupervisedChild, string>()
   #nextId = 1
   #closed = false
+  #closing: Promise<void> | undefined
 
   constructor(options: IsolateSandboxOptions) {
     this.#config = {
@@ -61,11 +81,33 @@ class IsolateSandbox implements Sandbox {
       ...(options.maxRunsPerIsolate !== undefined && { maxRunsPerIsolate: options.maxRunsPerIsolate }),
     }
     this.#graceMs = options.killGraceMs ?? 2000
-    this.#entry = options.childEntry
+    this.#isolation = options.isolation ?? 'caller'
+    const entry = options.childEntry
+    const listener = { message: this.#onMessage.bind(this), exit: this.#onExit.bind(this) }
+    this.#pool = new CallerPool({
+      maxProcesses: Math.max(1, options.maxProcesses ?? 8),
+      idleMs: options.idleMs ?? 60_000,
+      spawn: async () => {
+        const found = entry !== undefined ? { ok: true as const, path: entry } : resolveChildEntry()
+        if (!found.ok) return found.message
+        const child = await SupervisedChild.spawn(found.path, this.#config, listener)
+        // A child holds the caller's event loop only while runs are in flight in it.
+        if (typeof child !== 'string') child.hold(false)
+        return child
+      },
+    })
+  }
+
+  get processes(): { leased: number; spare: boolean } {
+    return this.#pool.size
+  }
+
+  pidOf(callerId?: string): number | undefined {
+    return this.#pool.childOf(callerId ?? DEFAULT_CALLER)?.pid
   }
 
   async start(): Promise<void> {
-    if (!this.#closed) await this.#ensureChild()
+    if (!this.#closed) await this.#pool.warm()
   }
 
   async run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
@@ -77,32 +119,55 @@ class IsolateSandbox implements Sandbox {
     }
   }
 
-  async close(): Promise<void> {
+  /** Idempotent: a second call waits for the first. */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close())
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true
-    const starting = this.#starting
-    const child = this.#child ?? (starting ? await starting : undefined)
-    for (const run of this.#runs.values()) this.#settle(run, stoppedOutcome('aborted', run.limits))
-    if (child && typeof child !== 'string') {
-      // Hold the event loop until the child is really gone, or a caller awaiting close() would exit first.
-      child.hold(true)
-      child.kill()
-      await child.closed
+    // Hold the event loop until every child is really gone, whatever state each is in (starting, running,
+    // being killed): a caller that awaits close() as its last act would otherwise exit first (code 13).
+    const keepAlive = setInterval(() => {}, MAX_TIMER_MS)
+    try {
+      for (const run of this.#runs.values()) this.#settle(run, stoppedOutcome('aborted', run.limits))
+      const children = await this.#pool.close()
+      for (const child of children) child.kill()
+      await Promise.all(children.map((child) => child.closed))
+    } finally {
+      clearInterval(keepAlive)
     }
   }
 
   async #run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
-    const limits = normalizeLimits(request.limits)
+    const limits = normalizeLimits(request.limits, this.#graceMs)
     if (this.#closed) return unavailable('the isolate sandbox is closed')
-    if (signal.aborted) return stoppedOutcome('aborted', limits)
-    const child = await this.#ensureChild()
-    if (typeof child === 'string') return unavailable(child)
-    if (this.#closed) return unavailable('the isolate sandbox is closed')
-    if (signal.aborted) return stoppedOutcome('aborted', limits)
     const id = this.#nextId++
+    const once = this.#isolation === 'run'
+    const caller = once ? `run:${id}` : (request.callerId ?? DEFAULT_CALLER)
+    // A child that dies between being handed out and taking the run is replaced; a few times at most.
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) return stoppedOutcome('aborted', limits)
+      const lease = await this.#pool.acquire(caller, signal, once)
+      // 'closed': close() came while this run waited for a process; it was in flight, so it is aborted.
+      if (lease === 'aborted' || lease === 'closed') return stoppedOutcome('aborted', limits)
+      const child = await lease.ready
+      if (typeof child === 'string' || this.#closed || signal.aborted || !child.alive) {
+        this.#pool.release(lease)
+        if (typeof child === 'string') return unavailable(child)
+        if (this.#closed || signal.aborted) return stoppedOutcome('aborted', limits)
+        if (attempt >= 2) return unavailable('the sandbox process keeps dying before a run can start')
+        continue
+      }
+      return this.#start(id, child, lease, request, host, signal, limits)
+    }
+  }
+
+  #start(id: number, child: SupervisedChild, lease: Lease, request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal, limits: SandboxLimits): Promise<SandboxOutcome> {
     return new Promise<SandboxOutcome>((resolve) => {
       const onAbort = () => this.#giveUp(run, 'aborted', this.#graceMs)
       const run: InFlight = {
-        id, child, host, limits, resolve,
+        id, child, lease, host, limits, resolve,
         settled: false,
         reason: undefined,
         backstop: undefined,
@@ -114,23 +179,6 @@ class IsolateSandbox implements Sandbox {
       child.hold(true)
       child.send({ t: 'run', id, js: request.js, toolNames: [...request.toolNames], limits })
     })
-  }
-
-  #ensureChild(): Promise<SupervisedChild | string> {
-    if (this.#child?.alive) return Promise.resolve(this.#child)
-    if (this.#starting) return this.#starting
-    const entry = this.#entry !== undefined ? { ok: true as const, path: this.#entry } : resolveChildEntry()
-    if (!entry.ok) return Promise.resolve(entry.message)
-    const listener = { message: this.#onMessage.bind(this), exit: this.#onExit.bind(this) }
-    this.#starting = SupervisedChild.spawn(entry.path, this.#config, listener).then((child) => {
-      this.#starting = undefined
-      if (typeof child !== 'string') {
-        this.#child = child
-        child.hold(false)
-      }
-      return child
-    })
-    return this.#starting
   }
 
   /**
@@ -176,7 +224,7 @@ class IsolateSandbox implements Sandbox {
   }
 
   #onExit(exit: ChildExit, child: SupervisedChild): void {
-    if (this.#child === child) this.#child = undefined
+    this.#pool.forget(child)
     const why = this.#killedBecause.get(child)
     const dying = [...this.#runs.values()].filter((run) => run.child === child)
     for (const run of dying) {
@@ -184,7 +232,7 @@ class IsolateSandbox implements Sandbox {
       else if (exit.outOfMemory) {
         // V8 does not say which isolate ran out; with company, say so rather than blame this run alone.
         const outcome = stoppedOutcome('memory', run.limits)
-        if (!outcome.ok && dying.length > 1) outcome.error.message += ` (or one of ${dying.length - 1} other runs beside it did)`
+        if (!outcome.ok && dying.length > 1) outcome.error.message += ` (or one of ${dying.length - 1} other runs of the same caller beside it did)`
         this.#finish(run, outcome)
       } else {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
@@ -196,9 +244,10 @@ class IsolateSandbox implements Sandbox {
 
   #finish(run: InFlight, outcome: SandboxOutcome): void {
     clearTimeout(run.backstop)
-    this.#runs.delete(run.id)
+    if (!this.#runs.delete(run.id)) return
     this.#settle(run, outcome)
     if (![...this.#runs.values()].some((r) => r.child === run.child)) run.child.hold(false)
+    this.#pool.release(run.lease)
   }
 
   #settle(run: InFlight, outcome: SandboxOutcome): void {
@@ -209,10 +258,11 @@ class IsolateSandbox implements Sandbox {
   }
 }
 
-function normalizeLimits(limits: SandboxLimits): SandboxLimits {
+function normalizeLimits(limits: SandboxLimits, graceMs: number): SandboxLimits {
   const pick = (n: number, fallback: number, min: number) => (Number.isFinite(n) ? Math.max(min, n) : fallback)
   return {
-    timeoutMs: pick(limits.timeoutMs, 30_000, 1),
+    // Clamped so that deadline plus grace still fits a Node timer (above 2^31-1 ms it fires at once).
+    timeoutMs: Math.min(pick(limits.timeoutMs, 30_000, 1), MAX_TIMER_MS - graceMs),
     // isolated-vm's floor is 8 MB.
     memoryMb: Math.round(pick(limits.memoryMb, 128, 8)),
     maxOutputBytes: pick(limits.maxOutputBytes, 1 << 20, 0),

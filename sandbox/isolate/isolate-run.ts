@@ -10,7 +10,7 @@ import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import type { PooledIsolate } from './pool.js'
-import { memoryLimitMessage, stoppedOutcome } from './protocol.js'
+import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -83,12 +83,13 @@ export class IsolateRun {
 
   /** Run to the end. Never rejects. */
   async execute(): Promise<SandboxOutcome> {
-    const { isolate, prelude } = this.#entry
+    const { isolate, lockdown, prelude } = this.#entry
     const { limits } = this.#request
     const deadline = Date.now() + limits.timeoutMs
     const remaining = () => Math.max(1, deadline - Date.now())
     const cpuStart = isolate.cpuTime
-    const wall = setTimeout(() => this.stop('timeout'), limits.timeoutMs)
+    // A longer delay would overflow Node's timer and fire at once; 24.8 days is "no limit" for a run.
+    const wall = setTimeout(() => this.stop('timeout'), Math.min(limits.timeoutMs, MAX_TIMER_MS))
     const cpu = setInterval(() => {
       // cpuTime throws once the isolate is disposed (memory limit), before this run's finally clears us.
       if (isolate.isDisposed) return
@@ -104,6 +105,8 @@ export class IsolateRun {
       // was left running in it), none of it runs program code, and each step has a timeout anyway.
       // That saves a thread hop per step; the program itself runs asynchronously below.
       context = isolate.createContextSync()
+      // Before anything else evaluates in this context, the program's own script included.
+      lockdown.runSync(context, { timeout: remaining() })
       const preludeFn = prelude.runSync(context, { reference: true, timeout: remaining() })
       let script: ivm.Script
       try {

@@ -5,6 +5,7 @@
  */
 import ivm from 'isolated-vm'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
+import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import type { ChildConfig } from './protocol.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
@@ -14,6 +15,8 @@ const MAX_WARM_KEYS = 3
 
 export interface PooledIsolate {
   readonly isolate: ivm.Isolate
+  /** The lockdown (`lockdown.ts`), compiled once per isolate; the first thing run in each fresh context. */
+  readonly lockdown: ivm.Script
   /** The prelude, compiled once per isolate; run in each fresh context. */
   readonly prelude: ivm.Script
   readonly memoryMb: number
@@ -99,8 +102,9 @@ export class IsolatePool {
 async function createPooled(memoryMb: number): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
+    const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    return { isolate, prelude, memoryMb, runs: 0 }
+    return { isolate, lockdown, prelude, memoryMb, runs: 0 }
   } catch (e) {
     isolate.dispose()
     throw e

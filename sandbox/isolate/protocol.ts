@@ -32,6 +32,9 @@ export type FromChild =
   | { t: 'log'; id: number; logs: LogEntry[] }
   | { t: 'done'; id: number; outcome: SandboxOutcome; logs?: LogEntry[] }
 
+/** The longest delay Node's timers take; anything above it fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
 export const DEFAULT_CHILD_CONFIG: ChildConfig = {
   warmIsolates: 1,
   warmMemoryMb: 128,

@@ -4,6 +4,7 @@
  * and report its death once its streams are closed.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { LOCKDOWN_V8_FLAGS } from './lockdown.js'
 import type { ChildConfig, FromChild, ToChild } from './protocol.js'
 
 /** How long a child may take to load isolated-vm and say it is ready. */
@@ -58,7 +59,7 @@ export class SupervisedChild {
   static async spawn(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
     let child: ChildProcess
     try {
-      child = spawn(process.execPath, ['--no-node-snapshot', entry, JSON.stringify(config)], {
+      child = spawn(process.execPath, ['--no-node-snapshot', ...LOCKDOWN_V8_FLAGS, entry, JSON.stringify(config)], {
         env: {},
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'advanced',

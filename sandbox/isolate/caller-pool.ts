@@ -1,0 +1,206 @@
+/**
+ * Which child process serves which caller. A child serves one caller for its whole life: runs of
+ * different callers never share a process, so whatever kills a process (a V8 abort, an out-of-memory
+ * isolate, a kill for a stuck run) ends the runs of that one caller and nobody else's. This is Chromium's
+ * site isolation applied to callers: a process is never handed from one caller to another, only retired.
+ *
+ * - At most `maxProcesses` children serve callers at once. A new caller past the cap takes the place of
+ *   the caller idle the longest; when every child has runs in flight it waits for one to go idle.
+ * - A warm spare (spawned ahead, serving nobody) lets a new caller start without a cold spawn. It is kept
+ *   once callers are told apart (a run carried a caller id, or every run is its own caller), so a
+ *   single-caller runtime keeps exactly one child.
+ * - A named caller's child is retired after `idleMs` without runs; a per-run child when its run ends.
+ */
+import type { SupervisedChild } from './supervisor.js'
+
+export type Spawn = () => Promise<SupervisedChild | string>
+
+export interface CallerPoolOptions {
+  /** Children serving callers at once (the spare is one more). */
+  maxProcesses: number
+  /** A named caller's child is retired after this long without a run. */
+  idleMs: number
+  spawn: Spawn
+}
+
+/** One caller's hold on its child. */
+export interface Lease {
+  readonly caller: string
+  /** Settles once the child is ready (or could not start: the message). */
+  readonly ready: Promise<SupervisedChild | string>
+  child: SupervisedChild | undefined
+  /** Runs in flight (or waiting for `ready`). */
+  runs: number
+  lastUsed: number
+  /** Retire the child as soon as it has no runs (a per-run caller). */
+  readonly once: boolean
+  idleTimer: NodeJS.Timeout | undefined
+}
+
+/** The caller of a runtime that never names one: its child is never retired for idleness. */
+export const DEFAULT_CALLER = ''
+
+export class CallerPool {
+  readonly #options: CallerPoolOptions
+  readonly #leases = new Map<string, Lease>()
+  #spare: Promise<SupervisedChild | string> | undefined
+  /** Every spawn not yet known to be over, so close() can wait for all of them. */
+  readonly #spawned = new Set<Promise<SupervisedChild | string>>()
+  readonly #waiters = new Set<() => void>()
+  /** Callers are told apart: keep a warm spare from now on. */
+  #keepSpare = false
+  #closed = false
+
+  constructor(options: CallerPoolOptions) {
+    this.#options = options
+  }
+
+  /** Children serving callers now, and whether a spare is ready or starting (for tests and the bench). */
+  get size(): { leased: number; spare: boolean } {
+    return { leased: this.#leases.size, spare: this.#spare !== undefined }
+  }
+
+  /** The live child serving `caller`, if it has one. */
+  childOf(caller: string): SupervisedChild | undefined {
+    const child = this.#leases.get(caller)?.child
+    return child?.alive ? child : undefined
+  }
+
+  /**
+   * Have a child ready before the first run: the default caller's, or else the spare the first caller
+   * will take. Called before every run, so it never spawns when something is ready or starting.
+   */
+  warm(): Promise<SupervisedChild | string> {
+    if (this.#closed) return Promise.resolve('the isolate sandbox is closed')
+    const own = this.#leases.get(DEFAULT_CALLER)
+    if (own && (own.child === undefined || own.child.alive)) return own.ready
+    return (this.#spare ??= this.#spawn())
+  }
+
+  /**
+   * The lease of `caller`, counting one more run on it; waits while every child is busy with other
+   * callers. `once`: this caller is one run (its child is retired when the run ends).
+   */
+  async acquire(caller: string, signal: AbortSignal, once = false): Promise<Lease | 'aborted' | 'closed'> {
+    if (caller !== DEFAULT_CALLER || once) this.#keepSpare = true
+    for (;;) {
+      if (this.#closed) return 'closed'
+      if (signal.aborted) return 'aborted'
+      const held = this.#leases.get(caller)
+      if (held && (held.child === undefined || held.child.alive)) return this.#use(held)
+      if (held) this.#leases.delete(caller)
+      if (this.#leases.size < this.#options.maxProcesses || this.#evictIdle()) return this.#use(this.#lease(caller, once))
+      await this.#waitForIdle(signal)
+    }
+  }
+
+  /** One run on this lease ended. */
+  release(lease: Lease): void {
+    lease.runs--
+    lease.lastUsed = Date.now()
+    if (lease.runs > 0) return
+    if (lease.once) return this.#retire(lease)
+    if (lease.caller !== DEFAULT_CALLER) {
+      clearTimeout(lease.idleTimer)
+      lease.idleTimer = setTimeout(() => lease.runs === 0 && this.#retire(lease), this.#options.idleMs)
+      lease.idleTimer.unref()
+    }
+    this.#wake()
+  }
+
+  /** A child died: whoever leased it gets a new one on their next run. */
+  forget(child: SupervisedChild): void {
+    for (const lease of this.#leases.values()) {
+      if (lease.child === child) {
+        clearTimeout(lease.idleTimer)
+        this.#leases.delete(lease.caller)
+        this.#wake()
+      }
+    }
+  }
+
+  /** Stop handing out children; resolves to every child ever started that may still be alive. */
+  async close(): Promise<SupervisedChild[]> {
+    this.#closed = true
+    for (const lease of this.#leases.values()) clearTimeout(lease.idleTimer)
+    this.#leases.clear()
+    this.#spare = undefined
+    this.#wake()
+    const all = await Promise.all([...this.#spawned])
+    return all.filter((c): c is SupervisedChild => typeof c !== 'string' && c.alive)
+  }
+
+  #use(lease: Lease): Lease {
+    lease.runs++
+    lease.lastUsed = Date.now()
+    clearTimeout(lease.idleTimer)
+    lease.idleTimer = undefined
+    return lease
+  }
+
+  #lease(caller: string, once: boolean): Lease {
+    const spare = this.#spare
+    this.#spare = undefined
+    const ready = (spare ?? this.#spawn()).then((child) => (typeof child !== 'string' && !child.alive ? this.#spawn() : child))
+    const lease: Lease = { caller, ready, child: undefined, runs: 0, lastUsed: Date.now(), once, idleTimer: undefined }
+    this.#leases.set(caller, lease)
+    void ready.then((child) => {
+      if (typeof child === 'string') {
+        // Could not start: the next run of this caller tries again.
+        if (this.#leases.get(caller) === lease) this.#leases.delete(caller)
+        return
+      }
+      lease.child = child
+      if (this.#leases.get(caller) !== lease) child.kill()
+    })
+    // Refilled at once, not after this lease's child is ready: a burst of new callers spawns in parallel.
+    if (this.#keepSpare && !this.#closed) this.#spare = this.#spawn()
+    return lease
+  }
+
+  /** Make room by retiring the child of the caller idle the longest; false when every child is busy. */
+  #evictIdle(): boolean {
+    let oldest: Lease | undefined
+    for (const lease of this.#leases.values()) {
+      if (lease.runs === 0 && lease.child !== undefined && (!oldest || lease.lastUsed < oldest.lastUsed)) oldest = lease
+    }
+    if (!oldest) return false
+    this.#retire(oldest)
+    return true
+  }
+
+  #retire(lease: Lease): void {
+    clearTimeout(lease.idleTimer)
+    if (this.#leases.get(lease.caller) === lease) this.#leases.delete(lease.caller)
+    void lease.ready.then((child) => typeof child !== 'string' && child.kill())
+    this.#wake()
+  }
+
+  #spawn(): Promise<SupervisedChild | string> {
+    if (this.#closed) return Promise.resolve('the isolate sandbox is closed')
+    const started = this.#options.spawn()
+    this.#spawned.add(started)
+    void started.then((child) => {
+      if (typeof child === 'string') this.#spawned.delete(started)
+      else void child.closed.then(() => this.#spawned.delete(started))
+      if (this.#closed && typeof child !== 'string') child.kill()
+    })
+    return started
+  }
+
+  #waitForIdle(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#waiters.delete(done)
+        signal.removeEventListener('abort', done)
+        resolve()
+      }
+      this.#waiters.add(done)
+      signal.addEventListener('abort', done, { once: true })
+    })
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiters]) waiter()
+  }
+}
