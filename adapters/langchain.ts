@@ -22,7 +22,8 @@ export function langchainTools<T>(rt: Runtime, tool: (func: LangChainToolFunc, f
         const result = await rt.callTool(d.name, input, { ...(callId ? { callId } : {}), ...(config?.signal ? { signal: config.signal } : {}) })
         return result.content
       },
-      { name: d.name, description: d.description, schema: { ...d.parameters, type: 'object' } },
+      // A copy: LangChain's validator annotates the schema object it is given.
+      { name: d.name, description: d.description, schema: { ...structuredClone(d.parameters), type: 'object' } },
     ),
   )
 }

@@ -33,7 +33,7 @@ export interface RunCodeToolDefinition extends FunctionToolDefinition {
  * `run_code`'s arguments: one required string and nothing optional, so it is valid in OpenAI strict mode
  * (which the Agents SDK turns on by default): every property required, no additional properties.
  */
-export const RUN_CODE_PARAMETERS: RunCodeParameters = deepFreeze({
+export const RUN_CODE_PARAMETERS: RunCodeParameters = {
   type: 'object',
   properties: {
     code: {
@@ -43,7 +43,7 @@ export const RUN_CODE_PARAMETERS: RunCodeParameters = deepFreeze({
   },
   required: ['code'],
   additionalProperties: false,
-})
+}
 
 /** Said of `run_code` when it is offered as a freeform (custom) tool: its whole input is the program. */
 export const RUN_CODE_FREEFORM_NOTE =
@@ -60,12 +60,4 @@ export function runCodeDescription(declarations: string, limits: { timeoutMs: nu
     declarations.trimEnd(),
     '```',
   ].join('\n')
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v)
-    Object.freeze(value)
-  }
-  return value
 }
