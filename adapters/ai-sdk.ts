@@ -4,7 +4,10 @@
  * Each tool runs through `rt.callTool`; the app gets the structured result, the model reads its `content`
  * (`run_code`'s observation, compact JSON, or `Error (CODE): …` marked as an error).
  */
-import type { CallToolResult, FunctionToolDefinition, Runtime, StandardToolSchema } from '../runtime/index.js'
+import type { CallToolResult, Runtime, StandardToolSchema } from '../runtime/index.js'
+import { selectDefinitions, type AdapterOptions } from './select.js'
+
+export type { AdapterOptions } from './select.js'
 
 export interface AiSdkTool {
   description: string
@@ -13,27 +16,15 @@ export interface AiSdkTool {
   toModelOutput(options: { output: CallToolResult }): { type: 'text' | 'error-text'; value: string }
 }
 
-export interface AdapterOptions {
-  /** Offer only these tools (default: `rt.tools.definitions()` — every tool and `run_code`, only `run_code` in code mode). */
-  only?: readonly string[]
-}
-
 export function aiSdkTools(rt: Runtime, options: AdapterOptions = {}): Record<string, AiSdkTool> {
   const tools: Record<string, AiSdkTool> = {}
   for (const d of selectDefinitions(rt, options)) {
     tools[d.name] = {
       description: d.description,
       inputSchema: d.inputSchema,
-      execute: (input, { toolCallId, abortSignal }) => rt.callTool(d.name, input, { callId: toolCallId, ...(abortSignal ? { signal: abortSignal } : {}) }),
+      execute: (input, { toolCallId, abortSignal }) => rt.callTool(d.name, input, { callId: toolCallId, signal: abortSignal }),
       toModelOutput: ({ output }) => ({ type: output.isError ? 'error-text' : 'text', value: output.content }),
     }
   }
   return tools
-}
-
-export function selectDefinitions(rt: Runtime, options: AdapterOptions): FunctionToolDefinition[] {
-  const all = rt.tools.definitions()
-  if (!options.only) return all
-  const only = new Set(options.only)
-  return all.filter((d) => only.has(d.name))
 }

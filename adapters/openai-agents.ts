@@ -4,7 +4,7 @@
  * mode is on where the schema allows it (`run_code`'s always does); the model reads each call's `content`.
  */
 import { isStrictCompatible, type Runtime } from '../runtime/index.js'
-import { selectDefinitions, type AdapterOptions } from './ai-sdk.js'
+import { selectDefinitions, type AdapterOptions } from './select.js'
 
 type JsonSchemaEntry = Record<string, unknown>
 /** The shapes of the SDK's `JsonObjectSchemaStrict` / `JsonObjectSchemaNonStrict`. */
@@ -42,9 +42,7 @@ export function openaiAgentsTools(rt: Runtime, options: AdapterOptions = {}): Ag
         } catch (e) {
           return `Error (EINVAL): ${d.name}: arguments are not valid JSON (${(e as Error).message}); send one JSON object`
         }
-        const callId = details?.toolCall?.callId
-        const result = await rt.callTool(d.name, args, { ...(callId ? { callId } : {}), ...(details?.signal ? { signal: details.signal } : {}) })
-        return result.content
+        return (await rt.callTool(d.name, args, { callId: details?.toolCall?.callId, signal: details?.signal })).content
       },
       needsApproval: async () => false,
       isEnabled: async () => true,

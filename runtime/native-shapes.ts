@@ -85,7 +85,7 @@ export interface LangChainToolMessage {
  */
 export type NativeToolCall = OpenAIToolCall | ResponsesFunctionCall | ResponsesCustomToolCall | AnthropicToolUse | LangChainToolCall | { readonly type: string }
 
-/** The answer type for each kind of element; elements that are not calls have none. */
+/** The answer type for each kind of element; elements that are not calls (text, reasoning …) have none. */
 export type ToolAnswerFor<C> = C extends { type: 'function' | 'custom'; id: string }
   ? OpenAIToolMessage
   : C extends { type: 'function_call' }
@@ -96,7 +96,11 @@ export type ToolAnswerFor<C> = C extends { type: 'function' | 'custom'; id: stri
         ? AnthropicToolResult
         : C extends { name: string; args: unknown }
           ? LangChainToolMessage
-          : never
+          : C extends { type: infer T }
+            ? string extends T
+              ? NativeAnswer // an element whose kind is not known statically may be answered in any shape
+              : never
+            : never
 
 export type NativeAnswer = OpenAIToolMessage | ResponsesFunctionCallOutput | ResponsesCustomToolCallOutput | AnthropicToolResult | LangChainToolMessage
 

@@ -16,7 +16,8 @@ export * from './native-shapes.js'
 export type ToolAnswers<T> = T[] & { concludesTurn: boolean }
 
 export interface ExecuteToolCallsOptions {
-  signal?: AbortSignal
+  /** Cancels the batch (`null` as some SDKs type their signals is the same as none). */
+  signal?: AbortSignal | null | undefined
 }
 
 export const RUN_CODE = 'run_code'
@@ -64,7 +65,7 @@ export async function executeToolCalls<C extends NativeToolCall>(
 
 type ParsedCall = { call: ToolCall; argsError?: string }
 
-async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly ParsedCall[], callerSignal: AbortSignal | undefined, shape: string) {
+async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly ParsedCall[], callerSignal: AbortSignal | null | undefined, shape: string) {
   const batchId = `batch_${randomUUID().slice(0, 8)}`
   env.log.append('batch/start', { batchId, ids: parsed.map((p) => p.call.id), shape })
   const signal = callerSignal ?? new AbortController().signal
@@ -115,16 +116,16 @@ export type CallToolResult =
     }
 
 export interface CallToolOptions {
-  signal?: AbortSignal
+  signal?: AbortSignal | null | undefined
   /** The id the call gets in the event log (a framework's tool-call id). Default: a fresh one. */
-  callId?: string
+  callId?: string | null | undefined
 }
 
 const DENIAL_CODES = new Set(['EROFS', 'EACCES', 'EPERM'])
 
 /** One call through validation, hooks, the scheduler and the log, as a model's native call. Never throws. */
 export async function callTool(env: DispatchEnv, name: string, args: unknown, options: CallToolOptions = {}): Promise<CallToolResult> {
-  const id = options.callId ?? `call_${randomUUID().slice(0, 8)}`
+  const id = options.callId || `call_${randomUUID().slice(0, 8)}`
   const json = toJson(args ?? {})
   const call: ToolCall = { id, name: String(name), args: json.ok ? json.value : null, origin: 'native' }
   const parsed: ParsedCall = json.ok ? { call } : { call, argsError: `arguments are not JSON (${json.why})` }

@@ -3,7 +3,7 @@
  * type-checked under the project's strict options against the real packages (imports of `codeact` resolve
  * to this package's build), then imported and driven by the package's own mock model or a local fake server.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
@@ -43,17 +43,21 @@ beforeAll(async () => {
 afterAll(() => llm.close())
 
 describe('README client snippets', () => {
-  it('are all there and type-check under --strict with no cast', () => {
-    expect([...snippets.keys()].sort()).toEqual(['ai-sdk', 'anthropic', 'call-tool', 'langchain', 'openai-agents', 'openai-chat', 'openai-responses'])
-    for (const text of snippets.values()) expect(text).not.toMatch(/\bas (any|never|unknown)\b|<any>/)
+  it('are all there and type-check under --strict with no cast, as do the client tests (types.test-d.ts included)', () => {
+    expect([...snippets.keys()].sort()).toEqual(['ai-sdk', 'anthropic', 'anthropic-tool-runner', 'call-tool', 'langchain', 'openai-agents', 'openai-chat', 'openai-responses'])
+    const clientTests = readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts')).map((f) => join(import.meta.dirname, f))
+    const snippetFiles = [...snippets.keys()].map((n) => join(dir, `${n}.ts`))
+    // No cast to make an SDK type fit: not in a snippet, not in the type tests.
+    for (const file of [...snippetFiles, join(import.meta.dirname, 'types.test-d.ts')]) expect(withoutImports(readFileSync(file, 'utf8'))).not.toMatch(/\bas (any|never|unknown)\b|<any>|\bas [A-Z]\w*(\[\])?\b/)
     const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
-    const program = ts.createProgram([...snippets.keys()].map((n) => join(dir, `${n}.ts`)), { ...config.options, noEmit: true })
+    expect(config.options.strict).toBe(true)
+    const program = ts.createProgram([...snippetFiles, ...clientTests], { ...config.options, noEmit: true })
     const problems = ts
       .getPreEmitDiagnostics(program)
-      .filter((d) => d.file?.fileName.includes('.snippets'))
+      .filter((d) => d.file && (d.file.fileName.includes('.snippets') || d.file.fileName.includes('test/clients/')))
       .map((d) => `${d.file!.fileName.split('/').pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
     expect(problems).toEqual([])
-  }, 120_000)
+  }, 180_000)
 
   it('OpenAI Chat: run_code as a freeform tool, answered as role:"tool" messages', async () => {
     const rt = await codeMode()
@@ -70,7 +74,7 @@ describe('README client snippets', () => {
     const { respond } = await load('openai-responses')
     const answer = await respond(rt, new OpenAI({ baseURL: `${llm.url}/v1`, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
-    const last = llm.requests.filter((r) => r.path.endsWith('/responses')).at(-1)!.body.input as { type?: string }[]
+    const last = llm.requests.filter((r) => r.path.endsWith('/responses')).at(-1)!.body.input
     expect(last).toEqual([{ type: 'custom_tool_call_output', call_id: expect.any(String), output: expect.stringContaining('Paris: 21 °C') }])
   })
 
@@ -80,7 +84,19 @@ describe('README client snippets', () => {
     const answer = await ask(rt, new Anthropic({ baseURL: llm.url, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
     const sent = llm.requests.filter((r) => r.path.endsWith('/messages')).at(-1)!.body
-    expect((sent.tools as { input_schema: unknown }[])[0]!.input_schema).toMatchObject({ type: 'object', required: ['code'] })
+    expect(sent.tools).toEqual([expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ type: 'object', required: ['code'] }) })])
+  })
+
+  it("Anthropic tool runner: the definitions' Standard Schema and rt.callTool, with the runner's tool_use ids", async () => {
+    const rt = await codeMode()
+    const { runTools } = await load('anthropic-tool-runner')
+    const before = llm.requests.length
+    const answer = await runTools(rt, new Anthropic({ baseURL: llm.url, apiKey: 'test' }), 'Weather in Paris?')
+    expect(answer).toContain('Paris: 21 °C')
+    const first = llm.requests.slice(before)[0]!.body
+    expect(first.tools).toEqual([expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ required: ['code'] }) })])
+    const ids = rt.log.all().flatMap((e) => (e.type === 'tool/call' && 'origin' in e.data && e.data.origin === 'native' ? [e.data.id] : []))
+    expect(ids.at(-1)).toMatch(/^toolu_/)
   })
 
   it('AI SDK: a multi-step generateText with MockLanguageModelV3, the model reading the observation', async () => {
@@ -102,7 +118,7 @@ describe('README client snippets', () => {
     const text: string = await agent(rt, model, 'Weather in Paris?')
     expect(text).toContain('Paris: 21 °C')
     expect(step).toBe(2)
-    expect(rt.log.all().some((e) => e.type === 'tool/call' && (e.data as { id: string }).id === 'tc1')).toBe(true)
+    expect(rt.log.all().some((e) => e.type === 'tool/call' && 'id' in e.data && e.data.id === 'tc1')).toBe(true)
   })
 
   it('OpenAI Agents SDK: Runner over the Responses API, strict run_code', async () => {
@@ -131,7 +147,7 @@ describe('README client snippets', () => {
         : new AIMessageChunk(`done: ${messages.filter(ToolMessage.isInstance).map((m) => `${m.tool_call_id} ${m.status} ${m.text}`).join(' | ')}`),
     )
     expect(await loop(rt, model, 'Weather in Paris?')).toMatch(/^done: lc2 success .*Paris: 21 °C/s)
-    const result = rt.log.all().find((e) => e.type === 'tool/result' && (e.data as { id: string }).id === 'lc2')
+    const result = rt.log.all().find((e) => e.type === 'tool/result' && 'id' in e.data && e.data.id === 'lc2')
     expect(result).toBeDefined()
   })
 
@@ -146,4 +162,9 @@ describe('README client snippets', () => {
 
 function mkdtemp(): string {
   return mkdtempSync(join(tmpdir(), 'codeact-readme-'))
+}
+
+/** The text without its import statements (`import { X as Y }` renames are not casts). */
+function withoutImports(text: string): string {
+  return text.replace(/^import [^;]*?from '[^']+'$/gms, '')
 }

@@ -85,7 +85,7 @@ describe('adapters are the frameworks\' tool types', () => {
     expectTypeOf(openaiAgentsTools(rt)).toExtend<AgentsTool[]>()
   })
   it('LangChain tools from its own factory', () => {
-    expectTypeOf(langchainTools(rt, lcTool)).toExtend<(DynamicStructuredTool | DynamicTool)[]>()
+    expectTypeOf(langchainTools(rt, lcTool)).toExtend<DynamicStructuredTool[]>()
     expectTypeOf(langchainTools(rt, lcTool)).toExtend<StructuredToolInterface[]>()
   })
 })
