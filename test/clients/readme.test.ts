@@ -25,6 +25,7 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8')
 const snippets = new Map([...readme.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [m[1]!, m[2]!]))
 mkdirSync(dir, { recursive: true })
 for (const [name, text] of snippets) writeFileSync(join(dir, `${name}.ts`), text)
+// Type-checked, not run: `embedding` calls a public rates API (no network here).
 const load = (name: string) => import(join(dir, `${name}.ts`))
 
 const getWeather = defineTool({
@@ -44,7 +45,7 @@ afterAll(() => llm.close())
 
 describe('README client snippets', () => {
   it('are all there and type-check under --strict with no cast, as do the client tests (types.test-d.ts included)', () => {
-    expect([...snippets.keys()].sort()).toEqual(['ai-sdk', 'anthropic', 'anthropic-tool-runner', 'call-tool', 'langchain', 'openai-agents', 'openai-chat', 'openai-responses'])
+    expect([...snippets.keys()].sort()).toEqual(['ai-sdk', 'anthropic', 'anthropic-tool-runner', 'call-tool', 'embedding', 'event-log', 'langchain', 'openai-agents', 'openai-chat', 'openai-responses'])
     const clientTests = readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts')).map((f) => join(import.meta.dirname, f))
     const snippetFiles = [...snippets.keys()].map((n) => join(dir, `${n}.ts`))
     // No cast to make an SDK type fit: not in a snippet, not in the type tests.
@@ -149,6 +150,17 @@ describe('README client snippets', () => {
     expect(await loop(rt, model, 'Weather in Paris?')).toMatch(/^done: lc2 success .*Paris: 21 °C/s)
     const result = rt.log.all().find((e) => e.type === 'tool/result' && 'id' in e.data && e.data.id === 'lc2')
     expect(result).toBeDefined()
+  })
+
+  it('event log: since, on, JSONL and replay', async () => {
+    const file = join(mkdtemp(), 'log.jsonl')
+    const rt = await testRuntime({ tools: [getWeather], logFile: file })
+    rt.hooks.on('pre-execute', (c) => (c.name === 'get_weather' ? { deny: { code: 'EACCES', message: 'no weather today' } } : undefined))
+    const { audit } = await load('event-log')
+    const out: string[] = await audit(rt, file)
+    expect(out[0]).toBe('1 call(s)')
+    expect(out.at(-1)).toContain('Denied (1):')
+    expect(out.at(-1)).toContain('EACCES: no weather today')
   })
 
   it('callTool: the structured result', async () => {
