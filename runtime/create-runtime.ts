@@ -3,7 +3,7 @@
  * (`runCode`) and native function calls (`executeToolCalls`), where `run_code` is one more tool.
  */
 import { renderDeclarations } from '../sdk/declarations.js'
-import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition } from '../sdk/run-code-tool.js'
+import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
@@ -15,14 +15,16 @@ import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
 import {
   RUN_CODE,
+  callTool,
   executeToolCalls,
-  type AnthropicToolResult,
-  type AnthropicToolUse,
+  type CallToolOptions,
+  type CallToolResult,
   type ExecuteToolCallsOptions,
-  type OpenAIToolCall,
-  type OpenAIToolMessage,
+  type NativeToolCall,
+  type ToolAnswerFor,
   type ToolAnswers,
 } from './native.js'
+import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -64,11 +66,20 @@ export interface RuntimeOptions {
 export interface Runtime {
   /** Runs one program. Never throws for anything the program does: every outcome is a RunResult. */
   runCode(code: string, options?: RunCodeOptions): Promise<RunResult>
-  /** Executes the tool calls of one assistant message; answers come back in the model's order. */
-  executeToolCalls(calls: readonly OpenAIToolCall[], options?: ExecuteToolCallsOptions): Promise<ToolAnswers<OpenAIToolMessage>>
-  executeToolCalls(calls: readonly AnthropicToolUse[], options?: ExecuteToolCallsOptions): Promise<ToolAnswers<AnthropicToolResult>>
+  /**
+   * Executes the tool calls of one assistant message, as the SDK typed them: OpenAI Chat `tool_calls`,
+   * Responses `output` items, Anthropic `content` blocks, LangChain `tool_calls` (items that are not calls
+   * are passed over; `undefined` is an empty batch). Answers come back in the model's order, each in the
+   * shape its SDK expects (`role: "tool"` message, `function_call_output` item, `tool_result` block).
+   */
+  executeToolCalls<C extends NativeToolCall>(calls: readonly C[] | null | undefined, options?: ExecuteToolCallsOptions): Promise<ToolAnswers<ToolAnswerFor<C>>>
+  /**
+   * One call, as a model's native call, through the same validation, hooks, scheduler and log; answers the
+   * structured result (`ok`, `value` or `code`/`message`, `denied`) and the `content` a model would read.
+   */
+  callTool(name: string, args: unknown, options?: CallToolOptions): Promise<CallToolResult>
   /** The function-calling definition of `run_code`, with the SDK in its description. */
-  runCodeTool(): FunctionToolDefinition
+  runCodeTool(): RunCodeToolDefinition
   readonly sdk: { declarations(): string }
   readonly hooks: { on<K extends HookName>(name: K, hook: HookMap[K]): () => void }
   readonly tools: {
@@ -162,11 +173,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       assertOpen()
       return runCode(deps, code, runOptions)
     },
-    executeToolCalls: ((calls: readonly (OpenAIToolCall | AnthropicToolUse)[], o?: ExecuteToolCallsOptions) => {
+    executeToolCalls: (calls, o) => {
       assertOpen()
       return executeToolCalls(env, limits.maxParallelToolCalls, calls, o)
-    }) as Runtime['executeToolCalls'],
-    runCodeTool: () => ({ name: RUN_CODE, description: runCodeDescription(sdkText(), limits), parameters: RUN_CODE_PARAMETERS }),
+    },
+    callTool: async (name, args, o) => {
+      assertOpen()
+      return callTool(env, name, args, o)
+    },
+    runCodeTool: () => Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), { parameters: RUN_CODE_PARAMETERS }),
     sdk: { declarations: sdkText },
     hooks: { on: (name, hook) => hooks.on(name, hook) },
     tools: {
@@ -174,7 +189,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       unregister: (names) => registry.unregister(names),
       names: () => registry.programNames(),
       definitions: () => {
-        const all = registry.definitions().map((d) => ({ name: d.name, description: d.description, parameters: registry.get(d.name)!.parameters }))
+        const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
         const runCodeDef = runtime.runCodeTool()
         return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
       },

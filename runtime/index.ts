@@ -12,14 +12,38 @@ export { EventLog, parseJSONL } from './event-log.js'
 export type {
   AnthropicToolResult,
   AnthropicToolUse,
+  CallToolOptions,
+  CallToolResult,
   ExecuteToolCallsOptions,
+  LangChainToolCall,
+  LangChainToolMessage,
+  NativeToolCall,
+  OpenAICustomToolCall,
+  OpenAIFunctionToolCall,
   OpenAIToolCall,
   OpenAIToolMessage,
+  ResponsesCustomToolCall,
+  ResponsesCustomToolCallOutput,
+  ResponsesFunctionCall,
+  ResponsesFunctionCallOutput,
+  ToolAnswerFor,
   ToolAnswers,
 } from './native.js'
-export { toAnthropicTools, toOpenAITools } from '../sdk/adapters.js'
-export type { AnthropicTool, OpenAITool } from '../sdk/adapters.js'
-export type { FunctionToolDefinition } from '../sdk/run-code-tool.js'
+export { isStrictCompatible, toAnthropicTools, toOpenAIResponsesTools, toOpenAITools } from '../sdk/adapters.js'
+export type {
+  AnthropicTool,
+  ObjectJsonSchema,
+  OpenAICustomTool,
+  OpenAIFunctionTool,
+  OpenAIResponsesCustomTool,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesTool,
+  OpenAITool,
+  OpenAIToolsOptions,
+} from '../sdk/adapters.js'
+export { RUN_CODE_PARAMETERS } from '../sdk/run-code-tool.js'
+export type { FunctionToolDefinition, RunCodeParameters, RunCodeToolDefinition } from '../sdk/run-code-tool.js'
+export type { StandardToolSchema } from '../sdk/standard-schema.js'
 export { createWorkspace } from '../sandbox/workspace/index.js'
 // MCP (import and export) lives at the `codeact/mcp` subpath, so the root import never loads the MCP SDK.
 export type { WorkspaceOptions } from '../sandbox/workspace/index.js'

@@ -175,7 +175,12 @@ export interface EventData {
   console: { runId: string; level: LogLevel; text: string }
   /** A refusal inside a call or a program that did not fail the call (kernel EROFS in bash, caught EACCES …). */
   denial: { runId?: string; callId?: string; code: string; message: string }
-  'batch/start': { batchId: string; ids: string[]; shape: 'openai' | 'anthropic' }
+  'batch/start': {
+    batchId: string
+    ids: string[]
+    /** The SDK shape of the calls: openai, responses, anthropic, langchain, mixed; `call` for rt.callTool. */
+    shape: string
+  }
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
 }
 export type EventType = keyof EventData

@@ -14,7 +14,7 @@ describe('executeToolCalls: the tool_calls of one assistant message', () => {
     const out = await rt.executeToolCalls([openai('c1', 'add', { a: 1, b: 2 }), openai('c2', 'read_note', { key: 'x' })])
     expect([...out]).toEqual([
       { role: 'tool', tool_call_id: 'c1', content: '3' },
-      { role: 'tool', tool_call_id: 'c2', content: '{\n  "key": "x",\n  "text": "note x"\n}' },
+      { role: 'tool', tool_call_id: 'c2', content: '{"key":"x","text":"note x"}' },
     ])
     expect(out.concludesTurn).toBe(false)
   })
@@ -49,10 +49,15 @@ describe('executeToolCalls: the tool_calls of one assistant message', () => {
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
-  it('throws only on misuse of the API itself', async () => {
+  it('throws only on misuse of the API itself; an element it cannot run gets an error answer of its own', async () => {
     const rt = await testRuntime({ tools: basicTools })
     await expect(rt.executeToolCalls('nope' as never)).rejects.toThrow(/array/)
-    await expect(rt.executeToolCalls([{ id: 'x' }] as never)).rejects.toThrow(/not a tool call/)
+    const out = await rt.executeToolCalls([{ id: 'x' }, openai('c1', 'add', { a: 1, b: 2 })] as never)
+    expect([...out]).toEqual([
+      { role: 'tool', tool_call_id: 'x', content: 'Error (EINVAL): not a tool call codeact can run: {"id":"x"}' },
+      { role: 'tool', tool_call_id: 'c1', content: '3' },
+    ])
+    expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
   it('overlaps parallel calls in a bounded pool and commits in model order', async () => {
