@@ -22,18 +22,27 @@ export const RUN_CODE_OUTPUT_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     ok: { type: 'boolean', description: 'The program finished without an error.' },
-    value: { description: "The program's return value (any JSON). Absent when it returned nothing, or when it was too large (then valueBytes is set)." },
+    value: {
+      description: "The program's return value (any JSON). Absent when it returned nothing, or when it was too large (then valueBytes is set).",
+      anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
+    },
     valueBytes: { type: 'integer', description: 'The size of the return value as JSON, when it was too large to include (the observation text shows its start).' },
     error: {
-      type: ['object', 'null'],
-      properties: {
-        kind: { type: 'string', enum: ['compile', 'type', 'runtime', 'timeout', 'memory', 'aborted', 'sandbox_unavailable'] },
-        message: { type: 'string' },
-        code: { type: 'string', description: 'errno-style code (EDQUOT, SANDBOX_UNAVAILABLE …) where there is one' },
-        line: { type: 'integer', description: '1-based line in the program' },
-        column: { type: 'integer' },
-      },
-      required: ['kind', 'message'],
+      description: 'null when ok; else why the run failed.',
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          properties: {
+            kind: { type: 'string', enum: ['compile', 'type', 'runtime', 'timeout', 'memory', 'aborted', 'sandbox_unavailable'] },
+            message: { type: 'string' },
+            code: { type: 'string', description: 'errno-style code (EDQUOT, SANDBOX_UNAVAILABLE …) where there is one' },
+            line: { type: 'integer', description: '1-based line in the program' },
+            column: { type: 'integer' },
+          },
+          required: ['kind', 'message'],
+        },
+      ],
     },
     calls: {
       type: 'array',
