@@ -183,7 +183,7 @@ describe('MCP to the spec over HTTP', () => {
 
   it('cancels the run of an SDK client that closes mid-run', async () => {
     const client = await connect()
-    const waiting = new Promise<void>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => n.params.data === 'waiting' && resolve()))
+    const waiting = new Promise<void>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (n.params.data === 'waiting' && resolve())))
     const call = client.callTool({ name: 'run_code', arguments: { code: `/* sdk-close */ ${WAITING}` } }).catch((e: Error) => e)
     await waiting
     await client.close()
