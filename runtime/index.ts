@@ -40,6 +40,7 @@ export type {
   RunResult,
   SchemaLike,
   ToolCall,
+  ToolAnnotations,
   ToolContext,
   ToolDefinition,
   ToolError,
