@@ -5,7 +5,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createMcpExport } from '../mcp/export.js'
-import { serveHttp, serveStdio } from '../mcp/serve.js'
+import { normalizeOrigin } from '../mcp/http-guard.js'
+import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
@@ -16,6 +17,11 @@ export { MCP_USAGE }
 const OPTIONS = {
   ...RUNTIME_FLAGS,
   http: { type: 'string' },
+  token: { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  'max-sessions': { type: 'string' },
+  'session-idle': { type: 'string' },
+  'max-body': { type: 'string' },
   'expose-tools': { type: 'boolean' },
   discovery: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -41,6 +47,8 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
   const port = values.http === undefined ? undefined : Number(values.http)
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) return usage(`--http needs a port number, got "${values.http}"`)
+  const http = httpOptions(values, port)
+  if (!http.ok) return usage(http.message)
   const servers = await serversFromFlags(values)
   if (!servers.ok) return usage(servers.message)
   let options: RuntimeOptions
@@ -59,8 +67,8 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   const imported = await attachMcpFromFlags(rt, servers.value, io.stderr, { forwardStderr: true })
   const exported = createMcpExport(rt, { exposeTools: values['expose-tools'] === true, discovery })
-  imported?.onToolsChanged(() => exported.notifyToolsChanged())
   const shutdown = async () => {
+    exported.close()
     await imported?.close()
     await rt.close()
   }
@@ -70,7 +78,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     await shutdown()
     return 0
   }
-  const serving = await serveHttp(exported, { port })
+  const serving = await serveHttp(exported, http.value)
   io.stderr.write(`codeact mcp: serving streamable HTTP at ${serving.url}\n`)
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
@@ -79,4 +87,42 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   await serving.close()
   await shutdown()
   return 0
+}
+
+interface HttpFlagValues {
+  token?: string | undefined
+  'allow-origin'?: string[] | undefined
+  'max-sessions'?: string | undefined
+  'session-idle'?: string | undefined
+  'max-body'?: string | undefined
+}
+
+/** The HTTP server's options from the flags (and CODEACT_MCP_TOKEN); each is a usage error without --http. */
+export function httpOptions(values: HttpFlagValues, port: number | undefined, env: NodeJS.ProcessEnv = process.env): { ok: true; value: HttpOptions } | { ok: false; message: string } {
+  const given = (['token', 'allow-origin', 'max-sessions', 'session-idle', 'max-body'] as const).filter((k) => values[k] !== undefined)
+  if (port === undefined) return given.length ? { ok: false, message: `--${given[0]} applies to --http only` } : { ok: true, value: { port: 0 } }
+  const value: HttpOptions = { port }
+  const token = values.token ?? (env.CODEACT_MCP_TOKEN || undefined)
+  if (token !== undefined) {
+    if (!/^[\x21-\x7e]{16,}$/.test(token)) return { ok: false, message: '--token (or CODEACT_MCP_TOKEN) must be at least 16 printable characters without spaces' }
+    value.token = token
+  }
+  try {
+    if (values['allow-origin']) value.allowedOrigins = values['allow-origin'].map(normalizeOrigin)
+  } catch (e) {
+    return { ok: false, message: `--allow-origin: ${(e as Error).message}` }
+  }
+  const numbers = [
+    ['max-sessions', 'maxSessions', 1],
+    ['session-idle', 'sessionIdleMs', 1000],
+    ['max-body', 'maxBodyBytes', 1024],
+  ] as const
+  for (const [flag, key, min] of numbers) {
+    const text = values[flag]
+    if (text === undefined) continue
+    const n = Number(text)
+    if (!Number.isSafeInteger(n) || n < min) return { ok: false, message: `--${flag} needs a whole number of at least ${min}, got "${text}"` }
+    value[key] = n
+  }
+  return { ok: true, value }
 }

@@ -2,7 +2,7 @@
  * A generic harness driving codeact over streamable HTTP with the official MCP SDK client: list the tools,
  * run a program while its console output streams in, and read the structured RunResult.
  *
- *   npx codeact mcp --http 8765 --tools examples/tools.ts &
+ *   node bin/codeact.mjs mcp --http 8765 --tools examples/tools.ts &
  *   node scripts/run-ts.mjs examples/mcp-http-client.ts
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -21,6 +21,6 @@ const result = (await client.callTool({
   name: 'run_code',
   arguments: { code: `const shops = await tools.list_shops({}); console.log(shops.length + ' shops'); return shops` },
 })) as CallToolResult
-// `content` is the observation text a model reads; `structuredContent` is the RunResult (minus events).
+// `content` is the observation text a model reads; `structuredContent` is the capped result (value, error, one line per call).
 console.log(result.isError ? 'failed' : 'ok', JSON.stringify(result.structuredContent, null, 2))
 await client.close()

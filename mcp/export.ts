@@ -1,9 +1,10 @@
 /**
  * MCP export: a runtime served as an MCP server. It offers `run_code` (the SDK in its description, or for
  * large registries a short index plus `search_tools` / `describe_tool`), and with `exposeTools` the
- * registered tools themselves, executed through `rt.executeToolCalls` so hooks and the log apply.
- * While a program runs, its console output streams as `notifications/message` (and as progress when the
- * client sent a progressToken); the client's cancellation aborts the run.
+ * registered tools themselves (see exposed-tools.ts). While a program runs, its console output streams as
+ * `notifications/message` at or above the session's `logging/setLevel` (and as progress when the client
+ * sent a progressToken), all before the result; the client's cancellation, or its going away, aborts the
+ * run. `notifications/tools/list_changed` follows every change of the registry.
  */
 import { randomUUID } from 'node:crypto'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -11,6 +12,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
   type CallToolResult,
   type LoggingLevel,
   type ServerNotification,
@@ -29,6 +31,8 @@ import {
   needsDiscovery,
   searchTools,
 } from '../sdk/mcp/discovery.js'
+import { callExposedTool, exposedTool } from './exposed-tools.js'
+import { RUN_CODE_OUTPUT_SCHEMA, structuredRunResult } from './run-result.js'
 
 const RUN_CODE = 'run_code'
 
@@ -42,14 +46,31 @@ export interface McpExportOptions {
   version?: string
 }
 
+export interface McpServerOptions {
+  /**
+   * Who this connection is (an HTTP session id; stdio gets a random one). Runs of different callers never
+   * share a sandbox process.
+   */
+  caller?: string
+}
+
 export interface McpExport {
   /** A new protocol server for one connection (stdio, or one HTTP session); all share the runtime. */
-  createServer(): Server
-  /** Sends `notifications/tools/list_changed` to every connected client (call after the registry changed). */
+  createServer(options?: McpServerOptions): Server
+  /**
+   * Sends `notifications/tools/list_changed` to every connected client. Registry changes send it by
+   * themselves; call this when something else changed what `tools/list` answers.
+   */
   notifyToolsChanged(): void
+  /** Stops following the registry (the servers already created keep working). */
+  close(): void
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** RFC 5424 order, as MCP's `logging/setLevel` uses it. */
+const SEVERITY: Record<LoggingLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
+const LEVELS: Record<LogLevel, LoggingLevel> = { log: 'info', info: 'info', warn: 'warning', error: 'error', debug: 'debug' }
 
 export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): McpExport {
   const servers = new Set<Server>()
@@ -67,25 +88,30 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         name: RUN_CODE,
         description: useDiscovery ? discoveryDescription(rt.tools.names(), rt.limits) : runCode.description,
         inputSchema: objectSchema(runCode.parameters),
+        outputSchema: RUN_CODE_OUTPUT_SCHEMA as Tool['outputSchema'],
+        // A program can do anything its tools can.
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       },
     ]
     if (useDiscovery) {
+      const lookup = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
       list.push(
-        { name: SEARCH_TOOLS, description: 'Find tools by what they do; returns their TypeScript declarations for use in run_code.', inputSchema: objectSchema(SEARCH_TOOLS_SCHEMA), annotations: { readOnlyHint: true } },
-        { name: DESCRIBE_TOOL, description: "One tool's TypeScript declaration (arguments, result type and docs), for use in run_code.", inputSchema: objectSchema(DESCRIBE_TOOL_SCHEMA), annotations: { readOnlyHint: true } },
+        { name: SEARCH_TOOLS, description: 'Find tools by what they do; returns their TypeScript declarations for use in run_code.', inputSchema: objectSchema(SEARCH_TOOLS_SCHEMA), annotations: lookup },
+        { name: DESCRIBE_TOOL, description: "One tool's TypeScript declaration (arguments, result type and docs), for use in run_code.", inputSchema: objectSchema(DESCRIBE_TOOL_SCHEMA), annotations: lookup },
       )
     }
     if (options.exposeTools) {
       const taken = new Set(list.map((t) => t.name))
-      for (const d of rt.tools.definitions()) {
-        if (!taken.has(d.name)) list.push({ name: d.name, description: d.description, inputSchema: objectSchema(d.parameters) })
+      for (const name of rt.tools.names()) {
+        const def = rt.tools.get(name)
+        if (def && !taken.has(name)) list.push(exposedTool(def))
       }
     }
     return list
   }
 
-  const callTool = async (name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-    if (name === RUN_CODE) return runCode(rt, args, extra)
+  const callTool = async (name: string, args: Record<string, unknown>, extra: Extra, session: Session): Promise<CallToolResult> => {
+    if (name === RUN_CODE) return runCode(rt, args, extra, session)
     if (name === SEARCH_TOOLS && discovery()) {
       if (typeof args.query !== 'string') return errorResult('EINVAL: search_tools needs { query: string }')
       const limit = typeof args.limit === 'number' ? args.limit : undefined
@@ -96,54 +122,90 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
       const found = await describeTool(rt.sdk.declarations(), args.name)
       return found.ok ? { content: [{ type: 'text', text: '```ts\n' + found.text + '\n```' }] } : errorResult(found.message)
     }
-    if (!options.exposeTools) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}`)
-    const [answer] = await rt.executeToolCalls([{ type: 'tool_use', id: `mcp_${randomUUID().slice(0, 8)}`, name, input: args }], { signal: extra.signal })
-    return { content: [{ type: 'text', text: answer!.content }], ...(answer!.is_error ? { isError: true } : {}) }
+    const def = options.exposeTools ? rt.tools.get(name) : undefined
+    if (!def) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}${options.exposeTools ? ' and the tools tools/list names' : ''}`)
+    return callExposedTool(rt, def, args, extra.signal)
   }
 
+  const notifyToolsChanged = () => {
+    for (const s of servers) void s.sendToolListChanged().catch(() => {})
+  }
+  // One notification for a burst of changes (an MCP server re-listing unregisters, then registers).
+  let pending = false
+  const offRegistry = rt.tools.onChange(() => {
+    if (pending) return
+    pending = true
+    queueMicrotask(() => {
+      pending = false
+      notifyToolsChanged()
+    })
+  })
+
   return {
-    createServer: () => {
+    createServer: (serverOptions = {}) => {
       const server = new Server(
         { name: options.name ?? 'codeact', version: options.version ?? '0.1.0' },
         { capabilities: { tools: { listChanged: true }, logging: {} } },
       )
+      const session: Session = { caller: serverOptions.caller ?? `mcp_${randomUUID()}`, minLevel: 'debug' }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
-      server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra))
+      server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))
+      // Replaces the SDK's own handler: the level is this connection's (one server per stdio client or HTTP session).
+      server.setRequestHandler(SetLevelRequestSchema, (req) => {
+        session.minLevel = req.params.level
+        return {}
+      })
       servers.add(server)
-      server.onclose = () => servers.delete(server)
+      const previous = server.onclose
+      server.onclose = () => {
+        previous?.()
+        servers.delete(server)
+      }
       return server
     },
-    notifyToolsChanged: () => {
-      for (const s of servers) void s.sendToolListChanged().catch(() => {})
-    },
+    notifyToolsChanged,
+    close: () => offRegistry(),
   }
 }
 
-/** One program: console lines stream to the client while it runs; the answer is the observation. */
-async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+interface Session {
+  caller: string
+  minLevel: LoggingLevel
+}
+
+/**
+ * One program: console lines stream to the client while it runs (every notification handed to the
+ * transport before the result is returned, so none can arrive after it); the answer is the observation
+ * as text and the capped structured result.
+ */
+async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra, session: Session): Promise<CallToolResult> {
   if (typeof args.code !== 'string') return errorResult('EINVAL: run_code needs { code: string } (a TypeScript program)')
   const runId = `mcp_${randomUUID().slice(0, 8)}`
   const progressToken = extra._meta?.progressToken
+  const sent: Promise<void>[] = []
+  const notify = (n: ServerNotification) => void sent.push(extra.sendNotification(n).catch(() => {}))
   let lines = 0
   const off = rt.on('event', (event: RunEvent) => {
     if (event.type !== 'console') return
     const data = event.data as EventData['console']
     if (data.runId !== runId) return
-    const notify = (n: ServerNotification) => void extra.sendNotification(n).catch(() => {})
-    notify({ method: 'notifications/message', params: { level: LEVELS[data.level], logger: 'run_code', data: data.text } })
+    const level = LEVELS[data.level]
+    if (SEVERITY[level] >= SEVERITY[session.minLevel]) notify({ method: 'notifications/message', params: { level, logger: 'run_code', data: data.text } })
     if (progressToken !== undefined) notify({ method: 'notifications/progress', params: { progressToken, progress: ++lines, message: data.text } })
   })
   try {
-    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId })
-    const { events: _events, ...rest } = result
-    const structured = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>
-    return { content: [{ type: 'text', text: result.observation }], structuredContent: structured, ...(result.ok ? {} : { isError: true }) }
+    const result = await rt.runCode(args.code, // The session is the caller: runs of different sessions never share a sandbox process.
+      { signal: extra.signal, parentId: runId, caller: session.caller })
+    await Promise.all(sent)
+    return {
+      content: [{ type: 'text', text: result.observation }],
+      structuredContent: structuredRunResult(result, rt.limits.maxObservationBytes),
+      ...(result.ok ? {} : { isError: true }),
+    }
   } finally {
     off()
   }
 }
-
-const LEVELS: Record<LogLevel, LoggingLevel> = { log: 'info', info: 'info', warn: 'warning', error: 'error', debug: 'debug' }
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true }

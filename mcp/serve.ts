@@ -1,18 +1,23 @@
 /**
  * Serving an MCP export: over stdio (one client, the parent process), or over streamable HTTP on
  * 127.0.0.1 only (many clients, one session and one protocol server each, all sharing the runtime).
+ * Over HTTP every request first passes the guard (Host, Origin, token, body size: http-guard.ts); sessions
+ * are capped and expire when idle (http-sessions.ts); a client that closes a response stream before its
+ * answer cancels the requests on it (the run stops, every pending call is answered).
  */
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { McpExport } from './export.js'
+import { bearerCheck, checkHost, checkOrigin, normalizeOrigin, readJsonBody, type Refusal } from './http-guard.js'
+import { SessionTable } from './http-sessions.js'
 
 /** Serves on this process's stdin/stdout; resolves when the client closes stdin or a signal arrives. */
 export async function serveStdio(mcp: McpExport): Promise<void> {
-  const server = mcp.createServer()
+  const server = mcp.createServer({ caller: `stdio_${randomUUID()}` })
   const closed = new Promise<void>((resolve) => {
     const previous = server.onclose
     server.onclose = () => {
@@ -33,50 +38,98 @@ export async function serveStdio(mcp: McpExport): Promise<void> {
   process.off('SIGINT', stop)
 }
 
+export interface HttpOptions {
+  /** 0 picks a free port. */
+  port: number
+  /** Browser origins allowed besides loopback pages (`https://app.example:8443`). Default none. */
+  allowedOrigins?: readonly string[]
+  /** Require `Authorization: Bearer <token>` on every request. */
+  token?: string
+  /** Sessions at once (default 100); a new one replaces the least recently used idle one. */
+  maxSessions?: number
+  /** A session without a request for this long is closed (default 30 minutes). */
+  sessionIdleMs?: number
+  /** Largest request body (default 4 MiB); larger is answered 413. */
+  maxBodyBytes?: number
+}
+
 export interface HttpServing {
   /** `http://127.0.0.1:PORT/mcp` */
   url: string
   port: number
+  /** Sessions open now. */
+  sessions(): number
   close(): Promise<void>
 }
 
-const MAX_BODY = 8 * 1024 * 1024
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
-/** Serves streamable HTTP at `/mcp` on 127.0.0.1 (`port` 0 picks a free one). */
-export async function serveHttp(mcp: McpExport, options: { port: number }): Promise<HttpServing> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
+interface HttpSession {
+  id: string
+  transport: StreamableHTTPServerTransport
+  close(): Promise<void>
+}
+
+/** Serves streamable HTTP at `/mcp` on 127.0.0.1. */
+export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<HttpServing> {
+  const sessions = new SessionTable<HttpSession>({ ...(options.maxSessions !== undefined ? { max: options.maxSessions } : {}), ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}) })
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin))
+  const checkToken = options.token ? bearerCheck(options.token) : undefined
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   let port = options.port
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp')
+    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
+    const origin = header(req, 'origin')
+    const denied = checkHost(req, port) ?? checkOrigin(origin, allowedOrigins)
+    if (denied) return refuse(res, denied)
+    if (origin !== undefined) allowCors(res, origin)
+    if (req.method === 'OPTIONS') return preflight(res)
+    const unauthorized = checkToken?.(req)
+    if (unauthorized) return refuse(res, unauthorized)
+
     const sessionId = header(req, 'mcp-session-id')
     const existing = sessionId ? sessions.get(sessionId) : undefined
     if (req.method !== 'POST') {
-      if (!existing) return reply(res, sessionId ? 404 : 400, sessionId ? 'unknown session' : 'missing mcp-session-id')
-      return existing.handleRequest(req, res)
+      if (!existing) return refuse(res, sessionId ? { status: 404, message: 'unknown session' } : { status: 400, message: 'missing mcp-session-id' })
+      return existing.transport.handleRequest(req, res)
     }
-    const body = await readJson(req)
-    if (!body.ok) return reply(res, body.status, body.message)
-    if (existing) return existing.handleRequest(req, res, body.value)
-    if (sessionId) return reply(res, 404, 'unknown session')
-    if (!isInitializeRequest(body.value)) return reply(res, 400, 'the first request of a session must be initialize')
+    const body = await readJsonBody(req, maxBody)
+    if (!body.ok) return refuse(res, { status: body.status, message: body.message, ...(body.status === 413 ? { headers: { connection: 'close' } } : {}) })
+    if (existing) {
+      cancelWhenAbandoned(res, existing.transport, requestIds(body.value), sessions.busy(existing.id))
+      return existing.transport.handleRequest(req, res, body.value)
+    }
+    if (sessionId) return refuse(res, { status: 404, message: 'unknown session' })
+    if (!isInitializeRequest(body.value)) return refuse(res, { status: 400, message: 'the first request of a session must be initialize' })
+    if (!sessions.reserve()) return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
+
+    const id = randomUUID()
+    const server = mcp.createServer({ caller: id })
+    let added = false
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-      // Only local pages may talk to it: the Host header must name this loopback port.
-      enableDnsRebindingProtection: true,
-      allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
+        added = true
+        sessions.add({ id, transport, close: () => server.close() })
+      },
     })
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId)
+    transport.onclose = () => sessions.delete(id)
+    try {
+      await server.connect(transport)
+      await transport.handleRequest(req, res, body.value)
+    } finally {
+      // A refused initialize leaves no session behind.
+      if (!added) {
+        sessions.release()
+        await server.close()
+      }
     }
-    await mcp.createServer().connect(transport)
-    await transport.handleRequest(req, res, body.value)
   }
 
   const http = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) reply(res, 500, e instanceof Error ? e.message : String(e))
+      if (!res.headersSent) refuse(res, { status: 500, message: e instanceof Error ? e.message : String(e) })
       else res.end()
     })
   })
@@ -88,12 +141,53 @@ export async function serveHttp(mcp: McpExport, options: { port: number }): Prom
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
+    sessions: () => sessions.size,
     close: async () => {
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})))
+      await sessions.closeAll()
       http.closeAllConnections()
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
+}
+
+/**
+ * The current MCP spec: a client that closes the response stream of a request has cancelled it. Only
+ * requests still unanswered are cancelled (a stream closed after its answer is just done).
+ */
+function cancelWhenAbandoned(res: ServerResponse, transport: StreamableHTTPServerTransport, ids: RequestId[], done: () => void): void {
+  res.once('close', () => {
+    done()
+    if (res.writableEnded) return
+    for (const requestId of ids) {
+      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the response stream' } })
+    }
+  })
+}
+
+function requestIds(body: unknown): RequestId[] {
+  const messages = Array.isArray(body) ? (body as unknown[]) : [body]
+  const ids: RequestId[] = []
+  for (const m of messages) {
+    if (typeof m !== 'object' || m === null || typeof (m as { method?: unknown }).method !== 'string') continue
+    const id = (m as { id?: unknown }).id
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id)
+  }
+  return ids
+}
+
+function allowCors(res: ServerResponse, origin: string): void {
+  res.setHeader('access-control-allow-origin', origin)
+  res.setHeader('vary', 'Origin')
+  res.setHeader('access-control-expose-headers', 'mcp-session-id, mcp-protocol-version, www-authenticate')
+}
+
+function preflight(res: ServerResponse): void {
+  res.writeHead(204, {
+    'access-control-allow-methods': 'GET, POST, DELETE',
+    'access-control-allow-headers': 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id',
+    'access-control-max-age': '600',
+  })
+  res.end()
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -101,22 +195,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }))
-}
-
-async function readJson(req: IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) return { ok: false, status: 413, message: 'request body too large' }
-    chunks.push(chunk as Buffer)
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }
-  } catch {
-    return { ok: false, status: 400, message: 'the body is not JSON' }
-  }
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  res.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers })
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: refusal.message }, id: null }))
 }

@@ -7,6 +7,7 @@ import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, t
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
+import { withWorkspaceAnnotations } from '../sandbox/workspace/annotations.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { DispatchEnv } from './dispatch.js'
@@ -89,6 +90,10 @@ export interface Runtime {
     names(): string[]
     /** Every tool, for function-calling requests (`run_code` included; only `run_code` in code mode). */
     definitions(): FunctionToolDefinition[]
+    /** The registered definition of a program-callable tool (its `output`, `annotations` …), if any. */
+    get(name: string): AnyToolDefinition | undefined
+    /** Called after every register/unregister (the MCP server sends `tools/list_changed`). Returns an unsubscribe function. */
+    onChange(listener: () => void): () => void
   }
   /** The runtime's append-only event log (both paths). */
   readonly log: EventLog
@@ -110,7 +115,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.logFile) log.writeTo(options.logFile)
   const workspace = options.workspace ? createWorkspace(options.workspace) : undefined
   if (workspace) {
-    registry.register(workspace.tools)
+    registry.register(withWorkspaceAnnotations(workspace.tools, workspace.config))
     hooks.on('pre-execute', workspace.policy)
   }
   registry.register(toList(options.tools))
@@ -193,6 +198,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         const runCodeDef = runtime.runCodeTool()
         return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
       },
+      get: (name) => {
+        const found = registry.get(name)
+        return found && !found.nativeOnly ? found.definition : undefined
+      },
+      onChange: (listener) => registry.onChange(listener),
     },
     log,
     on: (_type, listener) => log.subscribe(listener),

@@ -64,6 +64,7 @@ export type {
   RunResult,
   SchemaLike,
   ToolCall,
+  ToolAnnotations,
   ToolContext,
   ToolDefinition,
   ToolError,

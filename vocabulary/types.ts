@@ -55,6 +55,21 @@ export interface ToolDefinition<Args = any, Result = unknown> {
   exclusive?: boolean
   /** Per-call deadline; a call still running then fails with `ETIMEDOUT` and its signal aborts. */
   timeoutMs?: number
+  /** Hints for hosts (MCP tool annotations): what the tool does to the world. Never enforced. */
+  annotations?: ToolAnnotations
+}
+
+/** MCP's tool annotations; an absent hint means the cautious default (may write, destroy, reach out). */
+export interface ToolAnnotations {
+  title?: string
+  /** It changes nothing. */
+  readOnlyHint?: boolean
+  /** It may delete or overwrite (meaningful when not read-only). */
+  destructiveHint?: boolean
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean
+  /** It reaches things outside the workspace or host (the network, other services). */
+  openWorldHint?: boolean
 }
 
 /** Typed helper: `defineTool({ ... })` returns its argument unchanged. */

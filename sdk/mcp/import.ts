@@ -3,7 +3,7 @@
  * (raw JSON Schema in, `tools/call` out), so they take the same validation, hooks and declarations as any
  * tool. Servers start in parallel; one that fails is reported in `failures` and the others carry on.
  */
-import type { AnyToolDefinition, JsonValue } from '../../vocabulary/types.js'
+import type { AnyToolDefinition, JsonValue, ToolAnnotations } from '../../vocabulary/types.js'
 import type { McpServersConfig } from './config.js'
 import { McpConnection, type ConnectionOptions, type McpStartFailure } from './connection.js'
 import { assignNames } from './naming.js'
@@ -100,8 +100,17 @@ function build(connections: readonly McpConnection[], options: ConnectMcpOptions
       parameters: tool.inputSchema as Record<string, unknown>,
       ...(tool.outputSchema ? { output: tool.outputSchema as Record<string, unknown> } : {}),
       ...(conn.config.timeoutMs ? { timeoutMs: conn.config.timeoutMs } : {}),
+      // Passed through, so an export with --expose-tools shows hosts what the server said.
+      ...(tool.annotations ? { annotations: pickAnnotations(tool.annotations) } : {}),
       execute: (args: JsonValue, ctx) => conn.call(tool.name, args, ctx.signal),
     }
   })
   return { tools, byName }
+}
+
+function pickAnnotations(a: Record<string, unknown>): ToolAnnotations {
+  const out: ToolAnnotations = {}
+  if (typeof a.title === 'string') out.title = a.title
+  for (const k of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof a[k] === 'boolean') out[k] = a[k]
+  return out
 }
