@@ -194,8 +194,8 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra,
     if (progressToken !== undefined) notify({ method: 'notifications/progress', params: { progressToken, progress: ++lines, message: data.text } })
   })
   try {
-    const result = await rt.runCode(args.code, // The session is the caller: runs of different sessions never share a sandbox process.
-      { signal: extra.signal, parentId: runId, caller: session.caller })
+    // The session is the caller: runs of different sessions never share a sandbox process.
+    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId, caller: session.caller })
     await Promise.all(sent)
     return {
       content: [{ type: 'text', text: result.observation }],
