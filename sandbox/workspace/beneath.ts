@@ -288,6 +288,11 @@ async function fsyncDir(dir: DirRef): Promise<void> {
 
 /** Creates a folder and its parents; fine if it is a folder already, EEXIST if it is something else. */
 export async function mkdirBeneath(root: string, rel: string): Promise<void> {
+  mkdirBeneathSync(root, rel)
+}
+
+/** `mkdirBeneath`, synchronously (a few metadata syscalls), for set-up code that must finish before it goes on. */
+export function mkdirBeneathSync(root: string, rel: string): void {
   const parts = splitRel(rel)
   if (parts.length === 0) return
   try {

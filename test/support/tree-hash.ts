@@ -6,10 +6,12 @@ import { createHash } from 'node:crypto'
 import { lstatSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
 import { join } from 'node:path'
 
-export function treeListing(root: string): string[] {
+/** Every entry under `root`, sorted; `skip`: top-level names left out (say `.git`). */
+export function treeListing(root: string, skip: readonly string[] = []): string[] {
   const out: string[] = []
   const visit = (dir: string, prefix: string): void => {
     for (const name of readdirSync(dir).sort()) {
+      if (prefix === '' && skip.includes(name)) continue
       const path = join(dir, name)
       const rel = prefix === '' ? name : `${prefix}/${name}`
       const st = lstatSync(path)
@@ -26,6 +28,6 @@ export function treeListing(root: string): string[] {
   return out
 }
 
-export function treeHash(root: string): string {
-  return createHash('sha256').update(treeListing(root).join('\n')).digest('hex')
+export function treeHash(root: string, skip: readonly string[] = []): string {
+  return createHash('sha256').update(treeListing(root, skip).join('\n')).digest('hex')
 }
