@@ -81,9 +81,11 @@ function openChild(fd, parts, i, create) {
     return openSync(path, DIR_FLAGS)
   } catch (e) {
     if (e.code === 'ENOTDIR' || e.code === 'ELOOP') {
-      let link = false
-      try { link = lstatSync(path).isSymbolicLink() } catch { /* gone */ }
-      if (link) throw fail('EACCES', rel + ' is a symlink at the point of use; refused (it is not followed)')
+      let st
+      try { st = lstatSync(path) } catch { /* gone */ }
+      if (st && st.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused (it is not followed)')
+      // Gone or a folder again by now: it was swapped while being opened.
+      if (!st || st.isDirectory()) throw fail('EACCES', rel + ' changed while it was being opened; refused')
       throw fail('ENOTDIR', rel + ' is not a folder')
     }
     throw restate(e, rel)

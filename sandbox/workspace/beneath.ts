@@ -123,6 +123,8 @@ export function openChildDir(parent: DirRef, name: string, create = false): DirR
     if (code === 'ENOTDIR' || code === 'ELOOP') {
       const st = lstatOrUndefined(path)
       if (st?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${rel} is a symlink at the point of use; refused (it is not followed)`)
+      // Gone or a folder again by now: it was swapped while being opened.
+      if (st === undefined || st.isDirectory()) throw new WorkspaceError('EACCES', `${rel} changed while it was being opened; refused`)
       throw new WorkspaceError('ENOTDIR', `${rel} is not a folder`)
     }
     throw beneathError(err, rel)

@@ -52,7 +52,12 @@ function startSwapper(root: string, outside: string): Promise<void> {
     process.stdout.write('go')
     const dwell = new Int32Array(new SharedArrayBuffer(4)); let n = 0
     for (;;) {
-      try { fs.renameSync(sub, real) } catch { continue }
+      try { fs.renameSync(sub, real) } catch {
+        // The last restore failed (a new folder took the name): move that aside, put the real one back.
+        try { fs.renameSync(sub, sub + '.made-' + n++) } catch {}
+        try { fs.renameSync(real, sub) } catch {}
+        continue
+      }
       try { fs.symlinkSync(out, sub) } catch {}
       // A tool may have made a new folder in the gap (write_file's parents): move it aside, so the swap goes on.
       try { fs.unlinkSync(sub) } catch { try { fs.renameSync(sub, sub + '.made-' + n++) } catch {} }
