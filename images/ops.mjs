@@ -327,9 +327,10 @@ const ops = {
         const stdout = Buffer.concat(streams.stdout).toString('utf8')
         const stderr = Buffer.concat(streams.stderr).toString('utf8')
         const result = { stdout, stderr, exitCode, signal, timedOut, truncated }
-        const m = /^.*(Read-only file system|Permission denied|Operation not permitted).*$/m.exec(stderr)
+        // "Device or resource busy": renaming or removing a mount point — a read-only part or one of its parents.
+        const m = /^.*(Read-only file system|Device or resource busy|Permission denied|Operation not permitted).*$/m.exec(stderr)
         if (m) {
-          result.denied = m[1] === 'Read-only file system' ? 'EROFS' : m[1] === 'Permission denied' ? 'EACCES' : 'EPERM'
+          result.denied = m[1] === 'Read-only file system' || m[1] === 'Device or resource busy' ? 'EROFS' : m[1] === 'Permission denied' ? 'EACCES' : 'EPERM'
           result.deniedMessage = m[0].slice(0, 500)
         }
         resolve(result)
