@@ -65,6 +65,14 @@ describe('beneath the root by descriptor', () => {
     await expect(writeBeneath(h.root, 'run.sh/x', 'x')).rejects.toMatchObject({ code: 'ENOTDIR' })
   })
 
+  test('big files (past the synchronous size) round-trip, and the read cap holds', async () => {
+    h = harness()
+    const big = 'é'.repeat(600_000) + 'end'
+    await writeBeneath(h.root, 'big.txt', big, { durable: true })
+    expect(await readTextBeneath(h.root, 'big.txt', 10_000_000)).toBe(big)
+    await expect(readTextBeneath(h.root, 'big.txt', 1000)).rejects.toMatchObject({ code: 'EFBIG' })
+  })
+
   test('rename moves within the root, creating the destination folders', async () => {
     h = harness({}, (root) => writeFileSync(join(root, 'staged.txt'), 'v2'))
     await renameBeneath(h.root, 'staged.txt', 'out/final.txt')
