@@ -80,7 +80,8 @@ export function prepareReadOnlyBinds(config: WorkspaceConfig): ReadOnlyBinds {
     // Inside another read-only path it is read-only already, and its parent cannot move.
     if (underReadOnly(ro)) continue
     const chain = between(root, ro)
-    if (!exists(ro)) {
+    // Missing, or a placeholder another command still uses (count it, or that command's end removes it under us).
+    if (!exists(ro) || (inUse.get(ro) ?? 0) > 0) {
       const missing = [...chain, ro].filter((p) => (inUse.get(p) ?? 0) > 0 || !exists(p))
       try {
         // Made by descriptor: a parent swapped for a symlink is refused, never followed.

@@ -158,6 +158,20 @@ describe.skipIf(!bwrap.available)('the file tools and bash agree on every read-o
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/^build-log\.txt /), expect.stringMatching(/^src\/new\/f\.js /)]))
   })
 
+  test('parallel commands share a placeholder: the first to end does not remove it from under the other', async () => {
+    h = harness({ readOnly: READ_ONLY }, fixture)
+    const first = h.call('bash', { command: 'sleep 1; ls -d gen' })
+    await new Promise((r) => setTimeout(r, 300))
+    // Started second, still running when the first ends and releases its placeholder.
+    const second = h.call('bash', { command: 'sleep 2.5; mkdir -p gen/x; echo X > gen/a.js; ls gen' })
+    const a = await first
+    expect(a.ok && (a.value as { stdout: string }).stdout).toBe('gen\n')
+    const b = await second
+    if (!b.ok) throw new Error(b.error.message)
+    expect(b.value).toMatchObject({ stdout: '', denied: 'EROFS' })
+    expect(treeListing(h.root, SKIP).some((n) => n.startsWith('gen'))).toBe(false)
+  })
+
   test('ordinary work next to read-only paths is not refused: edits, renames and removes in the writable part', async () => {
     h = harness({ readOnly: READ_ONLY }, fixture)
     const r = await h.call('bash', {
