@@ -60,8 +60,19 @@ export function workspaceMount(ws: DockerWorkspaceOptions): MountResult {
     if (!inside(root, real)) return { ok: false, message: `the read-only path ${entry} resolves outside the workspace` }
     if (real === root) return whole()
     readOnly.push(real)
-    binds.push(`${real}:${path.posix.join(mountAt, path.relative(root, real).split(path.sep).join('/'))}:ro`)
   }
+  const inContainer = (p: string): string => path.posix.join(mountAt, path.relative(root, p).split(path.sep).join('/'))
+  // Every folder between the root and a read-only part is a mount point of its own (read-write): the kernel
+  // refuses to rename or remove a mount point (EBUSY), so `mv pkg x && mkdir -p pkg/vendor` cannot displace
+  // a read-only `pkg/vendor` (a bind moves with its parent). Docker mounts parents before children.
+  const parents = new Set<string>()
+  for (const ro of readOnly) {
+    for (let p = path.dirname(ro); p !== root && inside(root, p); p = path.dirname(p)) {
+      if (!readOnly.some((r) => inside(r, p))) parents.add(p)
+    }
+  }
+  for (const p of [...parents].sort()) binds.push(`${p}:${inContainer(p)}:rw`)
+  for (const ro of readOnly) binds.push(`${ro}:${inContainer(ro)}:ro`)
   return { ok: true, mount: { root, mountAt, binds, readOnly, owner, mode, allReadOnly: false } }
 }
 

@@ -62,7 +62,14 @@ export interface ResolvedPath {
  */
 export function resolveInside(roots: readonly string[], input: string): ResolvedPath {
   const { root, abs } = lexicalPath(roots, input)
-  const real = realPathOf(abs)
+  let real: string
+  try {
+    real = realPathOf(abs)
+  } catch (err) {
+    // Say it with the path as the caller gave it, never the host's absolute path.
+    if (err instanceof WorkspaceError) throw new WorkspaceError(err.code, `${JSON.stringify(input)}: too many levels of symbolic links`)
+    throw err
+  }
   if (!isWithin(real, root)) throw outside(input, 'resolves outside the workspace through a symlink')
   return { real, rel: toRel(root, real) }
 }
