@@ -3,7 +3,10 @@
  * Every outcome, including a sandbox that could not start, is a RunResult; this function does not throw.
  */
 import { randomUUID } from 'node:crypto'
+import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
+import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
 import { compile, locateInSource, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
@@ -17,8 +20,10 @@ export interface TypeCheckOutcome {
   /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
   report: string
   count: number
-  /** Formatted diagnostics that never block (untyped results used as values). */
+  /** Formatted notes that never block (working JavaScript strict TypeScript does not like), one line per cause. */
   advisory?: string
+  /** The blocking syntax diagnostics, for a compile error said with the checker's hints. */
+  syntax?: TypeDiagnostic[]
 }
 
 export interface RunCodeDeps {
@@ -49,7 +54,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   const compiled = await compile(code)
-  if (!compiled.ok) return end({ ok: false, error: compiled.error, droppedOutputBytes: 0 })
+  if (!compiled.ok) return end({ ok: false, error: await explainCompileError(deps, code, compiled.error), droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck) {
@@ -58,7 +63,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }
     if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
-    if (checked.advisory) notes.push(`Type-check notes (results without a declared type were used as values):\n${checked.advisory}`)
+    if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
   }
 
   const controller = new AbortController()
@@ -131,6 +136,19 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped` }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+}
+
+/**
+ * A syntax error, said with the checker's hints where it has them (a Python-looking program, the line of an
+ * unclosed brace) instead of the compiler's bare message.
+ */
+async function explainCompileError(deps: RunCodeDeps, code: string, error: RunError): Promise<RunError> {
+  if (looksLikePython(code)) return { ...error, message: PYTHON_HINT, line: 1, column: 1 }
+  if (!deps.typecheck) return error
+  const checked = await deps.typecheck.check(code)
+  const first = checked.syntax?.[0]
+  if (first === undefined) return error
+  return { kind: 'compile', message: formatTypeDiagnostics(checked.syntax ?? []), line: first.line, column: first.column }
 }
 
 function describeFailure(outcome: SandboxOutcome & { ok: false }, program: CompiledProgram, limits: Limits, pendingNames: string[]): RunError {
