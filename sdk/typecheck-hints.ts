@@ -6,10 +6,11 @@
 import { closestNames } from './suggest.js'
 
 /**
- * The standard globals a program has besides `tools`, `ToolCallError` and `console` (implemented inside the
- * sandbox; ES2023's lib declares none of them), as ambient declarations for the checker.
+ * The standard globals a program has besides `tools` and `ToolCallError` (the console, and what the sandbox
+ * implements that ES2023's lib does not declare), as ambient declarations for the checker.
  */
-export const SANDBOX_GLOBALS = `declare function setTimeout(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
+export const SANDBOX_GLOBALS = `declare const console: Record<'log' | 'info' | 'warn' | 'error' | 'debug', (...data: unknown[]) => void>
+declare function setTimeout(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
 declare function clearTimeout(id: number | undefined): void
 declare function setInterval(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
 declare function clearInterval(id: number | undefined): void
