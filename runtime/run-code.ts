@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import { normaliseProgram } from '../sdk/program-text.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
 import { compile, locateInSource, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
@@ -48,12 +49,15 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
-  const compiled = await compile(code)
+  // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
+  const shaped = normaliseProgram(code, { allowNodeImports: deps.sandbox.name === 'docker' })
+  if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
+  const compiled = await compile(shaped.text)
   if (!compiled.ok) return end({ ok: false, error: compiled.error, droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck) {
-    const checked = await deps.typecheck.check(code)
+    const checked = await deps.typecheck.check(shaped.text)
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }

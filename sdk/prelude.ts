@@ -211,7 +211,14 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPrelude(hostCall, host
   return function runProgram(programFn) {
     return new PromiseCtor(function (resolve) {
       let p;
-      try { p = programFn(tools, ToolCallError, consoleObject); } catch (e) {
+      try {
+        // The program function takes no parameters (sdk/program-text.ts): these are its globals, as the
+        // SDK declares them. console stays writable for a backend that routes its own console to it.
+        ObjectDefineProperty(globalThis, 'tools', { __proto__: null, value: tools, writable: false, enumerable: false, configurable: false });
+        ObjectDefineProperty(globalThis, 'ToolCallError', { __proto__: null, value: ToolCallError, writable: false, enumerable: false, configurable: false });
+        ObjectDefineProperty(globalThis, 'console', { __proto__: null, value: consoleObject, writable: true, enumerable: false, configurable: true });
+        p = programFn(tools, ToolCallError, consoleObject);
+      } catch (e) {
         resolve(JSONstringify({ ok: false, error: describeError(e), droppedOutputBytes: droppedBytes, logLines: logLines }));
         return;
       }
