@@ -131,3 +131,30 @@ export function locateInSource(program: CompiledProgram, stack: string | undefin
   }
   return undefined
 }
+
+const RUNTIME_FRAME = /codeact-prelude\.js|codeact-glue\.js|\(prelude\.js|at prelude\.js|node:internal|<isolated-vm>|at new Promise \(<anonymous>\)/
+const PROGRAM_POSITION = /program\.js:(\d+):(\d+)/g
+
+/**
+ * A stack as the user should read it: `program.js` positions become their own lines (`program.ts:L:C`)
+ * and the runtime's frames (prelude, glue, the sandbox's internals) are dropped. Text without frames is
+ * returned as it is.
+ */
+export function userStack(program: CompiledProgram, text: string): string {
+  if (!text.includes('\n    at ')) return text
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    if (!/^\s+at /.test(line)) {
+      out.push(line)
+      continue
+    }
+    if (RUNTIME_FRAME.test(line)) continue
+    out.push(
+      line.replace(PROGRAM_POSITION, (whole, l: string, c: string) => {
+        const pos = program.mapPosition(Number(l), Math.max(0, Number(c) - 1))
+        return pos ? `program.ts:${pos.line}:${pos.column}` : whole
+      }),
+    )
+  }
+  return out.join('\n')
+}

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
 import { normaliseProgram } from '../sdk/program-text.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
-import { compile, locateInSource, type CompiledProgram } from './compile.js'
+import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { CallScheduler } from './scheduler.js'
@@ -102,7 +102,8 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       return JSON.stringify(result)
     },
     log: (entries) => {
-      for (const e of entries) env.log.append('console', { runId, level: e.level, text: e.text })
+      // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
+      for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(compiled.program, e.text) })
     },
   }
 
