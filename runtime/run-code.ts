@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto'
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import { normaliseProgram } from '../sdk/program-text.js'
 import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
-import { compile, locateInSource, type CompiledProgram } from './compile.js'
+import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { CallScheduler } from './scheduler.js'
@@ -53,12 +54,15 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
-  const compiled = await compile(code)
-  if (!compiled.ok) return end({ ok: false, error: await explainCompileError(deps, code, compiled.error), droppedOutputBytes: 0 })
+  // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
+  const shaped = normaliseProgram(code, { allowNodeImports: deps.sandbox.name === 'docker' })
+  if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
+  const compiled = await compile(shaped.text)
+  if (!compiled.ok) return end({ ok: false, error: await explainCompileError(deps, shaped.text, compiled.error), droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck) {
-    const checked = await deps.typecheck.check(code)
+    const checked = await deps.typecheck.check(shaped.text)
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }
@@ -103,7 +107,8 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       return JSON.stringify(result)
     },
     log: (entries) => {
-      for (const e of entries) env.log.append('console', { runId, level: e.level, text: e.text })
+      // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
+      for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(compiled.program, e.text) })
     },
   }
 

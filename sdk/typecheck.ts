@@ -12,6 +12,7 @@
  * available each check builds a `ts.Program` reusing the previous one's structure.
  */
 import type TS from 'typescript'
+import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
 import { looksLikePython, missingGlobalHint, PYTHON_HINT, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
 import { classify, nodeAt } from './typecheck-rule.js'
@@ -59,13 +60,12 @@ const SDK_CHECK_FILE = '/codeact/sdk-check.ts'
 const GLOBALS_FILE = '/codeact/sandbox-globals.d.ts'
 const globalsFile = parseFile(GLOBALS_FILE, SANDBOX_GLOBALS)
 /**
- * The program is checked as what it is, the body of an async function: TypeScript does not check the
- * expression of a `return` outside a function at all, so dropping TS1108 from a module-level check would
- * let `return await tools.misspelled()` through. The head sits on its own line; positions move by one line.
- * A namespace inside a function is TS1235 — legal here, because the compiler hoists it (runtime/compile.ts).
+ * The program is checked as what it is, the body of an async function, inside the very wrapper the compiler
+ * puts around it (sdk/program-text.ts): one text for both, so nothing is code to one and a comment to the
+ * other, and positions move by the wrapper's one head line. A namespace inside a function is TS1235 — legal
+ * here, because the compiler hoists it (runtime/compile.ts); TS1108 stays ignored for callers that pass an
+ * unwrapped text.
  */
-const WRAP_HEAD = 'async function __codeactProgram__() {\n'
-const WRAP_TAIL = '\n}\n'
 const IGNORED_CODES = new Set([1108, 1235])
 
 export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker {
@@ -98,13 +98,13 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile])
     let checked: Checked
     try {
-      checked = resident?.check(WRAP_HEAD + source + WRAP_TAIL) ?? checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
+      checked = resident?.check(wrapProgram(source).text) ?? checkWithProgram(wrapProgram(source).text)
     } catch {
       // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
       // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
       resident = undefined
       try {
-        checked = checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
+        checked = checkWithProgram(wrapProgram(source).text)
       } catch {
         return []
       }
@@ -166,7 +166,7 @@ interface Checked {
  */
 function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[], userSource?: string, checker?: TS.TypeChecker): TypeDiagnostic[] {
   const lines = (userSource ?? file.text).split(/\r?\n/)
-  const shift = userSource === undefined ? 0 : 1
+  const shift = userSource === undefined ? 0 : WRAP_LINE_OFFSET
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
   for (const d of [...raw].sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {

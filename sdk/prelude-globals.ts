@@ -1,0 +1,2 @@
+/** Placeholder: the safe standard globals (filled in below). */
+export const GLOBALS_SOURCE = ''
