@@ -78,7 +78,8 @@ const BROWSER = ['document', 'window', 'navigator', 'localStorage', 'sessionStor
 
 /** The fix for a name the sandbox does not define, or undefined when it is not a known global. */
 export function missingGlobalHint(name: string, toolNames: readonly string[]): string | undefined {
-  const some = (re: RegExp) => toolNames.filter((t) => re.test(t)).slice(0, 3).map(toolRef)
+  // The best-named tools first: `fetch-page` before `brave_web_search` for `fetch`.
+  const some = (re: RegExp) => toolNames.filter((t) => re.test(t)).sort((a, b) => rank(a, name) - rank(b, name)).slice(0, 3).map(toolRef)
   const use = (tools: string[], fallback: string) => (tools.length > 0 ? `call a tool instead (${tools.join(', ')})` : fallback)
   let fix: string | undefined
   if (NETWORK.includes(name)) fix = `there is no network; ${use(some(/fetch|http|web|url|request|search|browse/i), 'reach the outside world through the tools (`await tools.name(args)`)')}.`
@@ -92,6 +93,10 @@ export function missingGlobalHint(name: string, toolNames: readonly string[]): s
   else if (name === 'print') fix = 'use console.log(…), or `return` the answer.'
   if (fix === undefined) return undefined
   return `\`${name}\` does not exist in this sandbox: ${fix} ${SANDBOX_HAS}`
+}
+
+function rank(tool: string, missing: string): number {
+  return tool.toLowerCase().includes(missing.toLowerCase()) ? 0 : /http|url|request|web/i.test(tool) ? 1 : 2
 }
 
 /** `github.list_issues(…)` where tools are named `github__list_issues`. */

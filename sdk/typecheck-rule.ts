@@ -228,6 +228,10 @@ function toolOfText(text: string): string | undefined {
 /** The tool whose argument list holds `node` (`tools.x(…)` / `tools["x"](…)`), if any. */
 function toolCallAround(node: TS.Node, ctx: RuleContext): string | undefined {
   for (let n: TS.Node | undefined = node; n; n = n.parent) {
+    if (n === node && ts.isCallExpression(n)) {
+      const name = toolNameOfCallee(n.expression)
+      if (name !== undefined && ctx.toolNames.includes(name)) return name
+    }
     const parent: TS.Node | undefined = n.parent
     if (parent && ts.isCallExpression(parent) && parent.arguments.some((a) => a === n)) {
       const name = toolNameOfCallee(parent.expression)

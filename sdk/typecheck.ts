@@ -15,6 +15,7 @@ import type TS from 'typescript'
 import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
 import { looksLikePython, missingGlobalHint, PYTHON_HINT, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
+import { unbalancedBracket } from './typecheck-braces.js'
 import { classify, nodeAt } from './typecheck-rule.js'
 import { createHost, DEFAULT_OPTIONS, parseFile, ts } from './ts-host.js'
 
@@ -112,6 +113,11 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code))
     if (raw.some((d) => d.code < 2000) && looksLikePython(source)) {
       return [{ line: 1, column: 1, code: raw[0]?.code ?? 1005, message: PYTHON_HINT, lineText: source.split(/\r?\n/)[0] ?? '', severity: 'error' }]
+    }
+    if (raw.some((d) => d.code < 2000)) {
+      // TypeScript places a missing `}` past the program's end; say which bracket, on its own line.
+      const bracket = unbalancedBracket(source)
+      if (bracket !== undefined) return [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }]
     }
     return toDiagnostics(raw, checked.file, toolNames, source, checked.checker)
   }
