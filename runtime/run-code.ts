@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto'
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
-import { normaliseProgram } from '../sdk/program-text.js'
+import type { NormalisedProgram } from '../sdk/program-text.js'
+import { normaliseSafely } from '../sdk/typecheck-normalise.js'
 import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
@@ -31,7 +32,12 @@ export interface RunCodeDeps {
   env: DispatchEnv
   sandbox: Sandbox
   limits: Limits
-  typecheck?: { mode: 'error' | 'warn'; check(source: string): Promise<TypeCheckOutcome> }
+  typecheck?: {
+    mode: 'error' | 'warn'
+    check(source: string): Promise<TypeCheckOutcome>
+    /** Normalise and check in one step off the host's thread; `normalised` is absent when that failed. */
+    prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
+  }
 }
 
 export interface RunCodeOptions {
@@ -55,14 +61,17 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
-  const shaped = normaliseProgram(code, { allowNodeImports: deps.sandbox.name === 'docker' })
+  // With the check on, normalising and checking happen in the checker's thread, off the host's.
+  const allowNodeImports = deps.sandbox.name === 'docker'
+  const prepared = deps.typecheck ? await deps.typecheck.prepare(code, allowNodeImports) : undefined
+  const shaped = prepared?.normalised ?? normaliseSafely(code, allowNodeImports)
   if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
   const compiled = await compile(shaped.text)
-  if (!compiled.ok) return end({ ok: false, error: await explainCompileError(deps, shaped.text, compiled.error), droppedOutputBytes: 0 })
+  if (!compiled.ok) return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared?.outcome), droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck) {
-    const checked = await deps.typecheck.check(shaped.text)
+    const checked = prepared?.normalised ? prepared.outcome : await deps.typecheck.check(shaped.text)
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }
@@ -147,13 +156,11 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
  * A syntax error, said with the checker's hints where it has them (a Python-looking program, the line of an
  * unclosed brace) instead of the compiler's bare message.
  */
-async function explainCompileError(deps: RunCodeDeps, code: string, error: RunError): Promise<RunError> {
+function explainCompileError(code: string, error: RunError, checked: TypeCheckOutcome | undefined): RunError {
   if (looksLikePython(code)) return { ...error, message: PYTHON_HINT, line: 1, column: 1 }
-  if (!deps.typecheck) return error
-  const checked = await deps.typecheck.check(code)
-  const first = checked.syntax?.[0]
+  const first = checked?.syntax?.[0]
   if (first === undefined) return error
-  return { kind: 'compile', message: formatTypeDiagnostics(checked.syntax ?? []), line: first.line, column: first.column }
+  return { kind: 'compile', message: formatTypeDiagnostics(checked?.syntax ?? []), line: first.line, column: first.column }
 }
 
 function describeFailure(outcome: SandboxOutcome & { ok: false }, program: CompiledProgram, limits: Limits, pendingNames: string[]): RunError {

@@ -8,7 +8,8 @@
  * too hard to type-check is not refused, and the host's thread never waits on it.
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
-import { checkInPool, warmPool } from '../sdk/typecheck-pool.js'
+import type { NormalisedProgram } from '../sdk/program-text.js'
+import { checkInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
@@ -22,6 +23,8 @@ const MAX_NOTES = 5
 export interface RuntimeTypecheck {
   mode: 'error' | 'warn'
   check(source: string): Promise<TypeCheckOutcome>
+  /** Normalises (sdk/program-text.ts) and checks in the checker's thread; `normalised` absent if it never got that far. */
+  prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
   warm(): Promise<void>
   /** The registry changed: declarations are re-read before the next check (no cold restart). */
   refresh(): void
@@ -37,22 +40,26 @@ export function createTypecheck(mode: TypecheckMode, declarations: () => string,
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   let current: string | undefined
   const text = () => (current ??= declarations())
+  const outcomeOf = (answer: PoolAnswer): TypeCheckOutcome => {
+    if (!answer.ok) {
+      const why = answer.reason === 'budget' ? `it took longer than its ${budgetMs} ms budget` : `the checker failed (${answer.message})`
+      return { count: 0, report: '', advisory: `- the type check was skipped: ${why}; the program ran unchecked, under its limits` }
+    }
+    const blocking = answer.diagnostics.filter((d) => d.severity === 'error')
+    const notes = answer.diagnostics.filter((d) => d.severity === 'note')
+    return {
+      count: blocking.length,
+      report: formatTypeDiagnostics(blocking),
+      ...(blocking.some((d) => d.code < 2000) ? { syntax: blocking.filter((d) => d.code < 2000) } : {}),
+      ...(notes.length ? { advisory: formatNotes(notes) } : {}),
+    }
+  }
   return {
     mode,
-    check: async (source) => {
-      const answer = await checkInPool(text(), source, budgetMs)
-      if (!answer.ok) {
-        const why = answer.reason === 'budget' ? `it took longer than its ${budgetMs} ms budget` : `the checker failed (${answer.message})`
-        return { count: 0, report: '', advisory: `- the type check was skipped: ${why}; the program ran unchecked, under its limits` }
-      }
-      const blocking = answer.diagnostics.filter((d) => d.severity === 'error')
-      const notes = answer.diagnostics.filter((d) => d.severity === 'note')
-      return {
-        count: blocking.length,
-        report: formatTypeDiagnostics(blocking),
-        ...(blocking.some((d) => d.code < 2000) ? { syntax: blocking.filter((d) => d.code < 2000) } : {}),
-        ...(notes.length ? { advisory: formatNotes(notes) } : {}),
-      }
+    check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs)),
+    prepare: async (source, allowNodeImports) => {
+      const answer = await checkInPool(text(), source, budgetMs, { allowNodeImports })
+      return { ...(answer.normalised ? { normalised: answer.normalised } : {}), outcome: outcomeOf(answer) }
     },
     warm: () => warmPool(text()),
     refresh: () => {

@@ -13,10 +13,14 @@ import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type { CheckRequest, CheckResponse } from './typecheck-protocol.js'
+import type { NormalisedProgram } from './program-text.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
-export type PoolAnswer = { ok: true; diagnostics: TypeDiagnostic[] } | { ok: false; reason: 'budget' | 'crashed'; message: string }
+export type PoolAnswer = ({ ok: true; diagnostics: TypeDiagnostic[] } | { ok: false; reason: 'budget' | 'crashed'; message: string }) & {
+  /** The normalised program, when asked for and the thread got that far (even past the budget). */
+  normalised?: NormalisedProgram
+}
 
 interface Job {
   request: Omit<CheckRequest, 'id'>
@@ -27,7 +31,7 @@ interface Job {
 interface Slot {
   worker: Worker
   ready: boolean
-  job?: { id: number; timer?: NodeJS.Timeout; job: Job }
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram }
   idleTimer?: NodeJS.Timeout
 }
 
@@ -41,10 +45,13 @@ const slots: Slot[] = []
 const queue: Job[] = []
 let nextId = 0
 
-/** Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time. */
-export function checkInPool(declarations: string, source: string, budgetMs: number): Promise<PoolAnswer> {
+/**
+ * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
+ * `normalise`, normalises it there first and checks the normalised text (returned in `normalised`).
+ */
+export function checkInPool(declarations: string, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }): Promise<PoolAnswer> {
   return new Promise((resolve) => {
-    queue.push({ request: { declarations, source }, budgetMs, resolve })
+    queue.push({ request: { declarations, source, ...(normalise ? { normalise } : {}) }, budgetMs, resolve })
     pump()
   })
 }
@@ -97,7 +104,11 @@ function spawn(): void {
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()
-  worker.on('message', (message: CheckResponse | { ready: true }) => {
+  worker.on('message', (message: CheckResponse | NormalisedMessage | { ready: true }) => {
+    if ('normalised' in message) {
+      if (slot.job?.id === message.id) slot.job.normalised = message.normalised
+      return
+    }
     if ('ready' in message) {
       slot.ready = true
       idle(slot)
@@ -108,7 +119,8 @@ function spawn(): void {
     if (current === undefined || current.id !== message.id) return
     clearTimeout(current.timer)
     slot.job = undefined
-    current.job.resolve(message.ok ? { ok: true, diagnostics: message.diagnostics } : { ok: false, reason: 'crashed', message: message.message })
+    const normalised = current.normalised ? { normalised: current.normalised } : {}
+    current.job.resolve(message.ok ? { ok: true, diagnostics: message.diagnostics, ...normalised } : { ok: false, reason: 'crashed', message: message.message, ...normalised })
     idle(slot)
     pump()
   })
@@ -139,7 +151,8 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
   slot.job = undefined
   if (current !== undefined) {
     clearTimeout(current.timer)
-    current.job.resolve(answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' })
+    const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
+    current.job.resolve(current.normalised ? { ...base, normalised: current.normalised } : base)
   }
   void slot.worker.terminate().catch(() => undefined)
   if (queue.length > 0) {

@@ -4,7 +4,8 @@
  * one request at a time and terminates this thread when a check runs past its budget.
  */
 import { parentPort } from 'node:worker_threads'
-import type { CheckRequest, CheckResponse } from './typecheck-protocol.js'
+import { normaliseSafely } from './typecheck-normalise.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
 import { createTypeChecker, type TypeChecker } from './typecheck.js'
 
 /** Checkers by SDK text, newest last: a few runtimes (or SDK versions) share one thread. */
@@ -29,8 +30,18 @@ if (port !== null) {
   port.on('message', (request: CheckRequest) => {
     let response: CheckResponse
     try {
+      let source = request.source ?? 'return 1'
+      if (request.normalise && request.source !== undefined) {
+        const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports)
+        port.postMessage({ id: request.id, normalised } satisfies NormalisedMessage)
+        if (normalised.problem) {
+          port.postMessage({ id: request.id, ok: true, diagnostics: [] } satisfies CheckResponse)
+          return
+        }
+        source = normalised.text
+      }
       const checker = checkerFor(request.declarations)
-      response = { id: request.id, ok: true, diagnostics: checker.check(request.source ?? 'return 1') }
+      response = { id: request.id, ok: true, diagnostics: checker.check(source) }
     } catch (e) {
       response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }
     }

@@ -43,7 +43,8 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
       ['a method a typed result does not have', program("const r = await tools.read_file({ path: 'a' })", 'r.content.toUpperCas()'), 2, /toUpperCas/],
       ['a quoted tool name with wrong arguments', program("await tools['my-tool']({ n: 'one' })"), 1, /'string' is not assignable to type 'number'/],
       ['a Node API the sandbox lacks', program("const fs = require('fs')"), 1, /`require` does not exist in this sandbox: there are no modules/],
-      ['a syntax error', program('const x = (1 +', 'return x'), 2, /expected/],
+      ['a syntax error', program('const x = 1 +', 'return x +'), 2, /expected/],
+      ['an unclosed paren, at the line that opens it', program('const x = (1 +', 'return x'), 1, /This '\(' is never closed/],
     ]
 
     it.each(cases)('stops %s', (_name, source, line, message) => {
