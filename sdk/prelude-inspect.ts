@@ -190,13 +190,15 @@ export const INSPECT_SOURCE = String.raw`
         const len = v.length;
         const parts = [];
         let holes = 0;
-        for (let i = 0; i < len && parts.length < MAX_ITEMS; i++) {
+        // Index by index up to the cap only: a Proxy may claim any length.
+        const upTo = len < MAX_ITEMS ? len : MAX_ITEMS;
+        for (let i = 0; i < upTo; i++) {
           if (!ObjectHasOwn(v, i)) { holes++; continue; }
           if (holes) { put(parts, '<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>'); holes = 0; }
           put(parts, inspectValue(v[i], depth + 1, ctx));
         }
         if (holes) put(parts, '<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>');
-        if (len > MAX_ITEMS && parts.length >= MAX_ITEMS) put(parts, '... ' + (len - MAX_ITEMS) + ' more items');
+        if (len > MAX_ITEMS) put(parts, '... ' + (len - MAX_ITEMS) + ' more items');
         const extra = ownEntries(v, function (k) { return isIndex(k) || k === 'length'; }, ctx, depth);
         for (let i = 0; i < extra.length; i++) put(parts, extra[i]);
         text = braces('[', parts, ']', cls && cls !== 'Array' ? cls + '(' + len + ')' : '');

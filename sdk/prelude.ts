@@ -255,14 +255,26 @@ ${GLOBALS_SOURCE}
     }
   }
   /** The program's frames where the call was made, so an uncaught failed call names its line. */
+  // A few frames are enough to find the program's line, and capturing the default ten costs ~10x more.
   function callSite(fn) {
-    const site = new ErrorCtor();
-    try { if (ErrorCaptureStackTrace) ErrorCaptureStackTrace(site, fn); } catch (_) {}
+    const site = ObjectCreate(null);
+    if (!ErrorCaptureStackTrace) return site;
+    const d = ObjectGetOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
+    const plain = d !== undefined && ObjectHasOwn(d, 'value') && d.writable;
+    try {
+      if (plain) ErrorCtor.stackTraceLimit = 4;
+      ErrorCaptureStackTrace(site, fn);
+    } catch (_) {
+    } finally {
+      if (plain) ErrorCtor.stackTraceLimit = d.value;
+    }
     return site;
   }
   function failedCall(name, code, message, site) {
     const e = new ToolCallError(name, code, message);
+    // A program's own Error.prepareStackTrace decides what its stacks look like; then the stack is V8's.
     try {
+      if (ErrorCtor.prepareStackTrace !== undefined) return e;
       const frames = site.stack;
       const at = typeof frames === 'string' ? ReflectApply(stringIndexOf, frames, ['\n']) : -1;
       const stack = 'ToolCallError: ' + message + (at >= 0 ? ReflectApply(stringSlice, frames, [at]) : '');
