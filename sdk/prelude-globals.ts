@@ -4,8 +4,9 @@
  * the network or the host; they cost nothing but the program's own CPU and memory, which the run's limits
  * bound. (The timers are the prelude's own, sdk/prelude.ts: they need the run's bookkeeping.)
  *
- * A realm that already has one (a container's Node) keeps its own, which follows the same standards;
- * `queueMicrotask` is always this one, so both backends order it the same way.
+ * They replace a realm's own (a container's Node) too: Node's are built in the runner's main realm, so what
+ * they return fails `instanceof` in the program's realm (`structuredClone(d) instanceof Date` was false),
+ * and every backend should answer the same.
  *
  * What is left out, on purpose: IDNA/punycode (a non-ASCII host is kept as percent-decoded text) and
  * TextDecoder labels other than UTF-8. Plain JS text spliced into the prelude's setup scope.
@@ -18,8 +19,8 @@ export const GLOBALS_SOURCE = String.raw`
     ObjectDefineProperty(e, 'name', { __proto__: null, value: name, writable: true, configurable: true });
     return e;
   }
-  function installIfMissing(name, value) {
-    if (typeof globalObject[name] === 'undefined') defineGlobal(name, value, true);
+  function installGlobal(name, value) {
+    defineGlobal(name, value, true);
   }
   defineGlobal('queueMicrotask', function queueMicrotask(fn) {
     if (typeof fn !== 'function') throw new TypeErrorCtor('The "callback" argument must be a function');
@@ -109,12 +110,12 @@ export const GLOBALS_SOURCE = String.raw`
       return utf8Decode(bytes, this.#fatal);
     }
   }
-  installIfMissing('TextEncoder', TextEncoderImpl);
-  installIfMissing('TextDecoder', TextDecoderImpl);
+  installGlobal('TextEncoder', TextEncoderImpl);
+  installGlobal('TextDecoder', TextDecoderImpl);
 
   // --- base64 ------------------------------------------------------------------------------------------
   const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  installIfMissing('btoa', function btoa(data) {
+  installGlobal('btoa', function btoa(data) {
     if (arguments.length === 0) throw new TypeErrorCtor('The "data" argument must be specified');
     const s = StringCtor(data);
     let out = '';
@@ -126,7 +127,7 @@ export const GLOBALS_SOURCE = String.raw`
     }
     return out;
   });
-  installIfMissing('atob', function atob(data) {
+  installGlobal('atob', function atob(data) {
     if (arguments.length === 0) throw new TypeErrorCtor('The "data" argument must be specified');
     let s = '';
     const raw = StringCtor(data);
@@ -144,7 +145,7 @@ export const GLOBALS_SOURCE = String.raw`
   });
 
   // --- structuredClone ---------------------------------------------------------------------------------
-  installIfMissing('structuredClone', function structuredClone(value) {
+  installGlobal('structuredClone', function structuredClone(value) {
     if (arguments.length === 0) throw new TypeErrorCtor('The "value" argument must be specified');
     const memory = new MapCtor();
     function clone(v) {

@@ -1,5 +1,5 @@
 /**
- * `URL` and `URLSearchParams` in plain JS, for a sandbox without them (an isolate). The WHATWG parser's
+ * `URL` and `URLSearchParams` in plain JS, the same in every backend. The WHATWG parser's
  * common paths: special schemes (http, https, ws, wss, ftp, file) with authority, port and dot-segment
  * resolution, relative references against a base, opaque paths (`mailto:`, `data:`), percent-encoding of
  * each component, and a live `searchParams`. Linear in the input (no backtracking regex), so a giant input
@@ -406,6 +406,6 @@ export const URL_SOURCE = String.raw`
   }
   ObjectDefineProperty(URLImpl, 'name', { __proto__: null, value: 'URL' });
   ObjectDefineProperty(URLSearchParamsImpl, 'name', { __proto__: null, value: 'URLSearchParams' });
-  installIfMissing('URL', URLImpl);
-  installIfMissing('URLSearchParams', URLSearchParamsImpl);
+  installGlobal('URL', URLImpl);
+  installGlobal('URLSearchParams', URLSearchParamsImpl);
 `
