@@ -33,9 +33,9 @@ export const GLOBALS_SOURCE = String.raw`
     const out = new Uint8ArrayCtor(s.length * 3);
     let n = 0;
     for (let i = 0; i < s.length; i++) {
-      let c = ReflectApply(stringCharCodeAt, s, [i]);
+      let c = charCodeOf(s, i);
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-        const d = ReflectApply(stringCharCodeAt, s, [i + 1]);
+        const d = charCodeOf(s, i + 1);
         if (d >= 0xdc00 && d <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
         else c = 0xfffd;
       } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
@@ -48,7 +48,7 @@ export const GLOBALS_SOURCE = String.raw`
   }
   function utf8Decode(bytes, fatal) {
     let out = '';
-    const chunk = [];
+    const chunk = list();
     const flush = function () { if (chunk.length) { out += ReflectApply(StringFromCodePoint, undefined, chunk); chunk.length = 0; } };
     for (let i = 0; i < bytes.length;) {
       const b = bytes[i];
@@ -120,7 +120,7 @@ export const GLOBALS_SOURCE = String.raw`
     const s = StringCtor(data);
     let out = '';
     for (let i = 0; i < s.length; i += 3) {
-      const a = ReflectApply(stringCharCodeAt, s, [i]), b = ReflectApply(stringCharCodeAt, s, [i + 1]), c = ReflectApply(stringCharCodeAt, s, [i + 2]);
+      const a = charCodeOf(s, i), b = charCodeOf(s, i + 1), c = charCodeOf(s, i + 2);
       if (a > 255 || b > 255 || c > 255) throw domError('InvalidCharacterError', 'Invalid character: btoa takes a string of bytes (characters up to U+00FF); encode text first, e.g. btoa(String.fromCharCode(...new TextEncoder().encode(text)))');
       const n = (a << 16) | ((b === b ? b : 0) << 8) | (c === c ? c : 0);
       out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] + (i + 1 < s.length ? B64[(n >> 6) & 63] : '=') + (i + 2 < s.length ? B64[n & 63] : '=');
@@ -163,13 +163,13 @@ export const GLOBALS_SOURCE = String.raw`
       else if (brand === 'Promise') throw domError('DataCloneError', '#<Promise> could not be cloned.');
       else if (brand === 'Map') {
         out = new MapCtor(); ReflectApply(mapSet, memory, [v, out]);
-        const pairs = [];
+        const pairs = list();
         ReflectApply(mapForEach, v, [function (val, key) { put(pairs, [key, val]); }]);
         for (let i = 0; i < pairs.length; i++) ReflectApply(mapSet, out, [clone(pairs[i][0]), clone(pairs[i][1])]);
         return out;
       } else if (brand === 'Set') {
         out = new SetCtor(); ReflectApply(mapSet, memory, [v, out]);
-        const items = [];
+        const items = list();
         ReflectApply(setForEach, v, [function (val) { put(items, val); }]);
         for (let i = 0; i < items.length; i++) ReflectApply(setAdd, out, [clone(items[i])]);
         return out;

@@ -19,7 +19,7 @@ export const URL_SOURCE = String.raw`
   function percentEncode(s, keep) {
     let out = '';
     for (let i = 0; i < s.length; i++) {
-      const c = ReflectApply(stringCharCodeAt, s, [i]);
+      const c = charCodeOf(s, i);
       if (c < 0x80 && (c > 0x20 || (c === 0x20 && keep === keepOpaque)) && c !== 0x7f && keep(c)) { out += s[i]; continue; }
       if (c === 0x25 && i + 2 < s.length + 0 && isHex(s[i + 1]) && isHex(s[i + 2])) { out += '%'; continue; }
       let ch = s[i];
@@ -32,7 +32,7 @@ export const URL_SOURCE = String.raw`
   function isHex(ch) { return ch !== undefined && ReflectApply(stringIndexOf, '0123456789abcdefABCDEF', [ch]) >= 0; }
   function percentDecode(s) {
     if (ReflectApply(stringIndexOf, s, ['%']) < 0) return s;
-    const bytes = [];
+    const bytes = list();
     let out = '';
     for (let i = 0; i < s.length; i++) {
       if (s[i] === '%' && isHex(s[i + 1]) && isHex(s[i + 2])) {
@@ -53,22 +53,22 @@ export const URL_SOURCE = String.raw`
   const keepUserinfo = function (c) { return keepPath(c) && c !== 0x2f && c !== 0x3a && c !== 0x3b && c !== 0x3d && c !== 0x40 && c !== 0x5b && c !== 0x5c && c !== 0x5d && c !== 0x5e && c !== 0x7c; };
   function lower(s) {
     let out = '';
-    for (let i = 0; i < s.length; i++) { const c = ReflectApply(stringCharCodeAt, s, [i]); out += c >= 65 && c <= 90 ? StringFromCharCode(c + 32) : s[i]; }
+    for (let i = 0; i < s.length; i++) { const c = charCodeOf(s, i); out += c >= 65 && c <= 90 ? StringFromCharCode(c + 32) : s[i]; }
     return out;
   }
   function cleanInput(s) {
     let start = 0, end = s.length;
-    while (start < end && ReflectApply(stringCharCodeAt, s, [start]) <= 0x20) start++;
-    while (end > start && ReflectApply(stringCharCodeAt, s, [end - 1]) <= 0x20) end--;
+    while (start < end && charCodeOf(s, start) <= 0x20) start++;
+    while (end > start && charCodeOf(s, end - 1) <= 0x20) end--;
     let out = '';
     for (let i = start; i < end; i++) { const ch = s[i]; if (ch !== '\t' && ch !== '\n' && ch !== '\r') out += ch; }
     return out;
   }
   function schemeOf(s) {
-    const c0 = ReflectApply(stringCharCodeAt, s, [0]);
+    const c0 = charCodeOf(s, 0);
     if (!((c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122))) return -1;
     for (let i = 1; i < s.length; i++) {
-      const c = ReflectApply(stringCharCodeAt, s, [i]);
+      const c = charCodeOf(s, i);
       if (c === 0x3a) return i;
       const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 0x2b || c === 0x2d || c === 0x2e;
       if (!ok) return -1;
@@ -92,9 +92,11 @@ export const URL_SOURCE = String.raw`
   }
   /** Resolve '.' and '..' segments; a trailing '.' or '..' leaves a trailing slash. */
   function normalisePath(segments) {
-    const out = [];
+    const out = list();
     for (let i = 0; i < segments.length; i++) {
-      const seg = segments[i], dot = seg === '.' || lower(seg) === '%2e', dotdot = seg === '..' || lower(seg) === '.%2e' || lower(seg) === '%2e.' || lower(seg) === '%2e%2e';
+      const seg = segments[i];
+      const low = seg.length === 3 || seg.length === 4 || seg.length === 6 ? lower(seg) : seg;
+      const dot = seg === '.' || low === '%2e', dotdot = seg === '..' || low === '.%2e' || low === '%2e.' || low === '%2e%2e';
       const last = i === segments.length - 1;
       if (dotdot) { if (out.length) out.length--; if (last) put(out, ''); }
       else if (dot) { if (last) put(out, ''); }
@@ -103,7 +105,7 @@ export const URL_SOURCE = String.raw`
     return out;
   }
   function splitPath(path, special) {
-    const segs = [];
+    const segs = list();
     let cur = '';
     for (let i = 0; i < path.length; i++) {
       const ch = path[i];
@@ -182,7 +184,7 @@ export const URL_SOURCE = String.raw`
     const pc = auth.lastIndexOf(':');
     if (pc >= 0 && pc > close) { hostPart = ReflectApply(stringSlice, auth, [0, pc]); port = ReflectApply(stringSlice, auth, [pc + 1]); }
     if (port !== '') {
-      for (let i = 0; i < port.length; i++) { const c = ReflectApply(stringCharCodeAt, port, [i]); if (c < 48 || c > 57) throw invalidUrl(input); }
+      for (let i = 0; i < port.length; i++) { const c = charCodeOf(port, i); if (c < 48 || c > 57) throw invalidUrl(input); }
       const n = NumberParseInt(port, 10);
       if (n > 65535) throw invalidUrl(input);
       port = StringCtor(n);
@@ -226,7 +228,7 @@ export const URL_SOURCE = String.raw`
     setTail(r, tail);
     return r;
   }
-  function dropFirst(a) { const out = []; for (let i = 1; i < a.length; i++) put(out, a[i]); return out; }
+  function dropFirst(a) { const out = list(); for (let i = 1; i < a.length; i++) put(out, a[i]); return out; }
   function serialise(r) {
     let out = r.protocol;
     if (r.hasHost) {
@@ -239,7 +241,7 @@ export const URL_SOURCE = String.raw`
 
   let attachParams, reparseParams, setSearchFromParams;
   class URLSearchParamsImpl {
-    #list = [];
+    #list = list();
     #url = null;
     constructor(init) {
       if (init === undefined || init === null) return;
@@ -259,7 +261,7 @@ export const URL_SOURCE = String.raw`
       this.#parse(StringCtor(init));
     }
     #parse(s) {
-      this.#list = [];
+      this.#list = list();
       if (s[0] === '?') s = ReflectApply(stringSlice, s, [1]);
       let start = 0;
       for (let i = 0; i <= s.length; i++) {
@@ -283,7 +285,7 @@ export const URL_SOURCE = String.raw`
     append(name, value) { put(this.#list, [StringCtor(name), StringCtor(value)]); this.#update(); }
     delete(name, value) {
       name = StringCtor(name);
-      const keep = [];
+      const keep = list();
       for (let i = 0; i < this.#list.length; i++) { const p = this.#list[i]; if (p[0] !== name || (value !== undefined && p[1] !== StringCtor(value))) put(keep, p); }
       this.#list = keep; this.#update();
     }
@@ -292,7 +294,7 @@ export const URL_SOURCE = String.raw`
     has(name, value) { name = StringCtor(name); for (let i = 0; i < this.#list.length; i++) if (this.#list[i][0] === name && (value === undefined || this.#list[i][1] === StringCtor(value))) return true; return false; }
     set(name, value) {
       name = StringCtor(name); value = StringCtor(value);
-      const out = []; let done = false;
+      const out = list(); let done = false;
       for (let i = 0; i < this.#list.length; i++) {
         const p = this.#list[i];
         if (p[0] !== name) put(out, p);
