@@ -13,6 +13,7 @@ import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
 import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
+import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
 import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -199,7 +200,7 @@ function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: ()
   const events = eventsOfRun(log.since(firstSeq), runId)
   unpin()
   const record = recordFromEvents(events, runId)!
-  return {
+  return withCompactJson({
     ok: data.ok,
     value: data.value,
     logs: record.logs,
@@ -207,5 +208,5 @@ function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: ()
     error: data.error,
     observation: renderObservation(record, maxObservationBytes),
     events,
-  }
+  })
 }

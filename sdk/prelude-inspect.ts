@@ -60,7 +60,7 @@ export const INSPECT_SOURCE = String.raw`
       for (let j = 0; j < parts[i].length && !multiline; j++) if (parts[i][j] === '\n') multiline = true;
     }
     if (!multiline && total + close.length <= BREAK_LENGTH) return head + open + ' ' + joinParts(parts, ', ') + ' ' + close;
-    const lines = [];
+    const lines = list();
     for (let i = 0; i < parts.length; i++) put(lines, indentLines(parts[i]));
     return head + open + '\n' + joinParts(lines, ',\n') + '\n' + close;
   }
@@ -81,7 +81,7 @@ export const INSPECT_SOURCE = String.raw`
     return isIdentifier(k) ? k : quoteString(k);
   }
   function ownEntries(v, skip, ctx, depth) {
-    const parts = [];
+    const parts = list();
     const keys = ReflectOwnKeys(v);
     let shown = 0, total = 0;
     for (let i = 0; i < keys.length; i++) {
@@ -122,7 +122,7 @@ export const INSPECT_SOURCE = String.raw`
     return extra.length ? head + ' ' + braces('{', extra, '}', '') : head;
   }
   function collectionEntries(v, depth, ctx, isMap) {
-    const parts = [];
+    const parts = list();
     let count = 0;
     const each = isMap
       ? function (value, key) { if (count++ < MAX_ITEMS) put(parts, inspectValue(key, depth + 1, ctx) + ' => ' + inspectValue(value, depth + 1, ctx)); }
@@ -181,22 +181,24 @@ export const INSPECT_SOURCE = String.raw`
       else if (brand === 'Set') text = braces('{', collectionEntries(v, depth, ctx, false), '}', (cls || 'Set') + '(' + ReflectApply(setSizeGetter, v, []) + ')');
       else if (brand === 'TypedArray') {
         const len = ReflectApply(typedArrayLength, v, []);
-        const parts = [];
+        const parts = list();
         for (let i = 0; i < len && i < MAX_ITEMS; i++) put(parts, inspectValue(v[i], depth + 1, ctx));
         if (len > MAX_ITEMS) put(parts, '... ' + (len - MAX_ITEMS) + ' more items');
         text = braces('[', parts, ']', ReflectApply(typedArrayTag, v, []) + '(' + len + ')');
       } else if (brand === 'ArrayBuffer') text = 'ArrayBuffer { byteLength: ' + ReflectApply(arrayBufferByteLength, v, []) + ' }';
       else if (brand === 'Array') {
         const len = v.length;
-        const parts = [];
+        const parts = list();
         let holes = 0;
-        for (let i = 0; i < len && parts.length < MAX_ITEMS; i++) {
+        // Index by index up to the cap only: a Proxy may claim any length.
+        const upTo = len < MAX_ITEMS ? len : MAX_ITEMS;
+        for (let i = 0; i < upTo; i++) {
           if (!ObjectHasOwn(v, i)) { holes++; continue; }
           if (holes) { put(parts, '<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>'); holes = 0; }
           put(parts, inspectValue(v[i], depth + 1, ctx));
         }
         if (holes) put(parts, '<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>');
-        if (len > MAX_ITEMS && parts.length >= MAX_ITEMS) put(parts, '... ' + (len - MAX_ITEMS) + ' more items');
+        if (len > MAX_ITEMS) put(parts, '... ' + (len - MAX_ITEMS) + ' more items');
         const extra = ownEntries(v, function (k) { return isIndex(k) || k === 'length'; }, ctx, depth);
         for (let i = 0; i < extra.length; i++) put(parts, extra[i]);
         text = braces('[', parts, ']', cls && cls !== 'Array' ? cls + '(' + len + ')' : '');

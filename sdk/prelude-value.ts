@@ -15,7 +15,7 @@ export const VALUE_SOURCE = String.raw`
   const MAX_VALUE_DEPTH = 200;
   function valueToJson(value) {
     if (value === undefined) return { json: undefined, note: undefined };
-    const kinds = [];
+    const kinds = list();
     const seenKinds = ObjectCreate(null);
     function noteKind(k) { if (!seenKinds[k]) { seenKinds[k] = true; put(kinds, k); } }
     const stack = new SetCtor();
@@ -44,7 +44,7 @@ export const VALUE_SOURCE = String.raw`
       ReflectApply(setAdd, stack, [v]);
       try {
         if (brand === 'Map') {
-          const pairs = [];
+          const pairs = list();
           let plainKeys = true;
           ReflectApply(mapForEach, v, [function (val, key) {
             if (typeof key !== 'string' && typeof key !== 'number') plainKeys = false;
@@ -60,13 +60,13 @@ export const VALUE_SOURCE = String.raw`
             return o;
           }
           noteKind('Map→[key, value] pairs');
-          const out = [];
+          const out = list();
           for (let i = 0; i < pairs.length; i++) put(out, [nullIfUndefined(convert(pairs[i][0], depth + 1)), nullIfUndefined(convert(pairs[i][1], depth + 1))]);
           return out;
         }
         if (brand === 'Set') {
           noteKind('Set→array');
-          const out = [];
+          const out = list();
           ReflectApply(setForEach, v, [function (val) { put(out, nullIfUndefined(convert(val, depth + 1))); }]);
           return out;
         }
@@ -74,7 +74,7 @@ export const VALUE_SOURCE = String.raw`
           noteKind(brand === 'ArrayBuffer' ? 'ArrayBuffer→array of bytes' : ReflectApply(typedArrayTag, v, []) + '→array');
           const view = brand === 'ArrayBuffer' ? new Uint8ArrayCtor(v) : v;
           const len = ReflectApply(typedArrayLength, view, []);
-          const out = [];
+          const out = list();
           for (let i = 0; i < len; i++) { const x = view[i]; put(out, typeof x === 'bigint' ? StringCtor(x) + 'n' : x); }
           return out;
         }
@@ -87,7 +87,7 @@ export const VALUE_SOURCE = String.raw`
           return o;
         }
         if (brand === 'Array') {
-          const out = [];
+          const out = list();
           const len = v.length;
           for (let i = 0; i < len; i++) put(out, nullIfUndefined(convert(v[i], depth + 1)));
           return out;

@@ -54,6 +54,8 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPreludeSetup() {
   const PromiseCtor = Promise, promiseThen = Promise.prototype.then;
   const stringSlice = String.prototype.slice, stringIndexOf = String.prototype.indexOf, stringCharCodeAt = String.prototype.charCodeAt;
   const StringFromCharCode = String.fromCharCode, StringFromCodePoint = String.fromCodePoint;
+  // Uncurried once here (bind is read now, before any program): a call per character allocates nothing.
+  const charCodeOf = Function.prototype.call.bind(String.prototype.charCodeAt);
   const SetCtor = Set, setHas = Set.prototype.has, setAdd = Set.prototype.add, setDelete = Set.prototype.delete, setForEach = Set.prototype.forEach;
   const MapCtor = Map, mapHas = Map.prototype.has, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach, mapClear = Map.prototype.clear;
   const mapSizeGetter = ObjectGetOwnPropertyDescriptor(Map.prototype, 'size').get;
@@ -74,9 +76,16 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPreludeSetup() {
   const realmClearTimeout = typeof clearTimeout === 'function' ? clearTimeout : undefined;
   const INVALID = ${JSON.stringify(INVALID_ARGS_PREFIX)};
 
-  /** Append to an array the prelude owns as an own property: an index setter on Array.prototype never runs. */
+  /**
+   * The prelude's own lists have no prototype, so appending by index can never reach a setter a program
+   * planted on Array.prototype (or Object.prototype), and costs what a plain store costs.
+   */
+  const ObjectSetPrototypeOf = Object.setPrototypeOf;
+  function list() { return ObjectSetPrototypeOf([], null); }
+  /** Append to a list; an ordinary array (one a program will see) gets a defined own property instead. */
   function put(a, v) {
-    ObjectDefineProperty(a, a.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
+    if (ObjectGetPrototypeOf(a) === null) a[a.length] = v;
+    else ObjectDefineProperty(a, a.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
   }
   function NumberToString(n, radix) { return ReflectApply(numberToString, n, [radix]); }
   function ObjectPrototypeToString(v) { return ReflectApply(objectToString, v, []); }
@@ -198,7 +207,7 @@ ${GLOBALS_SOURCE}
     maybeIdle();
   }
   function restArgs(args, from) {
-    const out = [];
+    const out = list();
     for (let i = from; i < args.length; i++) put(out, args[i]);
     return out;
   }
@@ -255,14 +264,26 @@ ${GLOBALS_SOURCE}
     }
   }
   /** The program's frames where the call was made, so an uncaught failed call names its line. */
+  // A few frames are enough to find the program's line, and capturing the default ten costs ~10x more.
   function callSite(fn) {
-    const site = new ErrorCtor();
-    try { if (ErrorCaptureStackTrace) ErrorCaptureStackTrace(site, fn); } catch (_) {}
+    const site = ObjectCreate(null);
+    if (!ErrorCaptureStackTrace) return site;
+    const d = ObjectGetOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
+    const plain = d !== undefined && ObjectHasOwn(d, 'value') && d.writable;
+    try {
+      if (plain) ErrorCtor.stackTraceLimit = 4;
+      ErrorCaptureStackTrace(site, fn);
+    } catch (_) {
+    } finally {
+      if (plain) ErrorCtor.stackTraceLimit = d.value;
+    }
     return site;
   }
   function failedCall(name, code, message, site) {
     const e = new ToolCallError(name, code, message);
+    // A program's own Error.prepareStackTrace decides what its stacks look like; then the stack is V8's.
     try {
+      if (ErrorCtor.prepareStackTrace !== undefined) return e;
       const frames = site.stack;
       const at = typeof frames === 'string' ? ReflectApply(stringIndexOf, frames, ['\n']) : -1;
       const stack = 'ToolCallError: ' + message + (at >= 0 ? ReflectApply(stringSlice, frames, [at]) : '');
@@ -328,7 +349,7 @@ ${GLOBALS_SOURCE}
     return { name: ReflectApply(stringSlice, name, [0, 200]), message: ReflectApply(stringSlice, message, [0, 4000]), stack };
   }
   function pendingNotes(inFlightAtSettle) {
-    const notes = [];
+    const notes = list();
     const waited = inFlightAtSettle + callsLate;
     if (waited > 0) {
       put(notes, waited + ' tool call' + (waited === 1 ? ' was' : 's were') + ' still running when the program finished (not awaited, e.g. inside forEach(async …)); ' +

@@ -62,6 +62,16 @@ interface Edit {
 }
 
 export function normaliseProgram(source: string, options: NormaliseOptions = {}): NormalisedProgram {
+  try {
+    return normalise(source, options)
+  } catch {
+    // The parser gave up (a program nested past its stack): leave the text as written; the compiler and
+    // the shape check of its output still decide whether it runs.
+    return { text: source, changes: [] }
+  }
+}
+
+function normalise(source: string, options: NormaliseOptions): NormalisedProgram {
   const changes: string[] = []
   let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
   text = text.replace(/\r\n?/g, '\n')
@@ -100,7 +110,12 @@ export function normaliseProgram(source: string, options: NormaliseOptions = {})
  * its awaited value becomes the return value. Returns the text unchanged when it does not apply.
  */
 export function returnLastExpression(body: string): string {
-  const file = parseBody(body)
+  let file: TS.SourceFile
+  try {
+    file = parseBody(body)
+  } catch {
+    return body
+  }
   if (hasSyntaxErrors(file)) return body
   const edit = lastExpressionEdit(file, undefined)
   return edit ? applyEdits(body, [edit]) : body
@@ -135,7 +150,13 @@ export function wrapProgram(body: string): WrappedProgram {
  */
 export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): { ok: true } | { ok: false; problem: ProgramProblem } {
   const kind = language === 'ts' ? ts.ScriptKind.TS : ts.ScriptKind.JS
-  const file = ts.createSourceFile(language === 'ts' ? 'program.ts' : 'program.js', text, ts.ScriptTarget.ES2022, true, kind)
+  let file: TS.SourceFile
+  try {
+    file = ts.createSourceFile(language === 'ts' ? 'program.ts' : 'program.js', text, ts.ScriptTarget.ES2022, true, kind)
+  } catch {
+    // Too deep for the parser's stack: not proven, so not run.
+    return { ok: false, problem: { message: 'the program is nested too deeply to be checked; flatten it', line: 1, column: 1 } }
+  }
   const early = (pos: number): { ok: false; problem: ProgramProblem } => {
     const lc = file.getLineAndCharacterOfPosition(Math.min(Math.max(pos, 0), text.length))
     const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)

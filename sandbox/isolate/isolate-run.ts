@@ -145,7 +145,9 @@ export class IsolateRun {
         if (old !== undefined) clearTimeout(old)
         this.#timers.delete(id)
         if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
-        const delay = Math.min(Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0), remaining())
+        const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
+        // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
+        if (delay > remaining()) return
         this.#timers.set(id, setTimeout(() => {
           this.#timers.delete(id)
           if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
