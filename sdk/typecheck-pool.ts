@@ -38,6 +38,8 @@ interface Slot {
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
 /** An idle thread is ended after this long, so an idle process does not keep the compiler's memory. */
 const IDLE_MS = 60_000
+/** A check still running after this long may be a slow one: start a spare thread for the next caller. */
+const SPARE_AFTER_MS = 200
 /** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
 const HEAP_MB = 1536
 
@@ -92,6 +94,10 @@ function assign(slot: Slot, job: Job): void {
       : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
+  // So that one caller's slow check never makes the next caller wait for a cold thread as well.
+  setTimeout(() => {
+    if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
+  }, SPARE_AFTER_MS).unref()
 }
 
 function spawn(): void {
