@@ -202,6 +202,11 @@ class Context {
     if (members.every((m) => m.doc === '') && !flat.includes('\n') && flat.length + indent.length <= 100) {
       return { text: flat, prec: Prec.Atom }
     }
+    // Docs that are only tags (`@integer`, `@minimum 1`) fit inline in a short object.
+    const tagged = `{ ${members.map((m) => (m.doc ? `/** ${m.doc} */ ${m.text}` : m.text)).join('; ')} }`
+    if (members.every((m) => m.doc === '' || m.doc.startsWith('@')) && !tagged.includes('\n') && tagged.length + indent.length <= 100) {
+      return { text: tagged, prec: Prec.Atom }
+    }
     // A property's doc shares the property's line: the same text in fewer bytes and lines.
     const body = members.map((m) => `${inner}${m.doc ? `/** ${m.doc} */ ` : ''}${m.text}`).join('\n')
     return { text: `{\n${body}\n${indent}}`, prec: Prec.Atom }

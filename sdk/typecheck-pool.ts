@@ -95,9 +95,10 @@ function assign(slot: Slot, job: Job): void {
   slot.job = { id, job, ...(timer ? { timer } : {}) }
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
-  setTimeout(() => {
-    if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
-  }, SPARE_AFTER_MS).unref()
+  if (job.budgetMs > 0)
+    setTimeout(() => {
+      if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
+    }, SPARE_AFTER_MS).unref()
 }
 
 function spawn(): void {

@@ -44,7 +44,7 @@ describe('export over stdio: codeact mcp', () => {
     expect(names[0]).toBe('run_code')
     expect(names).toEqual(expect.arrayContaining(['increment', 'sleep', 'echo', 'read_file']))
     const runCode = tools[0]!
-    expect(runCode.description).toContain('increment(args: { by: number }): Promise<number>')
+    expect(runCode.description).toContain('increment(args: { /** @integer */ by: number }): Promise<number>')
     expect(runCode.description).toContain('read_file(')
     expect(runCode.inputSchema.required).toEqual(['code'])
   })

@@ -255,8 +255,8 @@ describe('schemaToTs: zod, through typeSchemaOf', () => {
 
   it('makes a defaulted field optional for input and present for output', () => {
     const schema = z.object({ n: z.number().default(3) })
-    expect(zts(schema)).toBe('{\n  /** @default 3 */ n?: number\n}')
-    expect(zts(schema, 'output')).toBe('{\n  /** @default 3 */ n: number\n}')
+    expect(zts(schema)).toBe('{ /** @default 3 */ n?: number }')
+    expect(zts(schema, 'output')).toBe('{ /** @default 3 */ n: number }')
   })
 
   it('renders discriminated unions, tuples, records, nullable and recursive zod schemas', () => {
