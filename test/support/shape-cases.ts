@@ -217,7 +217,7 @@ export const SHAPE_CASES: ShapeCase[] = [
   },
   {
     name: 'a structured answer is compact JSON: short parts on one line',
-    code: "return { total: 3, items: [{ id: 1, ok: true }, { id: 2, ok: false }], tags: ['a', 'b'], note: 'x'.repeat(70) }",
+    code: "return { total: 3, items: [{ id: 1, ok: true }, { id: 2, ok: false }], tags: ['a', 'b'], note: 'x'.repeat(100) }",
     check: (r) => expectIn(r, 'Return value:\n{\n  "total": 3,\n  "items": [{"id":1,"ok":true},{"id":2,"ok":false}],\n  "tags": ["a","b"],\n'),
   },
   // --- standard globals -----------------------------------------------------------------------------------
