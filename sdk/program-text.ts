@@ -202,7 +202,8 @@ function firstStatementEnd(file: TS.SourceFile): number {
  */
 export function stripFences(text: string): string {
   const lines = text.split('\n')
-  const fence = /^\s{0,3}(```+|~~~+)\s*([\w+-]*)\s*$/
+  // Backtick fences only: a line like `~~~x` is valid JavaScript (three bitwise NOTs).
+  const fence = /^\s{0,3}(```+)\s*([\w+-]*)\s*$/
   if (!lines.some((l) => fence.test(l))) return text
   const codeLangs = new Set(['', 'ts', 'typescript', 'js', 'javascript', 'tsx', 'jsx', 'mjs', 'cjs', 'mts'])
   const out: string[] = []

@@ -217,7 +217,7 @@ export const SHAPE_CASES: ShapeCase[] = [
   },
   {
     name: 'a structured answer is compact JSON: short parts on one line',
-    code: "return { total: 3, items: [{ id: 1, ok: true }, { id: 2, ok: false }], tags: ['a', 'b'], note: 'x'.repeat(70) }",
+    code: "return { total: 3, items: [{ id: 1, ok: true }, { id: 2, ok: false }], tags: ['a', 'b'], note: 'x'.repeat(100) }",
     check: (r) => expectIn(r, 'Return value:\n{\n  "total": 3,\n  "items": [{"id":1,"ok":true},{"id":2,"ok":false}],\n  "tags": ["a","b"],\n'),
   },
   // --- standard globals -----------------------------------------------------------------------------------
@@ -229,5 +229,16 @@ const clone = structuredClone({ when: new Date(0), tags: new Set(['x']) })
 return [u.href, u.host, new URLSearchParams({ q: 'a b' }).toString(), new TextDecoder().decode(new TextEncoder().encode('héllo')),
   btoa('hi'), atob('aGk='), clone.when instanceof Date, clone.tags.has('x')]`,
     check: (r) => expectValue(r, ['https://api.github.com/repos/o/r/issues?state=open&per_page=100', 'api.github.com', 'q=a+b', 'héllo', 'aGk=', 'hi', true, true]),
+  },
+  {
+    name: "what the globals return belongs to the program's realm",
+    code: `const d = structuredClone(new Date(0)), b = new TextEncoder().encode('x'), m = structuredClone(new Map([[1, 2]]))
+return [d instanceof Date, b instanceof Uint8Array, m instanceof Map, new URL('https://h/').searchParams instanceof URLSearchParams]`,
+    check: (r) => expectValue(r, [true, true, true, true]),
+  },
+  {
+    name: 'a timer flood stops at 1000 pending timers, the same in every backend',
+    code: "let n = 0\ntry { for (;;) { setTimeout(() => {}, 5); n++ } } catch (e) { return [n, e.name] }",
+    check: (r) => expectValue(r, [1000, 'RangeError']),
   },
 ]
