@@ -3,12 +3,13 @@
  * first check of a fresh checker, a declarations change, and the SDK's size. 50 tools, a 50-line program.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import type { JsonSchema, ToolDefinition } from '../vocabulary/types.js'
 import { renderDeclarations } from '../sdk/declarations.js'
 import { createTypeChecker } from '../sdk/typecheck.js'
+import { createTypecheck } from '../runtime/typecheck.js'
 import type { BenchRow } from './types.js'
 
 const TOOLS = 50
@@ -168,6 +169,36 @@ const c = createTypeChecker(); c.setDeclarations(process.env.DECL); c.check(proc
   return out.status === 0 && Number.isFinite(ms) ? Math.round(ms) : undefined
 }
 
+/** The 89 recorded MCP tools (test/sdk/fixtures), named `server__tool` as the MCP import names them. */
+function recordedMcpTools(): ToolDefinition[] {
+  const dir = fileURLToPath(new URL('../../test/sdk/fixtures/mcp-tool-schemas', import.meta.url))
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .flatMap((f) => {
+      const server = f.replace(/\.json$/, '').replace(/[^A-Za-z0-9_]/g, '_')
+      const data = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as { tools: { name: string; description?: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }[] }
+      return data.tools.map((t): ToolDefinition => ({ name: `${server}__${t.name.replace(/[^A-Za-z0-9_]/g, '_')}`, description: t.description ?? '', parameters: t.inputSchema, ...(t.outputSchema ? { output: t.outputSchema } : {}), execute: () => null }))
+    })
+}
+
+/** The runtime's path: normalise + check in the checker's thread (sdk/typecheck-pool.ts), one message each way. */
+async function threadRows(declarations: string, baseline: string): Promise<BenchRow[]> {
+  const typecheck = createTypecheck('error', () => declarations)
+  if (typecheck === undefined) return []
+  await typecheck.warm()
+  const program = typicalProgram()
+  for (let i = 0; i < 5; i++) await typecheck.prepare(`${program}\n// warm ${i}`, false)
+  const wall: number[] = []
+  for (let i = 0; i < WARM_RUNS; i++) {
+    const t0 = performance.now()
+    await typecheck.prepare(`${program}\n// run ${i}`, false)
+    wall.push(performance.now() - t0)
+  }
+  return [{ name: 'type check: warm, in the checker thread (the runtime path: normalise + check), typical program', p50Ms: percentile(wall, 50), p95Ms: percentile(wall, 95), baseline, goal: 'p50 ≤ 30 ms', note: `${WARM_RUNS} runs; the host thread only waits on a message` }]
+}
+
 export default async (): Promise<BenchRow[]> => {
   const declarations = renderDeclarations(benchTools())
   const source = benchProgram()
@@ -227,5 +258,13 @@ export default async (): Promise<BenchRow[]> => {
   rows.push({ name: 'type check: first check of the first checker in this process', value: Math.round(firstMs), unit: 'ms', goal: '≤ 1500 ms', note: 'lib parsed here' })
   rows.push({ name: 'type check: first check of a later checker (lib already parsed)', value: Math.round(secondMs), unit: 'ms' })
   rows.push({ name: 'SDK declarations size (50 tools)', value: declarations.length, unit: 'chars', note: `≈ ${Math.round(declarations.length / 4)} tokens at 4 chars/token` })
+  rows.push(...(await threadRows(declarations, baseline)))
+  const mcp = recordedMcpTools()
+  if (mcp.length > 0) {
+    const json = 'function-calling JSON of the 89 recorded MCP tools'
+    const jsonBytes = Buffer.byteLength(JSON.stringify(mcp.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))))
+    rows.push({ name: json, value: jsonBytes, unit: 'bytes' })
+    rows.push({ name: 'SDK text of the same 89 tools (with constraints as JSDoc)', value: Buffer.byteLength(renderDeclarations(mcp)), unit: 'bytes', baseline: json, goal: '≤ 0.70×' })
+  }
   return rows
 }

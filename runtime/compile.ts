@@ -1,18 +1,19 @@
 /**
- * TypeScript program -> the JS expression every sandbox runs:
- *   (async function (tools, ToolCallError, console) { "use strict"; <body> })
- * The program is the body of an async function, so top-level `await` and `return` work. esbuild compiles it
- * (full TypeScript: enums, classes, parameter properties …); its source map takes runtime positions back to
- * the user's lines.
+ * TypeScript program body -> the JS expression every sandbox runs:
+ *   (async function () { 'use strict'; <body> })
+ * The wrapper is sdk/program-text.ts's, the same text the type checker checks. The program is the body of
+ * an async function, so top-level `await` and `return` work; `tools`, `ToolCallError` and `console` are
+ * the sandbox's globals. esbuild compiles it (full TypeScript: enums, classes, parameter properties …); its
+ * source map takes runtime positions back to the user's lines.
+ *
+ * Before anything runs, the wrapped source and the compiled JS are both parsed and proved to be exactly one
+ * function expression (checkWrappedShape): a body that closes the function early (`}); evil(); (…`) would
+ * otherwise run top-level code when the sandbox evaluates the script, before the prelude has locked it down.
  */
 import { transform, type Message } from 'esbuild'
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
+import { checkWrappedShape, wrapProgram, WRAP_LINE_OFFSET } from '../sdk/program-text.js'
 import type { RunError } from '../vocabulary/types.js'
-
-const PARAMS = 'tools, ToolCallError, console'
-/** The wrapper adds exactly one line before the user's first line. */
-const HEADER = `(async function (${PARAMS}) {\n`
-const FOOTER = '\n})'
 
 export interface CompiledProgram {
   js: string
@@ -24,7 +25,7 @@ export type CompileOutcome = { ok: true; program: CompiledProgram } | { ok: fals
 
 export async function compile(source: string): Promise<CompileOutcome> {
   const first = await transformWrapped(source)
-  if (first.ok || !mentionsNamespace(first.messages)) return finish(first, source)
+  if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return finish(first, source)
   // esbuild allows `namespace` only at a module's top level, and the program is a function body:
   // compile each top-level namespace on its own and splice the JS back in place.
   const spliced = await compileNamespacesInPlace(source)
@@ -32,31 +33,37 @@ export async function compile(source: string): Promise<CompileOutcome> {
   return finish(await transformWrapped(spliced), source)
 }
 
-type TransformResult = { ok: true; code: string; map: string } | { ok: false; messages: Message[] }
+type TransformResult =
+  | { ok: true; code: string; map: string }
+  | { ok: false; messages: Message[]; shape?: undefined }
+  | { ok: false; shape: { message: string; line: number; column: number }; messages?: undefined }
 
 async function transformWrapped(source: string): Promise<TransformResult> {
+  const wrapped = wrapProgram(source).text
   try {
-    const out = await transform(HEADER + source + FOOTER, {
+    const out = await transform(wrapped, {
       loader: 'ts',
       target: 'es2022',
       sourcemap: 'external',
       sourcefile: 'program.ts',
       tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
     })
-    return { ok: true, code: withStrict(out.code), map: out.map }
+    // The source as TypeScript reads it, and the output as the sandbox's JS parser will: each must be the
+    // one wrapper function. Both, because the danger is exactly a text two parsers read differently.
+    // A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its output alone.
+    const source = checkWrappedShape(wrapped, 'ts')
+    if (!source.ok && !/nested too deeply/.test(source.problem.message)) return { ok: false, shape: source.problem }
+    const output = checkWrappedShape(out.code, 'js')
+    if (!output.ok) return { ok: false, shape: { ...output.problem, message: 'the program does not compile to one function (its text closes the wrapper early); check its braces' } }
+    return { ok: true, code: out.code, map: out.map }
   } catch (e) {
     const messages = (e as { errors?: Message[] }).errors
     return { ok: false, messages: messages ?? [{ text: String(e) } as Message] }
   }
 }
 
-/** Put "use strict" first in the function body (esbuild keeps the body as written). */
-function withStrict(code: string): string {
-  const at = code.indexOf('{')
-  return code.slice(0, at + 1) + '"use strict";' + code.slice(at + 1)
-}
-
 function finish(result: TransformResult, source: string): CompileOutcome {
+  if (!result.ok && result.shape) return { ok: false, error: { kind: 'compile', ...result.shape } }
   if (!result.ok) return { ok: false, error: compileError(result.messages, source) }
   const map = new TraceMap(result.map)
   const js = result.code.trimEnd().replace(/;$/, '')
@@ -66,8 +73,8 @@ function finish(result: TransformResult, source: string): CompileOutcome {
       js,
       mapPosition(line, column) {
         const pos = originalPositionFor(map, { line, column })
-        if (pos.line === null || pos.line < 2) return undefined
-        return { line: pos.line - 1, column: (pos.column ?? 0) + 1 }
+        if (pos.line === null || pos.line <= WRAP_LINE_OFFSET) return undefined
+        return { line: pos.line - WRAP_LINE_OFFSET, column: (pos.column ?? 0) + 1 }
       },
     },
   }
@@ -78,7 +85,7 @@ function compileError(messages: Message[], source: string): RunError {
   const shown = messages.slice(0, 3).map((m) => {
     const loc = m.location
     if (!loc) return m.text
-    const line = Math.max(1, loc.line - 1)
+    const line = Math.max(1, loc.line - WRAP_LINE_OFFSET)
     const text = lines[line - 1]
     return `line ${line}:${loc.column + 1} ${m.text}${text === undefined ? '' : `\n  ${line} | ${text.trim().slice(0, 200)}`}`
   })
@@ -87,7 +94,7 @@ function compileError(messages: Message[], source: string): RunError {
   return {
     kind: 'compile',
     message: shown.join('\n'),
-    ...(firstLoc ? { line: Math.max(1, firstLoc.line - 1), column: firstLoc.column + 1 } : {}),
+    ...(firstLoc ? { line: Math.max(1, firstLoc.line - WRAP_LINE_OFFSET), column: firstLoc.column + 1 } : {}),
   }
 }
 
@@ -124,4 +131,31 @@ export function locateInSource(program: CompiledProgram, stack: string | undefin
     if (pos) return pos
   }
   return undefined
+}
+
+const RUNTIME_FRAME = /codeact-prelude\.js|codeact-glue\.js|\(prelude\.js|at prelude\.js|node:internal|<isolated-vm>|at new Promise \(<anonymous>\)/
+const PROGRAM_POSITION = /program\.js:(\d+):(\d+)/g
+
+/**
+ * A stack as the user should read it: `program.js` positions become their own lines (`program.ts:L:C`)
+ * and the runtime's frames (prelude, glue, the sandbox's internals) are dropped. Text without frames is
+ * returned as it is.
+ */
+export function userStack(program: CompiledProgram, text: string): string {
+  if (!text.includes('\n    at ')) return text
+  const out: string[] = []
+  for (const line of text.split('\n')) {
+    if (!/^\s+at /.test(line)) {
+      out.push(line)
+      continue
+    }
+    if (RUNTIME_FRAME.test(line)) continue
+    out.push(
+      line.replace(PROGRAM_POSITION, (whole, l: string, c: string) => {
+        const pos = program.mapPosition(Number(l), Math.max(0, Number(c) - 1))
+        return pos ? `program.ts:${pos.line}:${pos.column}` : whole
+      }),
+    )
+  }
+  return out.join('\n')
 }

@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   workspace?: WorkspaceOptions
   /** Type-check programs against the SDK before running them. Default `error`. */
   typecheck?: TypecheckMode
+  /** How long one type check may take (in its own thread) before it is skipped with a note; default 5,000 ms. */
+  typecheckBudgetMs?: number
   /**
    * `both` (default): the model may call any tool natively, or write a program with `run_code`.
    * `code`: only `run_code` is callable natively; a direct call of another tool is refused with a
@@ -143,7 +145,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   let declarations: string | undefined
   const sdkText = () => (declarations ??= renderDeclarations(registry.definitions()))
-  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText)
+  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText, options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
   registry.onChange(() => {
     declarations = undefined
     typecheck?.refresh()

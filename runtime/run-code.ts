@@ -3,11 +3,17 @@
  * Every outcome, including a sandbox that could not start, is a RunResult; this function does not throw.
  */
 import { randomUUID } from 'node:crypto'
+import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import type { NormalisedProgram } from '../sdk/program-text.js'
+import { normaliseSafely } from '../sdk/typecheck-normalise.js'
+import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
+import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
-import { compile, locateInSource, type CompiledProgram } from './compile.js'
+import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
+import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
 import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -19,15 +25,22 @@ export interface TypeCheckOutcome {
   /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
   report: string
   count: number
-  /** Formatted diagnostics that never block (untyped results used as values). */
+  /** Formatted notes that never block (working JavaScript strict TypeScript does not like), one line per cause. */
   advisory?: string
+  /** The blocking syntax diagnostics, for a compile error said with the checker's hints. */
+  syntax?: TypeDiagnostic[]
 }
 
 export interface RunCodeDeps {
   env: DispatchEnv
   sandbox: Sandbox
   limits: Limits
-  typecheck?: { mode: 'error' | 'warn'; check(source: string): Promise<TypeCheckOutcome> }
+  typecheck?: {
+    mode: 'error' | 'warn'
+    check(source: string): Promise<TypeCheckOutcome>
+    /** Normalise and check in one step off the host's thread; `normalised` is absent when that failed. */
+    prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
+  }
 }
 
 export interface RunCodeOptions {
@@ -55,17 +68,23 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
-  const compiled = await compile(code)
-  if (!compiled.ok) return end({ ok: false, error: compiled.error, droppedOutputBytes: 0 })
+  // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
+  // With the check on, normalising and checking happen in the checker's thread, off the host's.
+  const allowNodeImports = deps.sandbox.name === 'docker'
+  const prepared = deps.typecheck ? await deps.typecheck.prepare(code, allowNodeImports) : undefined
+  const shaped = prepared?.normalised ?? normaliseSafely(code, allowNodeImports)
+  if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
+  const compiled = await compile(shaped.text)
+  if (!compiled.ok) return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared?.outcome), droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck) {
-    const checked = await deps.typecheck.check(code)
+    const checked = prepared?.normalised ? prepared.outcome : await deps.typecheck.check(shaped.text)
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }
     if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
-    if (checked.advisory) notes.push(`Type-check notes (results without a declared type were used as values):\n${checked.advisory}`)
+    if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
   }
 
   const controller = new AbortController()
@@ -105,7 +124,8 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       return JSON.stringify(result)
     },
     log: (entries) => {
-      for (const e of entries) env.log.append('console', { runId, level: e.level, text: e.text })
+      // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
+      for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(compiled.program, e.text) })
     },
   }
 
@@ -138,6 +158,17 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped` }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+}
+
+/**
+ * A syntax error, said with the checker's hints where it has them (a Python-looking program, the line of an
+ * unclosed brace) instead of the compiler's bare message.
+ */
+function explainCompileError(code: string, error: RunError, checked: TypeCheckOutcome | undefined): RunError {
+  if (looksLikePython(code)) return { ...error, message: PYTHON_HINT, line: 1, column: 1 }
+  const first = checked?.syntax?.[0]
+  if (first === undefined) return error
+  return { kind: 'compile', message: formatTypeDiagnostics(checked?.syntax ?? []), line: first.line, column: first.column }
 }
 
 function describeFailure(outcome: SandboxOutcome & { ok: false }, program: CompiledProgram, limits: Limits, pendingNames: string[]): RunError {
@@ -176,7 +207,7 @@ function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: ()
   const events = eventsOfRun(log.since(firstSeq), runId)
   unpin()
   const record = recordFromEvents(events, runId)!
-  return {
+  return withCompactJson({
     ok: data.ok,
     value: data.value,
     logs: record.logs,
@@ -184,5 +215,5 @@ function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: ()
     error: data.error,
     observation: renderObservation(record, maxObservationBytes),
     events,
-  }
+  })
 }

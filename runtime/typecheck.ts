@@ -1,58 +1,84 @@
 /**
- * The runtime's side of the pre-run type check: a warm checker kept in step with the registry.
- * The checker itself (TypeScript's API) lives in sdk/typecheck.ts.
+ * The runtime's side of the pre-run type check: declarations kept in step with the registry, the check done
+ * in a checker thread (sdk/typecheck-pool.ts) within a time budget, and its diagnostics turned into what the
+ * run reports: blocking errors (the blocking rule, sdk/typecheck-rule.ts) and notes, one line per cause.
+ *
+ * Past the budget the check is dropped with a note and the program runs unchecked under its limits: the
+ * check is advisory for the program's correctness, never a security boundary (the sandbox is), so a program
+ * too hard to type-check is not refused, and the host's thread never waits on it.
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
-import { createTypeChecker } from '../sdk/typecheck.js'
+import type { NormalisedProgram } from '../sdk/program-text.js'
+import { checkInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
+import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
 
-/**
- * "'x' is of type 'unknown'" (TS18046, TS2571) never blocks a run: a tool without an `output` schema
- * honestly returns `unknown`, and a program that reads `r.items` off it is likely right. It is reported as a
- * note instead, so the model still learns the result was untyped.
- */
-const ADVISORY_CODES = new Set([18046, 2571])
+/** The default time a check may take in its thread; a warm check takes ~20 ms, a first one ~150 ms. */
+export const DEFAULT_TYPECHECK_BUDGET_MS = 5_000
+/** Notes beyond this many causes are counted, not listed. */
+const MAX_NOTES = 5
 
 export interface RuntimeTypecheck {
   mode: 'error' | 'warn'
   check(source: string): Promise<TypeCheckOutcome>
+  /** Normalises (sdk/program-text.ts) and checks in the checker's thread; `normalised` absent if it never got that far. */
+  prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
   warm(): Promise<void>
   /** The registry changed: declarations are re-read before the next check (no cold restart). */
   refresh(): void
 }
 
-export function createTypecheck(mode: TypecheckMode, declarations: () => string): RuntimeTypecheck | undefined {
+export interface TypecheckOptions {
+  /** How long one check may take in its thread before it is dropped (default 5,000 ms). */
+  budgetMs?: number
+}
+
+export function createTypecheck(mode: TypecheckMode, declarations: () => string, options: TypecheckOptions = {}): RuntimeTypecheck | undefined {
   if (mode === 'off') return undefined
-  const checker = createTypeChecker()
+  const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   let current: string | undefined
-  const sync = () => {
-    const text = declarations()
-    if (text !== current) {
-      checker.setDeclarations(text)
-      current = text
+  const text = () => (current ??= declarations())
+  const outcomeOf = (answer: PoolAnswer): TypeCheckOutcome => {
+    if (!answer.ok) {
+      const why = answer.reason === 'budget' ? `it took longer than its ${budgetMs} ms budget` : `the checker failed (${answer.message})`
+      return { count: 0, report: '', advisory: `- the type check was skipped: ${why}; the program ran unchecked, under its limits` }
+    }
+    const blocking = answer.diagnostics.filter((d) => d.severity === 'error')
+    const notes = answer.diagnostics.filter((d) => d.severity === 'note')
+    return {
+      count: blocking.length,
+      report: formatTypeDiagnostics(blocking),
+      ...(blocking.some((d) => d.code < 2000) ? { syntax: blocking.filter((d) => d.code < 2000) } : {}),
+      ...(notes.length ? { advisory: formatNotes(notes) } : {}),
     }
   }
   return {
     mode,
-    check: async (source) => {
-      sync()
-      const diagnostics = checker.check(source)
-      const blocking = diagnostics.filter((d) => !ADVISORY_CODES.has(d.code))
-      const advisory = diagnostics.filter((d) => ADVISORY_CODES.has(d.code))
-      return {
-        count: blocking.length,
-        report: formatTypeDiagnostics(blocking),
-        ...(advisory.length ? { advisory: formatTypeDiagnostics(advisory) } : {}),
-      }
+    check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs)),
+    prepare: async (source, allowNodeImports) => {
+      const answer = await checkInPool(text(), source, budgetMs, { allowNodeImports })
+      return { ...(answer.normalised ? { normalised: answer.normalised } : {}), outcome: outcomeOf(answer) }
     },
-    warm: async () => {
-      sync()
-      await checker.warm()
-    },
+    warm: () => warmPool(text()),
     refresh: () => {
       current = undefined
     },
   }
+}
+
+/** One line per cause, with every line it was seen on: `line 2, 5: the result of tools.x has no declared type …`. */
+export function formatNotes(notes: readonly TypeDiagnostic[]): string {
+  const byCause = new Map<string, { lines: number[]; message: string }>()
+  for (const n of notes) {
+    const key = n.cause ?? `${n.code}:${n.message}`
+    const entry = byCause.get(key) ?? { lines: [], message: n.message.split('\n')[0] ?? n.message }
+    if (!entry.lines.includes(n.line)) entry.lines.push(n.line)
+    byCause.set(key, entry)
+  }
+  const entries = [...byCause.values()]
+  const shown = entries.slice(0, MAX_NOTES).map((e) => `- line ${e.lines.slice(0, 6).join(', ')}${e.lines.length > 6 ? ', …' : ''}: ${e.message}`)
+  if (entries.length > MAX_NOTES) shown.push(`- …and ${entries.length - MAX_NOTES} more`)
+  return shown.join('\n')
 }

@@ -7,19 +7,22 @@
  */
 import { z } from 'zod'
 import type { JsonSchema, SchemaLike, ToolDefinition } from '../vocabulary/types.js'
-import { docBlock } from './jsdoc.js'
+import { docBlock, propertyDoc } from './jsdoc.js'
 import { isZodSchema } from './schema.js'
 import { pascalCase, propertyKey, schemaToTs } from './schema-to-ts.js'
 
 /** The note above the declarations: how a program is shaped and how it talks to tools. */
 export const USAGE_NOTE = [
-  '// Your program is the body of an async function: top-level `await` and `return` work.',
-  '// Call tools as `await tools.name(args)`; run independent calls together with `Promise.all`.',
-  '// A failed call throws ToolCallError; its `code` is errno-style (EINVAL, ENOENT, EACCES, ...).',
-  '// `return` the answer; `console.log` for notes.',
+  '// The program is the body of an async function: top-level `await` and `return` work; `return` the answer.',
+  '// Call `await tools.name(args)`, independent calls together in `Promise.all`. A failed call throws ToolCallError',
+  '// (`code`: EINVAL, ENOENT, EACCES, ...). console.log for notes. No network, files, modules or host (fetch,',
+  '// require, process): only tools, ES2023, timers, URL, TextEncoder/Decoder, atob/btoa, structuredClone.',
 ].join('\n')
 
-/** What the prelude defines besides `tools` (see prelude.ts): the error class and the console. */
+/**
+ * What the prelude defines besides `tools` (see prelude.ts): the error class. The console and the other
+ * standard globals are declared in the checker's ambient text (typecheck-hints.ts); the usage note names them.
+ */
 export const RUNTIME_DECLARATIONS = [
   'declare const tools: Tools',
   'declare class ToolCallError extends Error {',
@@ -28,7 +31,6 @@ export const RUNTIME_DECLARATIONS = [
   '  code: string',
   '  constructor(toolName: string, code: string, message: string)',
   '}',
-  "declare const console: Record<'log' | 'info' | 'warn' | 'error' | 'debug', (...data: unknown[]) => void>",
 ].join('\n')
 
 /** Names the declarations define; named types made for recursive schemas must not take them. */
@@ -52,23 +54,102 @@ export function renderToolsInterface(tools: readonly ToolDefinition[], options: 
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const taken = new Set(RESERVED)
   const aliases: string[] = []
-  const methods = sorted.map((tool) => {
+  const argSchemas = sorted.map((tool) => typeSchemaOf(tool.parameters, 'input'))
+  // Repeated field docs are said once per family of tools (an MCP server's `server__` prefix, else all).
+  const families = new Map<string, number[]>()
+  sorted.forEach((tool, i) => families.set(familyOf(tool.name), [...(families.get(familyOf(tool.name)) ?? []), i]))
+  const docsByFamily = new Map([...families].map(([family, at]) => [family, sharedFieldDocs(at.map((i) => argSchemas[i] ?? {}))]))
+  const sentencesByFamily = new Map([...families].map(([family, at]) => [family, sharedSentences(at.map((i) => sorted[i]?.description ?? ''))]))
+  const methods = sorted.map((tool, i) => {
     const prefix = pascalCase(tool.name) || 'Tool'
-    const argsSchema = typeSchemaOf(tool.parameters, 'input')
-    const args = schemaToTs(argsSchema, { indent: '  ', namePrefix: prefix, rootName: `${prefix}Args`, takenNames: taken })
+    const argsSchema = argSchemas[i] ?? {}
+    const sharedDocs = docsByFamily.get(familyOf(tool.name))
+    const args = schemaToTs(argsSchema, { indent: '  ', namePrefix: prefix, rootName: `${prefix}Args`, takenNames: taken, ...(sharedDocs ? { sharedDocs } : {}) })
     const output = tool.output === undefined ? undefined : schemaToTs(typeSchemaOf(tool.output, 'output'), {
       indent: '  ',
       namePrefix: prefix,
       rootName: `${prefix}Result`,
       takenNames: taken,
+      constraints: false,
     })
     aliases.push(...args.aliases, ...(output?.aliases ?? []))
     const optional = argsMayBeOmitted(argsSchema) ? '?' : ''
     const signature = `${propertyKey(tool.name)}(args${optional}: ${args.text}): Promise<${output?.text ?? options.untypedResult ?? 'unknown'}>`
-    return `${docBlock(tool.description, '  ')}  ${signature}`
+    const said = sentencesByFamily.get(familyOf(tool.name)) ?? []
+    return `${docBlock(withoutSentences(tool.description, said), '  ')}  ${signature}`
   })
   const head = aliases.map((a) => `${a}\n`).join('')
-  return `${head}interface Tools {\n${methods.join('\n')}\n}`
+  const shared = [...docsByFamily]
+    .filter(([family, docs]) => docs.size > 0 || (sentencesByFamily.get(family)?.length ?? 0) > 0)
+    .map(([family, docs]) => {
+      const notes = (sentencesByFamily.get(family) ?? []).map((s) => `//   ${s}\n`).join('')
+      const lines = [...docs].map(([name, doc]) => `//   ${name}: ${doc}\n`).join('')
+      return `// ${family === '' ? 'All tools' : `${family}* tools`}:\n${notes}${lines}`
+    })
+    .join('')
+  return `${head}${shared}interface Tools {\n${methods.join('\n')}\n}`
+}
+
+/** Sentences that end or appear in 3+ tool descriptions of one family ("Only works within allowed directories."). */
+function sharedSentences(descriptions: readonly string[]): string[] {
+  const counts = new Map<string, number>()
+  for (const d of descriptions) for (const s of new Set(sentencesOf(d))) counts.set(s, (counts.get(s) ?? 0) + 1)
+  return [...counts].filter(([s, n]) => n >= 3 && s.length >= 20).map(([s]) => s).sort()
+}
+
+function sentencesOf(text: string): string[] {
+  return text.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter((s) => s !== '' && !s.includes('\n'))
+}
+
+function withoutSentences(text: string, said: readonly string[]): string {
+  if (said.length === 0) return text
+  let out = text
+  for (const s of said) out = out.split(s).join('')
+  return out.replace(/[ \t]{2,}/g, ' ').replace(/[ \t]+$/gm, '').trim()
+}
+
+/** `github__list_issues` -> `github__`: the tools of one MCP server; '' for the rest. */
+function familyOf(name: string): string {
+  const at = name.indexOf('__')
+  return at > 0 ? name.slice(0, at + 2) : ''
+}
+
+/**
+ * Field descriptions repeated across tools (`owner: Repository owner …` in 15 GitHub tools), said once above
+ * `interface Tools` instead of at every use; only where that is shorter.
+ */
+function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
+  const counts = new Map<string, { name: string; doc: string; n: number }>()
+  const uses = new Map<string, number>()
+  const visit = (schema: unknown, depth: number) => {
+    if (depth > 4 || typeof schema !== 'object' || schema === null || Array.isArray(schema)) return
+    const s = schema as Record<string, unknown>
+    const props = s.properties
+    if (typeof props === 'object' && props !== null && !Array.isArray(props)) {
+      for (const [name, prop] of Object.entries(props as Record<string, unknown>)) {
+        const doc = typeof prop === 'object' && prop !== null && !Array.isArray(prop) ? propertyDoc(prop as Record<string, unknown>) : ''
+        if (doc !== '') uses.set(name, (uses.get(name) ?? 0) + 1)
+        if (doc !== '') {
+          const key = `${name}\u0000${doc}`
+          const entry = counts.get(key) ?? { name, doc, n: 0 }
+          entry.n++
+          counts.set(key, entry)
+        }
+        visit(prop, depth + 1)
+      }
+    }
+    visit(s.items, depth + 1)
+  }
+  for (const schema of schemas) visit(schema, 0)
+  const shared = new Map<string, string>()
+  const byName = [...counts.values()].filter((e) => e.n >= 2).sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : 1))
+  for (const e of byName) {
+    // Each use saves `/** doc */ `; the legend line costs `//   name: doc`.
+    const saved = e.n * (e.doc.length + 7) - (e.doc.length + e.name.length + 7)
+    // Only a name no tool of the family describes otherwise: the legend must not lend another field a meaning.
+    if (saved > 0 && uses.get(e.name) === e.n) shared.set(e.name, e.doc)
+  }
+  return new Map([...shared].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 /**

@@ -30,16 +30,16 @@ interface ParsedFileInternals {
 
 export interface ResidentChecker {
   /** Parses `source` as a module and returns it with all its diagnostics (syntax, binding, types). */
-  check(source: string): { file: TS.SourceFile; diagnostics: TS.Diagnostic[] }
+  check(source: string): { file: TS.SourceFile; diagnostics: TS.Diagnostic[]; checker: TS.TypeChecker }
 }
 
-/** A resident checker for these options and SDK file, or undefined when this TypeScript lacks the internals. */
-export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.SourceFile): ResidentChecker | undefined {
+/** A resident checker for these options and base files (SDK, ambient globals), or undefined when this TypeScript lacks the internals. */
+export function createResidentChecker(options: TS.CompilerOptions, baseFiles: readonly TS.SourceFile[]): ResidentChecker | undefined {
   const internals = ts as unknown as Partial<Internals>
   const bind = internals.bindSourceFile
   if (typeof bind !== 'function') return undefined
   const placeholder = parseFile(PLACEHOLDER, 'export {}', true)
-  const host = createHost(() => [sdkFile, placeholder])
+  const host = createHost(() => [...baseFiles, placeholder])
   let checker: (TS.TypeChecker & Partial<CheckerInternals>) | undefined
   let checks = 0
   let serial = 0
@@ -47,7 +47,7 @@ export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.S
 
   function current(): TS.TypeChecker & Partial<CheckerInternals> {
     if (checker === undefined || checks >= MAX_CHECKS) {
-      previous = ts.createProgram({ rootNames: [sdkFile.fileName, PLACEHOLDER], options, host, oldProgram: previous })
+      previous = ts.createProgram({ rootNames: [...baseFiles.map((f) => f.fileName), PLACEHOLDER], options, host, oldProgram: previous })
       checker = previous.getTypeChecker()
       checks = 0
     }
@@ -58,14 +58,15 @@ export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.S
   if (typeof current().getDiagnostics !== 'function') return undefined
   return {
     check(source) {
-      const getDiagnostics = current().getDiagnostics
+      const active = current()
+      const getDiagnostics = active.getDiagnostics
       // A new name each time: the checker files its diagnostics by file name and keeps them.
       const file = parseFile(`/codeact/program-${++serial}.ts`, source, true)
       bind.call(ts, file, options)
       const parsed = file as TS.SourceFile & ParsedFileInternals
-      const semantic = getDiagnostics?.call(checker, file) ?? []
+      const semantic = getDiagnostics?.call(active, file) ?? []
       const all = [...(parsed.parseDiagnostics ?? []), ...(parsed.bindDiagnostics ?? []), ...semantic]
-      return { file, diagnostics: withoutSuppressed(all, file) }
+      return { file, diagnostics: withoutSuppressed(all, file), checker: active }
     },
   }
 }

@@ -19,6 +19,10 @@ export interface SchemaToTsOptions {
   rootName?: string
   /** Names already taken in the declaration file; new names are added, and made unique against it. */
   takenNames?: Set<string>
+  /** Show validation constraints as JSDoc tags (default true; results are not validated, so not for them). */
+  constraints?: boolean
+  /** Field name -> doc line the SDK states once for the tool's family; a property with exactly it omits it. */
+  sharedDocs?: ReadonlyMap<string, string>
 }
 
 export interface TsType {
@@ -57,7 +61,10 @@ class Context {
   /** ref -> name, for refs that turned out to be recursive. */
   private readonly named = new Map<string, string>()
   private readonly bodies = new Map<string, string>()
-  private readonly expanding = new Set<string>()
+  /** Refs being expanded, each with the structural depth it started at (see `ref`). */
+  private readonly expanding = new Map<string, number>()
+  /** How many object/array levels the renderer is inside: a cycle must pass through one to mean anything. */
+  private structural = 0
   private readonly taken: Set<string>
 
   constructor(
@@ -69,7 +76,7 @@ class Context {
 
   /** The whole schema; one that refers to itself (`$ref: "#"`) is declared once, under its name. */
   renderRoot(schema: unknown, indent: string): string {
-    this.expanding.add('#')
+    this.expanding.set('#', this.structural)
     const text = this.render(schema, indent, 0).text
     this.expanding.delete('#')
     const name = this.named.get('#')
@@ -128,6 +135,24 @@ class Context {
   }
 
   private array(schema: Schema, indent: string, depth: number): Rendered {
+    this.structural++
+    try {
+      return this.arrayBody(schema, indent, depth)
+    } finally {
+      this.structural--
+    }
+  }
+
+  private object(schema: Schema, indent: string, depth: number): Rendered {
+    this.structural++
+    try {
+      return this.objectBody(schema, indent, depth)
+    } finally {
+      this.structural--
+    }
+  }
+
+  private arrayBody(schema: Schema, indent: string, depth: number): Rendered {
     // 2020-12 tuples: prefixItems + items (the rest); draft 7 tuples: items[] + additionalItems (the rest).
     const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined
     if (tuple === undefined) {
@@ -145,7 +170,7 @@ class Context {
     return { text: `[${elements.join(', ')}]`, prec: Prec.Atom }
   }
 
-  private object(schema: Schema, indent: string, depth: number): Rendered {
+  private objectBody(schema: Schema, indent: string, depth: number): Rendered {
     const inner = `${indent}  `
     const properties = isSchema(schema.properties) ? { ...schema.properties } : {}
     const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [])
@@ -162,7 +187,7 @@ class Context {
       const type = this.render(propSchema, inner, depth + 1)
       valueTypes.push(optional ? union([type, { text: 'undefined', prec: Prec.Atom }]) : type)
       members.push({
-        doc: isSchema(propSchema) ? propertyDoc(propSchema) : '',
+        doc: isSchema(propSchema) ? this.docOf(name, propSchema) : '',
         text: `${propertyKey(name)}${optional ? '?' : ''}: ${type.text}`,
       })
     }
@@ -170,15 +195,27 @@ class Context {
     if (index !== undefined) {
       // An index signature must admit every known property's type too.
       const value = index.text === 'unknown' ? index : union([index, ...valueTypes])
-      members.push({ doc: '', text: `[key: string]: ${value.text}` })
+      members.push({ doc: '', text: `[k: string]: ${value.text}` })
     }
     if (members.length === 0) return { text: 'Record<string, never>', prec: Prec.Atom }
     const flat = `{ ${members.map((m) => m.text).join('; ')} }`
     if (members.every((m) => m.doc === '') && !flat.includes('\n') && flat.length + indent.length <= 100) {
       return { text: flat, prec: Prec.Atom }
     }
-    const body = members.map((m) => `${m.doc ? `${inner}/** ${m.doc} */\n` : ''}${inner}${m.text}`).join('\n')
+    // Docs that are only tags (`@integer`, `@minimum 1`) fit inline in a short object.
+    const tagged = `{ ${members.map((m) => (m.doc ? `/** ${m.doc} */ ${m.text}` : m.text)).join('; ')} }`
+    if (members.every((m) => m.doc === '' || m.doc.startsWith('@')) && !tagged.includes('\n') && tagged.length + indent.length <= 100) {
+      return { text: tagged, prec: Prec.Atom }
+    }
+    // A property's doc shares the property's line: the same text in fewer bytes and lines.
+    const body = members.map((m) => `${inner}${m.doc ? `/** ${m.doc} */ ` : ''}${m.text}`).join('\n')
     return { text: `{\n${body}\n${indent}}`, prec: Prec.Atom }
+  }
+
+  /** A property's doc line, or '' when the SDK states that very line once for the family (sharedDocs). */
+  private docOf(name: string, schema: Schema): string {
+    const doc = propertyDoc(schema, false, this.options.constraints !== false)
+    return doc !== '' && this.options.sharedDocs?.get(name) === doc ? '' : doc
   }
 
   /** The type of properties beyond the named ones, or undefined when there may be none. */
@@ -197,8 +234,11 @@ class Context {
     if (name !== undefined) return { text: name, prec: Prec.Atom }
     const target = resolvePointer(this.root, ref)
     if (target === undefined) return UNKNOWN
-    if (this.expanding.has(ref)) return { text: this.nameFor(ref), prec: Prec.Atom }
-    this.expanding.add(ref)
+    const startedAt = this.expanding.get(ref)
+    // A cycle of bare refs (`A = B`, `B = A`, or through allOf/anyOf only) describes no value at all, and as
+    // `type A = A` TypeScript would read it as any: it is unknown. Through an object or array it is recursion.
+    if (startedAt !== undefined) return startedAt === this.structural ? UNKNOWN : { text: this.nameFor(ref), prec: Prec.Atom }
+    this.expanding.set(ref, this.structural)
     const body = this.render(target, indent, depth + 1)
     this.expanding.delete(ref)
     const recursive = this.named.get(ref)

@@ -2,17 +2,21 @@
  * The pre-run type check: the model's program against the SDK declarations and the ES2023 lib, nothing else
  * (no DOM, no Node: the sandbox has neither).
  *
- * The program is the body of an async function. It is checked as a module (so top-level `await` works) and
- * the one diagnostic that shape causes, "return outside a function" (TS1108), is dropped; positions are the
- * user's own, with no wrapper to subtract.
+ * The program is the body of an async function. Every diagnostic is classified by the blocking rule
+ * (typecheck-rule.ts): `error` (the run would certainly go wrong: it is stopped) or `note` (working JavaScript
+ * that strict TypeScript does not like: said once, after the result); blocking messages name the fix
+ * (typecheck-hints.ts). Positions are the user's own.
  *
  * Speed: parsed lib files are cached for the whole process, the SDK file until its text changes; a resident
  * checker (resident-checker.ts) keeps the resolved lib and SDK types across checks, and where it is not
  * available each check builds a `ts.Program` reusing the previous one's structure.
  */
 import type TS from 'typescript'
+import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
-import { closestNames } from './suggest.js'
+import { looksLikePython, missingGlobalHint, PYTHON_HINT, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
+import { unbalancedBracket } from './typecheck-braces.js'
+import { classify, nodeAt } from './typecheck-rule.js'
 import { createHost, DEFAULT_OPTIONS, parseFile, ts } from './ts-host.js'
 
 /** One problem in the user's program, in its own 1-based coordinates. */
@@ -24,6 +28,10 @@ export interface TypeDiagnostic {
   message: string
   /** The source line the problem is on. */
   lineText: string
+  /** `error` stops the run (the blocking rule, typecheck-rule.ts); `note` is said after the result. */
+  severity: 'error' | 'note'
+  /** For notes: what they share (one untyped result, one widened field); the runtime says each cause once. */
+  cause?: string
 }
 
 export interface TypeChecker {
@@ -50,14 +58,15 @@ export interface TypeCheckerOptions {
 const PROGRAM_FILE = '/codeact/program.ts'
 const SDK_FILE = '/codeact/sdk.d.ts'
 const SDK_CHECK_FILE = '/codeact/sdk-check.ts'
+const GLOBALS_FILE = '/codeact/sandbox-globals.d.ts'
+const globalsFile = parseFile(GLOBALS_FILE, SANDBOX_GLOBALS)
 /**
- * The program is checked as what it is, the body of an async function: TypeScript does not check the
- * expression of a `return` outside a function at all, so dropping TS1108 from a module-level check would
- * let `return await tools.misspelled()` through. The head sits on its own line; positions move by one line.
- * A namespace inside a function is TS1235 — legal here, because the compiler hoists it (runtime/compile.ts).
+ * The program is checked as what it is, the body of an async function, inside the very wrapper the compiler
+ * puts around it (sdk/program-text.ts): one text for both, so nothing is code to one and a comment to the
+ * other, and positions move by the wrapper's one head line. A namespace inside a function is TS1235 — legal
+ * here, because the compiler hoists it (runtime/compile.ts); TS1108 stays ignored for callers that pass an
+ * unwrapped text.
  */
-const WRAP_HEAD = 'async function __codeactProgram__() {\n'
-const WRAP_TAIL = '\n}\n'
 const IGNORED_CODES = new Set([1108, 1235])
 
 export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker {
@@ -70,37 +79,47 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   let resident: ResidentChecker | undefined
   let warming: Promise<void> | undefined
 
-  const host = createHost(() => [programFile, sdkFile])
+  const host = createHost(() => [programFile, sdkFile, globalsFile])
 
   function buildProgram(): TS.Program {
-    previous = ts.createProgram({ rootNames: [SDK_FILE, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
+    previous = ts.createProgram({ rootNames: [GLOBALS_FILE, SDK_FILE, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
     return previous
   }
 
   /** The plain path: a Program per check; only the program file is new, the rest is reused. */
-  function checkWithProgram(source: string): { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] } {
+  function checkWithProgram(source: string): Checked {
     programFile = parseFile(PROGRAM_FILE, source, true)
     const program = buildProgram()
     const file = program.getSourceFile(PROGRAM_FILE) ?? programFile
-    return { file, diagnostics: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)] }
+    const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
+    return { file, diagnostics, checker: program.getTypeChecker() }
   }
 
   function check(source: string): TypeDiagnostic[] {
-    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, sdkFile)
-    let checked: { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] }
+    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile])
+    let checked: Checked
     try {
-      checked = resident?.check(WRAP_HEAD + source + WRAP_TAIL) ?? checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
+      checked = resident?.check(wrapProgram(source).text) ?? checkWithProgram(wrapProgram(source).text)
     } catch {
       // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
       // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
       resident = undefined
       try {
-        checked = checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
+        checked = checkWithProgram(wrapProgram(source).text)
       } catch {
         return []
       }
     }
-    return toDiagnostics(checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code)), checked.file, toolNames, source)
+    const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code))
+    if (raw.some((d) => d.code < 2000) && looksLikePython(source)) {
+      return [{ line: 1, column: 1, code: raw[0]?.code ?? 1005, message: PYTHON_HINT, lineText: source.split(/\r?\n/)[0] ?? '', severity: 'error' }]
+    }
+    if (raw.some((d) => d.code < 2000)) {
+      // TypeScript places a missing `}` past the program's end; say which bracket, on its own line.
+      const bracket = unbalancedBracket(source)
+      if (bracket !== undefined) return [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }]
+    }
+    return toDiagnostics(raw, checked.file, toolNames, source, checked.checker)
   }
 
   return {
@@ -125,7 +144,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     declarationDiagnostics() {
       // skipLibCheck skips .d.ts files, so the SDK text is checked once more as an ordinary .ts file.
       const file = parseFile(SDK_CHECK_FILE, sdkText)
-      const program = ts.createProgram({ rootNames: [SDK_CHECK_FILE], options: compilerOptions, host: createHost(() => [file]) })
+      const program = ts.createProgram({ rootNames: [GLOBALS_FILE, SDK_CHECK_FILE], options: compilerOptions, host: createHost(() => [file, globalsFile]) })
       return toDiagnostics([...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)], file, toolNames)
     },
   }
@@ -141,43 +160,66 @@ function declaredToolNames(sdk: TS.SourceFile): string[] {
   return []
 }
 
-/** `userSource`, when given, is the program as the user wrote it; `file` holds it wrapped one line down. */
-function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[], userSource?: string): TypeDiagnostic[] {
+interface Checked {
+  file: TS.SourceFile
+  diagnostics: readonly TS.Diagnostic[]
+  checker: TS.TypeChecker
+}
+
+/**
+ * `userSource`, when given, is the program as the user wrote it; `file` holds it wrapped one line down, and
+ * `checker` classifies each diagnostic (without one, everything is an error: the SDK's own check).
+ */
+function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[], userSource?: string, checker?: TS.TypeChecker): TypeDiagnostic[] {
   const lines = (userSource ?? file.text).split(/\r?\n/)
-  const shift = userSource === undefined ? 0 : 1
+  const shift = userSource === undefined ? 0 : WRAP_LINE_OFFSET
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
   for (const d of [...raw].sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {
-    const pos = ts.getLineAndCharacterOfPosition(file, Math.min(d.start ?? 0, file.text.length))
-    const message = withSuggestion(d.code, ts.flattenDiagnosticMessageText(d.messageText, '\n'), toolNames)
+    let verdict: ReturnType<typeof classify> = { kind: 'block' }
+    if (checker !== undefined) {
+      try {
+        verdict = classify(d, { checker, file, toolNames })
+      } catch {
+        // The rule's own failure must not stop a program that may be fine: say it, do not block.
+        verdict = { kind: 'note', cause: `${d.code}`, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }
+      }
+    }
+    if (verdict.kind === 'drop') continue
+    const original = ts.flattenDiagnosticMessageText(d.messageText, '\n')
+    const message = verdict.kind === 'note' ? verdict.message : (verdict.message ?? blockingMessage(d, original, file, toolNames))
+    // A missing closer is reported where the program ends; the line of its opener is the one to fix.
+    const at = d.code === 1005 && d.relatedInformation?.[0]?.start !== undefined && /^'[})\]]' expected/.test(original) ? d.relatedInformation[0].start : (d.start ?? 0)
+    const pos = ts.getLineAndCharacterOfPosition(file, Math.min(at, file.text.length))
     const key = `${pos.line}:${pos.character}:${d.code}:${message}`
     if (seen.has(key)) continue
     seen.add(key)
     const line = Math.min(Math.max(pos.line - shift, 0), lines.length - 1)
     const column = line === pos.line - shift ? pos.character + 1 : 1
-    out.push({ line: line + 1, column, code: d.code, message, lineText: lines[line] ?? '' })
+    out.push({ line: line + 1, column, code: d.code, message, lineText: lines[line] ?? '', severity: verdict.kind === 'note' ? 'note' : 'error', ...(verdict.kind === 'note' ? { cause: verdict.cause } : {}) })
   }
   return out
 }
 
-/** Adds the tool names a misspelled or unqualified tool call most likely meant. */
-function withSuggestion(code: number, message: string, toolNames: readonly string[]): string {
-  const missing = /^Property '([^']+)' does not exist on type 'Tools'\.$/.exec(message)
-  if (code === 2339 && missing?.[1] !== undefined) {
-    const close = closestNames(missing[1], toolNames)
-    if (close.length > 0) return `${message} Did you mean ${close.map((n) => `'${n}'`).join(', ')}?`
-    const listed = toolNames.slice(0, 12).join(', ')
-    return `${message} Tools: ${listed}${toolNames.length > 12 ? ', ...' : ''}`
+/** The message of a blocking diagnostic: TypeScript's, or one line that names the fix. */
+function blockingMessage(d: TS.Diagnostic, message: string, file: TS.SourceFile, toolNames: readonly string[]): string {
+  const unknownTool = /^Property '([^']+)' does not exist on type 'Tools'/.exec(message) ?? /^Element implicitly has an 'any' type because expression of type '"([^"]+)"' can't be used to index type 'Tools'/.exec(message)
+  if (unknownTool?.[1] !== undefined) return unknownToolHint(unknownTool[1], toolNames)
+  if (/^(Type|Argument of type) 'Promise<|on type 'Promise<|'Promise<[^']*>' is always defined/.test(message)) return `${message} Did you forget \`await\`?`
+  const missing = /^Cannot find name '([^']+)'/.exec(message)?.[1]
+  if (missing !== undefined) {
+    if (toolNames.includes(missing)) return `Cannot find name '${missing}'. Call the tool as \`await ${toolRef(missing)}(args)\`.`
+    const node = d.start === undefined ? undefined : nodeAt(file, d.start, d.length ?? 0)
+    const member = node?.parent && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent.name.text : undefined
+    return toolPrefixHint(missing, member, toolNames) ?? missingGlobalHint(missing, toolNames) ?? message
   }
-  if (/^(Type|Argument of type) 'Promise<|does not exist on type 'Promise</.test(message)) return `${message} Did you forget \`await\`?`
-  // TypeScript's advice ("install @types/node", "add 'dom' to lib") does not apply: the sandbox has neither.
-  if (code === 2580 || code === 2591 || code === 2584 || code === 2582 || code === 2593) {
-    const name = /^Cannot find name '([^']+)'/.exec(message)?.[1] ?? ''
-    return `Cannot find name '${name}'. The program runs in a sandbox without Node or browser APIs; use the tools.`
+  if (d.code === 1005 && /^'[})\]]' expected/.test(message) && d.relatedInformation?.[0]?.start !== undefined) {
+    const closer = message.charAt(1)
+    const opener = closer === '}' ? '{' : closer === ')' ? '(' : '['
+    return `This '${opener}' is never closed: add the missing '${closer}' where its block ends.`
   }
-  const unqualified = /^Cannot find name '([^']+)'/.exec(message)
-  if (code === 2304 && unqualified?.[1] !== undefined && toolNames.includes(unqualified[1])) {
-    return `${message} Call the tool as \`await tools.${unqualified[1]}(args)\`.`
-  }
+  // The lib is fixed by the sandbox: "change your target library" is not advice a program can take.
+  if (d.code === 2550) return `${message.replace(/ Do you need to change your target library\?.*$/s, '')} It is not among this sandbox's ES2023 built-ins.`
+  if (d.code === 1308) return `${message} Make the callback \`async\`, or better, loop with \`for (const x of xs) { await … }\` or \`await Promise.all(xs.map(async (x) => …))\`.`
   return message
 }

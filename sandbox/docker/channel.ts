@@ -33,6 +33,8 @@ export class RunnerChannel {
         let body = line
         if (this.prefix !== undefined) {
           if (!line.startsWith(this.prefix)) {
+            // The runner's late answer to an early `hello` (sent before the nonce existed) is not output.
+            if (parseLine(line)?.type === 'ready') return
             this.stray.lines++
             this.stray.bytes += Buffer.byteLength(line) + 1
             return

@@ -22,6 +22,8 @@ const CPU_CHECK_MS = 250
  */
 export const MAX_CALLS_IN_FLIGHT = 4096
 export const MAX_ARGS_BYTES_IN_FLIGHT = 64 * 1024 * 1024
+/** Host timers a run may hold (the prelude allows 1000 plus its own idle check). */
+const MAX_TIMERS = 1100
 const TOO_MANY_CALLS = JSON.stringify({
   ok: false,
   error: { code: 'EAGAIN', message: `too many tool calls in flight (at most ${MAX_CALLS_IN_FLIGHT} calls or 64 MiB of arguments)` },
@@ -53,6 +55,8 @@ export class IsolateRun {
   #finished = false
   /** Console lines received from the prelude; the outcome says how many it sent (see #drainLogs). */
   #logsReceived = 0
+  /** The program's timers (setTimeout/setInterval in the prelude), as host timers; all cleared at the end. */
+  readonly #timers = new Map<number, NodeJS.Timeout>()
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
     this.#entry = entry
@@ -137,9 +141,24 @@ export class IsolateRun {
         }
       }, { ignored: true })
       const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
+      // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
+      const timer = new ivm.Callback((op: unknown, id: unknown, ms: unknown) => {
+        if (typeof id !== 'number' || this.#finished || this.#stopped) return
+        const old = this.#timers.get(id)
+        if (old !== undefined) clearTimeout(old)
+        this.#timers.delete(id)
+        if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
+        const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
+        // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
+        if (delay > remaining()) return
+        this.#timers.set(id, setTimeout(() => {
+          this.#timers.delete(id)
+          if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
+        }, delay))
+      }, { ignored: true })
       this.#control = context.evalClosureSync(
         GLUE_SOURCE,
-        [preludeFn.derefInto(), programFn.derefInto(), send, log, config],
+        [preludeFn.derefInto(), programFn.derefInto(), send, log, config, timer],
         { result: { reference: true }, filename: GLUE_FILENAME, timeout: remaining() },
       )
       const text: unknown = await this.#control.apply(undefined, ['start'], {
@@ -166,6 +185,8 @@ export class IsolateRun {
       return { ok: false, error: { kind: 'runtime', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) }, droppedOutputBytes: 0 }
     } finally {
       this.#finished = true
+      for (const t of this.#timers.values()) clearTimeout(t)
+      this.#timers.clear()
       clearTimeout(wall)
       clearInterval(cpu)
       this.#control?.release()

@@ -44,7 +44,7 @@ export function sandboxContract(name: string, options: ContractOptions): void {
       const r = await rt.runCode('console.log("n", 1)\nconst s = await tools.add({ a: 2, b: 3 })\nreturn { s, list: [1, "two", null] }')
       expect(r).toMatchObject({ ok: true, error: null, value: { s: 5, list: [1, 'two', null] }, logs: [{ level: 'log', text: 'n 1' }] })
       expect(r.calls).toMatchObject([{ name: 'add', args: { a: 2, b: 3 }, ok: true, result: 5 }])
-      expect(r.observation).toBe('n 1\n\nReturn value:\n{\n  "s": 5,\n  "list": [\n    1,\n    "two",\n    null\n  ]\n}')
+      expect(r.observation).toBe('n 1\n\nReturn value:\n{"s":5,"list":[1,"two",null]}')
     })
 
     it('rejects a failed call with a ToolCallError and lists it even when caught', async () => {
@@ -115,7 +115,8 @@ export function sandboxContract(name: string, options: ContractOptions): void {
     it('reports a value JSON cannot hold', async () => {
       const r = await rt.runCode('const a: any = {}; a.a = a; return a')
       expect(r.ok).toBe(true)
-      expect(r.observation).toContain('it has a cycle')
+      expect(r.value).toEqual({ a: '[Circular]' })
+      expect(r.observation).toContain('Note: converted for JSON: cycle→"[Circular]"')
     })
 
     it('runs workspace tools on the workspace and answers EROFS and EACCES in the same dialect', async () => {

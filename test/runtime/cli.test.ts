@@ -15,7 +15,7 @@ describe('codeact run', () => {
   it('runs the example program against the example tools and prints the observation', () => {
     const r = codeact(['run', 'examples/price-compare.ts', '--tools', 'examples/tools.ts'])
     expect(r.stderr).toContain('↳ lookup_price ok')
-    expect(r.stdout).toContain('Return value:\n{\n  "cheapest": "tokyo-denki"')
+    expect(r.stdout).toContain('Return value:\n{"cheapest":"tokyo-denki","usd":1251.32}')
     expect(r.status).toBe(0)
   })
 

@@ -19,7 +19,7 @@ describe('type-check before running: a type error stops the run before any side 
   it.each([
     ['a missing required field', 'await tools.add({ a: 1 })'],
     ['a misspelled tool', 'await tools.ad({ a: 1, b: 2 })'],
-    ['a result used as the wrong type', 'const n: string = await tools.add({ a: 1, b: 2 })'],
+    ['a method the typed result does not have', 'const n = await tools.add({ a: 1, b: 2 })\nreturn n.toFixedd(2)'],
     ['a forgotten await', 'const n: number = tools.add({ a: 1, b: 2 })'],
   ])('stops %s', async (_what, code) => {
     const rt = await testRuntime({ tools: basicTools, typecheck: 'error' })
@@ -46,10 +46,10 @@ describe('type-check before running: a type error stops the run before any side 
 
   it('in warn mode runs anyway and appends the diagnostics to the observation', async () => {
     const rt = await testRuntime({ tools: basicTools, typecheck: 'warn' })
-    const r = await rt.runCode('const n: string = await tools.add({ a: 1, b: 2 })\nreturn n')
+    const r = await rt.runCode('const n = await tools.add({ a: 1, b: 2 })\nconsole.log(n.toFixedd)\ntry { await tools.add({ a: 1, b: "2" }) } catch {}\nreturn n')
     expect(r.ok).toBe(true)
     expect(r.value).toBe(3)
-    expect(r.observation).toMatch(/Type-check warnings \(the program ran anyway\):\n1:\d+/)
+    expect(r.observation).toMatch(/Type-check warnings \(the program ran anyway\):\n3:\d+/)
   })
 
   it('in off mode does not check at all', async () => {
@@ -76,6 +76,6 @@ describe('type-check: untyped results', () => {
     const r = await rt.runCode('const note = await tools.read_note({ key: "k" })\nreturn note.text')
     expect(r.error).toBeNull()
     expect(r.value).toBe('note k')
-    expect(r.observation).toMatch(/Type-check notes \(results without a declared type were used as values\):\n2:8/)
+    expect(r.observation).toMatch(/Type-check notes \(the program ran; nothing here stopped it\):\n- line 2: the result of tools\.read_note has no declared type/)
   })
 })

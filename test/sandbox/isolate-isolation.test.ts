@@ -32,15 +32,17 @@ const STANDARD_GLOBALS = new Set(
     'FinalizationRegistry WeakRef decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape eval ' +
     'isFinite isNaN console SharedArrayBuffer Atomics WebAssembly').split(' '),
 )
+/** What the prelude adds, all implemented inside the sandbox (sdk/prelude-globals.ts): never the host. */
+const SANDBOX_GLOBALS = ('tools ToolCallError setTimeout clearTimeout setInterval clearInterval queueMicrotask URL URLSearchParams ' +
+  'TextEncoder TextDecoder atob btoa structuredClone').split(' ')
 
 describe('isolate sandbox: nothing of the host is reachable', () => {
-  it('has only standard globals: no process, require, timers or isolated-vm objects', async () => {
+  it('has only standard globals and the sandbox\'s own: no process, require, fetch or isolated-vm objects', async () => {
     const names = (await value('return Object.getOwnPropertyNames(globalThis)')) as string[]
-    expect(names.filter((n) => !STANDARD_GLOBALS.has(n))).toEqual([])
-    expect(await value(`return [typeof process, typeof require, typeof module, typeof setTimeout, typeof setInterval,
-      typeof setImmediate, typeof queueMicrotask, typeof fetch, typeof Buffer, typeof $0, typeof $2]`)).toEqual(
-      Array(11).fill('undefined'),
-    )
+    expect(names.filter((n) => !STANDARD_GLOBALS.has(n)).sort()).toEqual([...SANDBOX_GLOBALS].sort())
+    expect(names).not.toContain('WebAssembly')
+    expect(await value(`return [typeof process, typeof require, typeof module, typeof setImmediate, typeof fetch, typeof Buffer,
+      typeof $0, typeof $2, typeof performance, typeof crypto]`)).toEqual(Array(10).fill('undefined'))
   })
 
   it('finds no process through constructor chains from this, functions, tools, errors or promises', async () => {

@@ -39,7 +39,7 @@ describe('isolate sandbox: running a program', () => {
 
   it('notes a value that JSON cannot hold', async () => {
     const { outcome } = await run('return { big: 10n }')
-    expect(outcome).toMatchObject({ ok: true, valueJson: '{"big":"10"}', valueNote: 'a BigInt was replaced by its string' })
+    expect(outcome).toMatchObject({ ok: true, valueJson: '{"big":"10n"}', valueNote: 'converted for JSON: BigInt→string "10n"' })
   })
 
   it('supports top-level await across a chain of tool calls', async () => {
@@ -89,7 +89,7 @@ describe('isolate sandbox: running a program', () => {
 
   it('reports a throw of a non-error value', async () => {
     const { outcome } = await run('throw "plain"')
-    expect(outcome).toMatchObject({ ok: false, error: { kind: 'runtime', message: 'Thrown: "plain"' } })
+    expect(outcome).toMatchObject({ ok: false, error: { kind: 'runtime', message: "Thrown: 'plain'" } })
   })
 
   it('reports JavaScript that does not parse as a compile error', async () => {
@@ -148,7 +148,7 @@ describe('isolate sandbox: running a program', () => {
   it('refuses calls beyond the in-flight cap with EAGAIN instead of queueing them without bound', async () => {
     const { outcome, host } = await run(`
       const pending = []
-      for (let i = 0; i < ${MAX_CALLS_IN_FLIGHT} + 50; i++) pending.push(tools.slow({ ms: 200 }).then(() => 'ok', (e) => e.code))
+      for (let i = 0; i < ${MAX_CALLS_IN_FLIGHT} + 50; i++) pending.push(tools.slow({ ms: 3000 }).then(() => 'ok', (e) => e.code))
       const codes = await Promise.all(pending)
       return [codes.filter((c) => c === 'ok').length, codes.filter((c) => c === 'EAGAIN').length]`)
     expect(outcome).toMatchObject({ ok: true, valueJson: `[${MAX_CALLS_IN_FLIGHT},50]` })

@@ -43,19 +43,58 @@ describe('schemaToTs: scalars and literals', () => {
 
 describe('schemaToTs: objects', () => {
   it('marks properties not in `required` optional and keeps a closed object closed', () => {
-    const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'], additionalProperties: false }
+    const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'], additionalProperties: false }
     expect(ts(schema)).toBe('{ path: string; limit?: number }')
   })
 
   it('gives an open object with known properties an index signature of unknown', () => {
-    expect(ts({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })).toBe('{ a: string; [key: string]: unknown }')
+    expect(ts({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] })).toBe('{ a: string; [k: string]: unknown }')
   })
 
   it('renders additionalProperties schemas as records, widened to admit the known properties', () => {
-    expect(ts({ type: 'object', additionalProperties: { type: 'number' } })).toBe('{ [key: string]: number }')
+    expect(ts({ type: 'object', additionalProperties: { type: 'number' } })).toBe('{ [k: string]: number }')
     expect(ts({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: { type: 'number' } })).toBe(
-      '{ name: string; [key: string]: number | string }',
+      '{ name: string; [k: string]: number | string }',
     )
+  })
+
+  it('shows every constraint the validator enforces as a compact JSDoc tag', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, multipleOf: 0.5 },
+        code: { type: 'string', minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$' },
+        email: { type: 'string', format: 'email' },
+        tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 5, uniqueItems: true },
+        count: { type: 'integer', description: 'Number of results (1-20, default 5)', default: 5 },
+      },
+      additionalProperties: false,
+    }
+    expect(ts(schema).split('\n')).toEqual([
+      '{',
+      '  /** @integer @minimum 1 @maximum 100 */ limit?: number',
+      '  /** @exclusiveMinimum 0 @exclusiveMaximum 1 @multipleOf 0.5 */ ratio?: number',
+      '  /** @minLength 2 @maxLength 2 @pattern ^[A-Z]{2}$ */ code?: string',
+      '  /** @format email */ email?: string',
+      '  /** @minItems 1 @maxItems 5 @uniqueItems */ tags?: string[]',
+      // The description already says the default: not said twice.
+      '  /** Number of results (1-20, default 5) @integer */ count?: number',
+      '}',
+    ])
+  })
+
+  it('renders a cycle of bare $refs as unknown, never `type A = A` (which TypeScript reads as any)', () => {
+    const cases: unknown[] = [
+      { $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
+      { $defs: { A: { $ref: '#/$defs/A' } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
+      { $defs: { A: { allOf: [{ $ref: '#/$defs/B' }] }, B: { anyOf: [{ $ref: '#/$defs/A' }] } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
+      { definitions: { A: { $ref: '#/definitions/B', description: 'a' }, B: { $ref: '#/definitions/C' }, C: { $ref: '#/definitions/A' } }, type: 'object', properties: { x: { $ref: '#/definitions/A' } }, additionalProperties: false },
+    ]
+    for (const schema of cases) expect(schemaToTs(schema)).toEqual({ text: '{ x?: unknown }', aliases: [] })
+    expect(schemaToTs({ $ref: '#' })).toEqual({ text: 'unknown', aliases: [] })
+    // Through an object it is real recursion, and stays a named type.
+    expect(schemaToTs({ $defs: { N: { type: 'object', properties: { next: { $ref: '#/$defs/N' } }, additionalProperties: false } }, $ref: '#/$defs/N' })).toEqual({ text: 'N', aliases: ['type N = { next?: N }'] })
   })
 
   it('renders a closed object without properties as an empty record', () => {
@@ -71,7 +110,7 @@ describe('schemaToTs: objects', () => {
     expect(ts({ type: 'object', required: ['x'], additionalProperties: false })).toBe('{ x: unknown }')
   })
 
-  it('puts description, format, default, examples and deprecated in JSDoc above the property', () => {
+  it('puts description, format, default, examples and deprecated in JSDoc on the property\'s line', () => {
     const schema = {
       type: 'object',
       properties: {
@@ -84,12 +123,9 @@ describe('schemaToTs: objects', () => {
     expect(ts(schema)).toBe(
       [
         '{',
-        '  /** When it *\\/ happened. UTC. @format date-time */',
-        '  when?: string',
-        '  /** @default 3 @example 5 */',
-        '  count?: number',
-        '  /** @deprecated */',
-        '  old?: boolean',
+        '  /** When it *\\/ happened. UTC. @format date-time */ when?: string',
+        '  /** @integer @default 3 @example 5 */ count?: number',
+        '  /** @deprecated */ old?: boolean',
         '}',
       ].join('\n'),
     )
@@ -102,7 +138,7 @@ describe('schemaToTs: objects', () => {
       required: ['author'],
       additionalProperties: false,
     }
-    expect(ts(schema)).toBe(['{', '  author: {', '    /** Full name */', '    name: string', '  }', '}'].join('\n'))
+    expect(ts(schema)).toBe(['{', '  author: {', '    /** Full name */ name: string', '  }', '}'].join('\n'))
   })
 
   it('implies an object from properties when type is missing', () => {
@@ -214,19 +250,19 @@ describe('schemaToTs: zod, through typeSchemaOf', () => {
 
   it('closes a stripping z.object, as z.input<> is, so an excess property is caught', () => {
     expect(zts(z.object({ path: z.string(), n: z.number().optional() }))).toBe('{ path: string; n?: number }')
-    expect(zts(z.looseObject({ path: z.string() }))).toBe('{ path: string; [key: string]: unknown }')
+    expect(zts(z.looseObject({ path: z.string() }))).toBe('{ path: string; [k: string]: unknown }')
   })
 
   it('makes a defaulted field optional for input and present for output', () => {
     const schema = z.object({ n: z.number().default(3) })
-    expect(zts(schema)).toBe('{\n  /** @default 3 */\n  n?: number\n}')
-    expect(zts(schema, 'output')).toBe('{\n  /** @default 3 */\n  n: number\n}')
+    expect(zts(schema)).toBe('{ /** @default 3 */ n?: number }')
+    expect(zts(schema, 'output')).toBe('{ /** @default 3 */ n: number }')
   })
 
   it('renders discriminated unions, tuples, records, nullable and recursive zod schemas', () => {
     expect(zts(z.discriminatedUnion('k', [z.object({ k: z.literal('a'), x: z.number() }), z.object({ k: z.literal('b') })]))).toBe('{ k: "a"; x: number } | { k: "b" }')
     expect(zts(z.tuple([z.string(), z.number()]))).toBe('[string, number]')
-    expect(zts(z.record(z.string(), z.boolean()))).toBe('{ [key: string]: boolean }')
+    expect(zts(z.record(z.string(), z.boolean()))).toBe('{ [k: string]: boolean }')
     expect(zts(z.string().nullable())).toBe('string | null')
     const Node: z.ZodType = z.object({ name: z.string(), get children() { return z.array(Node) } })
     expect(schemaToTs(typeSchemaOf(z.object({ tree: Node, other: Node }), 'input'), { namePrefix: 'T' })).toEqual({

@@ -24,6 +24,9 @@ export interface Attack {
   limits?: Partial<Limits>
   /** A program run first in the same runtime (state carried from one run to the next). */
   before?: string
+  /** Limits of the `before` run, and the error kind it must end with (default: no error). */
+  beforeLimits?: Partial<Limits>
+  beforeError?: RunErrorKind
   /** The arguments the host's `echo` tool must have received, in order. */
   toolSaw?: JsonValue[]
   /** Further host-side checks on the result (throw to fail). */

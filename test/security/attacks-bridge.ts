@@ -215,10 +215,14 @@ export const bridgeAttacks: Attack[] = [
   {
     name: 'detached work left running by one run',
     cite: 'isolated-vm #273: detached promise callbacks keep running after the call that started them',
+    // A run waits for the calls its program left pending (no silent half-runs), so a detached loop that
+    // never ends keeps its run going until the run's own timeout stops it — and the next run sees none of it.
     before: `
       void (async () => { for (;;) { await tools.slow({ ms: 20 }); globalThis.ticks = (globalThis.ticks ?? 0) + 1 } })()
       void tools.slow({ ms: 400, value: 'late' })
       return 'left running'`,
+    beforeLimits: { timeoutMs: 1500 },
+    beforeError: 'timeout',
     code: `await tools.slow({ ms: 200 }); return [typeof globalThis.ticks, await tools.echo({ fresh: true })]`,
     expect: { value: ['undefined', { fresh: true }] },
   },

@@ -127,9 +127,10 @@ export const resourceAttacks: Attack[] = [
     name: 'a deeply nested return value',
     cite: 'notes B3 #20: a 1e5-deep result must not overflow a serializer',
     code: `let v = []; for (let i = 0; i < 100_000; i++) v = [v]; return v`,
-    expect: { value: undefined },
+    // Best effort, never nothing: the first 200 levels are returned, the rest marked, and a note says so.
+    expect: { value: JSON.parse('['.repeat(201) + '"[Deep]"' + ']'.repeat(201)) },
     check: (r) => {
-      if (!r.ok || !/could not be reported/.test(r.observation)) throw new Error(`expected a note, got: ${r.observation}`)
+      if (!r.ok || !/nesting deeper than 200/.test(r.observation)) throw new Error(`expected a note, got: ${r.observation}`)
     },
   },
   {

@@ -69,8 +69,8 @@ export function runCorpus(backend: Backend, attacks: readonly Attack[] = ATTACKS
     for (const attack of attacks) {
       it(`${attack.name} [${attack.cite.split(/[:;(]/)[0]!.trim()}]`, async () => {
         if (attack.before) {
-          const first = await rt.runCode(attack.before)
-          expect(first.error, first.observation).toBeNull()
+          const first = await rt.runCode(attack.before, attack.beforeLimits ? { limits: attack.beforeLimits } : {})
+          expect(first.error?.kind ?? null, first.observation).toBe(attack.beforeError ?? null)
         }
         record.saw.length = 0
         const result = await rt.runCode(attack.code, attack.limits ? { limits: attack.limits } : {})

@@ -1,0 +1,143 @@
+/**
+ * What a blocking diagnostic says: one line that names the fix, in the sandbox's own terms, instead of
+ * TypeScript's advice for a project (install @types/node, add 'dom' to lib, "Did you mean 'url'?").
+ * Pure text functions: no TypeScript here, so the host can use them without loading the compiler.
+ */
+import { closestNames } from './suggest.js'
+
+/**
+ * The standard globals a program has besides `tools` and `ToolCallError` (the console, and what the sandbox
+ * implements that ES2023's lib does not declare), as ambient declarations for the checker.
+ */
+export const SANDBOX_GLOBALS = `declare const console: Record<'log' | 'info' | 'warn' | 'error' | 'debug', (...data: unknown[]) => void>
+declare function setTimeout(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
+declare function clearTimeout(id: number | undefined): void
+declare function setInterval(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
+declare function clearInterval(id: number | undefined): void
+declare function queueMicrotask(callback: () => void): void
+declare function atob(data: string): string
+declare function btoa(data: string): string
+declare function structuredClone<T>(value: T, options?: { transfer?: unknown[] }): T
+declare class URLSearchParams {
+  constructor(init?: string | Record<string, string> | [string, string][] | URLSearchParams)
+  readonly size: number
+  append(name: string, value: string): void
+  delete(name: string, value?: string): void
+  get(name: string): string | null
+  getAll(name: string): string[]
+  has(name: string, value?: string): boolean
+  set(name: string, value: string): void
+  sort(): void
+  toString(): string
+  forEach(callback: (value: string, key: string, parent: URLSearchParams) => void): void
+  entries(): IterableIterator<[string, string]>
+  keys(): IterableIterator<string>
+  values(): IterableIterator<string>
+  [Symbol.iterator](): IterableIterator<[string, string]>
+}
+declare class URL {
+  constructor(url: string | URL, base?: string | URL)
+  static canParse(url: string | URL, base?: string | URL): boolean
+  hash: string
+  host: string
+  hostname: string
+  href: string
+  readonly origin: string
+  password: string
+  pathname: string
+  port: string
+  protocol: string
+  search: string
+  readonly searchParams: URLSearchParams
+  username: string
+  toString(): string
+  toJSON(): string
+}
+declare class TextEncoder {
+  readonly encoding: string
+  encode(input?: string): Uint8Array
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number }
+}
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean })
+  readonly encoding: string
+  readonly fatal: boolean
+  readonly ignoreBOM: boolean
+  decode(input?: ArrayBufferView | ArrayBuffer, options?: { stream?: boolean }): string
+}
+`
+
+/** One line: what the sandbox offers, for every "that does not exist here" answer. */
+export const SANDBOX_HAS =
+  'The sandbox has `tools`, `console`, ES2023 built-ins and setTimeout/setInterval/queueMicrotask, URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa and structuredClone; no network, files, modules or host APIs.'
+
+const NETWORK = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'axios', 'Request', 'Response', 'Headers', 'FormData']
+const MODULES = ['require', 'module', 'exports', '__dirname', '__filename']
+const NODE = ['fs', 'path', 'os', 'child_process', 'Buffer', 'http', 'https', 'util']
+const BROWSER = ['document', 'window', 'navigator', 'localStorage', 'sessionStorage', 'alert', 'location', 'self', 'Blob', 'File', 'Event', 'EventTarget', 'AbortController']
+
+/** The fix for a name the sandbox does not define, or undefined when it is not a known global. */
+export function missingGlobalHint(name: string, toolNames: readonly string[]): string | undefined {
+  // The best-named tools first: `fetch-page` before `brave_web_search` for `fetch`.
+  const some = (re: RegExp) => toolNames.filter((t) => re.test(t)).sort((a, b) => rank(a, name) - rank(b, name)).slice(0, 3).map(toolRef)
+  const use = (tools: string[], fallback: string) => (tools.length > 0 ? `call a tool instead (${tools.join(', ')})` : fallback)
+  let fix: string | undefined
+  if (NETWORK.includes(name)) fix = `there is no network; ${use(some(/fetch|http|web|url|request|search|browse/i), 'reach the outside world through the tools (`await tools.name(args)`)')}.`
+  else if (MODULES.includes(name)) fix = 'there are no modules; the tools are the way out (`await tools.name(args)`), and built-ins need no import.'
+  else if (name === 'process') fix = 'there is no process or environment; pass values in the program text or get them from a tool.'
+  else if (NODE.includes(name)) fix = `there are no Node APIs; ${use(some(/read_file|write_file|list_dir|bash|glob/), 'use the tools')}${name === 'Buffer' ? ', and TextEncoder/TextDecoder or atob/btoa for bytes' : ''}.`
+  else if (BROWSER.includes(name)) fix = 'this is not a browser; use the tools and `console.log`.'
+  else if (name === 'setImmediate') fix = 'use setTimeout(fn, 0) or queueMicrotask(fn).'
+  else if (name === 'performance') fix = 'use Date.now() for timing.'
+  else if (name === 'crypto') fix = 'there is no crypto API; Math.random() for non-secret randomness, or a tool.'
+  else if (name === 'print') fix = 'use console.log(…), or `return` the answer.'
+  if (fix === undefined) return undefined
+  return `\`${name}\` does not exist in this sandbox: ${fix} ${SANDBOX_HAS}`
+}
+
+function rank(tool: string, missing: string): number {
+  return tool.toLowerCase().includes(missing.toLowerCase()) ? 0 : /http|url|request|web/i.test(tool) ? 1 : 2
+}
+
+/** `github.list_issues(…)` where tools are named `github__list_issues`. */
+export function toolPrefixHint(prefix: string, member: string | undefined, toolNames: readonly string[]): string | undefined {
+  const exact = member === undefined ? undefined : toolNames.find((t) => t === `${prefix}__${member}` || t === `${prefix}_${member}`)
+  if (exact !== undefined) return `\`${prefix}${member === undefined ? '' : `.${member}`}\` is not defined: call the tool as \`await ${toolRef(exact)}(args)\`.`
+  const family = toolNames.filter((t) => t.startsWith(`${prefix}__`))
+  if (family.length === 0) return undefined
+  const close = member === undefined ? [] : closestNames(`${prefix}__${member}`, family)
+  const shown = (close.length > 0 ? close : family).slice(0, 5).map(toolRef)
+  return `\`${prefix}\` is not defined: its tools are called as \`await tools.${prefix}__name(args)\` (${shown.join(', ')}${family.length > shown.length && close.length === 0 ? ', …' : ''}).`
+}
+
+/** A tool name as code that can be written: `tools.read_file`, `tools["a-b"]`. */
+export function toolRef(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`
+}
+
+/** "Did you mean" for an unknown tool, in writable form, or the first tools when nothing is close. */
+export function unknownToolHint(name: string, toolNames: readonly string[]): string {
+  const close = closestNames(name, toolNames)
+  if (close.length > 0) return `\`${toolRef(name)}\` does not exist. Did you mean ${close.map(toolRef).join(', ')}?`
+  const listed = toolNames.slice(0, 12).map(toolRef).join(', ')
+  return `\`${toolRef(name)}\` does not exist. Tools: ${listed}${toolNames.length > 12 ? ', …' : ''}`
+}
+
+/** True when the text is most likely Python: two or more Python-only signals. */
+export function looksLikePython(source: string): boolean {
+  const signals = [
+    /^\s*def\s+\w+\s*\([^)]*\)\s*(->\s*[\w[\], ]+)?:\s*$/m,
+    /^\s*(from\s+[\w.]+\s+)?import\s+[\w.]+(\s+as\s+\w+)?(\s*,\s*[\w.]+)*\s*$/m,
+    /^\s*elif\b.*:\s*$/m,
+    /^\s*(for\s+\w+(\s*,\s*\w+)*\s+in\s+.+|while\s+.+|if\s+.+|else|try|except(\s+\w+.*)?|with\s+.+)\s*:\s*$/m,
+    /^\s*print\s*\(/m,
+    /\b(None|True|False)\b/,
+    /^\s*#\s*\w/m,
+    /\bf"[^"]*\{[^}]+\}[^"]*"/,
+    /^\s*(async\s+)?def\s/m,
+  ]
+  return signals.filter((s) => s.test(source)).length >= 2 && !/\b(const|let|await tools\.)\b/.test(source.replace(/#.*$/gm, ''))
+}
+
+export const PYTHON_HINT =
+  'This looks like Python; the program must be TypeScript (the body of an async function): `const r = await tools.name({ ... })`, `for (const x of xs) { … }`, `console.log(…)`, `return value`.'

@@ -1,0 +1,177 @@
+/**
+ * The host's side of the type check: a small process-wide pool of checker threads (typecheck-worker.ts).
+ *
+ * Why a pool shared by every runtime in the process: each thread holds a loaded TypeScript and a parsed lib
+ * (~100 MB, ~0.5 s to start), and checks are short; two threads let one caller's pathological program take
+ * its budget while other callers' checks go on. A check that outlives its budget has its thread terminated
+ * (the only way to stop synchronous compiler work) and answers `budget`; a thread that dies (out of memory,
+ * a compiler crash) answers `crashed`. Neither ever blocks or throws into the host.
+ *
+ * Nothing here imports TypeScript: the compiler is loaded only inside the threads.
+ */
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type { NormalisedProgram } from './program-text.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
+import type { TypeDiagnostic } from './typecheck.js'
+
+export type PoolAnswer = ({ ok: true; diagnostics: TypeDiagnostic[] } | { ok: false; reason: 'budget' | 'crashed'; message: string }) & {
+  /** The normalised program, when asked for and the thread got that far (even past the budget). */
+  normalised?: NormalisedProgram
+}
+
+interface Job {
+  request: Omit<CheckRequest, 'id'>
+  budgetMs: number
+  resolve(answer: PoolAnswer): void
+}
+
+interface Slot {
+  worker: Worker
+  ready: boolean
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram }
+  idleTimer?: NodeJS.Timeout
+}
+
+const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
+/** An idle thread is ended after this long, so an idle process does not keep the compiler's memory. */
+const IDLE_MS = 60_000
+/** A check still running after this long may be a slow one: start a spare thread for the next caller. */
+const SPARE_AFTER_MS = 200
+/** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
+const HEAP_MB = 1536
+
+const slots: Slot[] = []
+const queue: Job[] = []
+let nextId = 0
+
+/**
+ * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
+ * `normalise`, normalises it there first and checks the normalised text (returned in `normalised`).
+ */
+export function checkInPool(declarations: string, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }): Promise<PoolAnswer> {
+  return new Promise((resolve) => {
+    queue.push({ request: { declarations, source, ...(normalise ? { normalise } : {}) }, budgetMs, resolve })
+    pump()
+  })
+}
+
+/** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
+export function warmPool(declarations: string): Promise<void> {
+  return new Promise((resolve) => {
+    queue.push({ request: { declarations }, budgetMs: 0, resolve: () => resolve() })
+    pump()
+  })
+}
+
+/** Threads alive now (for tests and diagnostics). */
+export function poolThreads(): number {
+  return slots.length
+}
+
+function pump(): void {
+  while (queue.length > 0) {
+    const slot = slots.find((s) => s.ready && s.job === undefined)
+    if (slot === undefined) {
+      // Start another thread only when every existing one is busy (or none exists).
+      if (slots.length < MAX_THREADS && slots.every((s) => s.ready && s.job !== undefined)) spawn()
+      return
+    }
+    const job = queue.shift()
+    if (job !== undefined) assign(slot, job)
+  }
+}
+
+function assign(slot: Slot, job: Job): void {
+  const id = ++nextId
+  clearTimeout(slot.idleTimer)
+  slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
+  const timer =
+    job.budgetMs > 0
+      ? setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the type check took longer than its ${job.budgetMs} ms budget` }), job.budgetMs)
+      : undefined
+  slot.job = { id, job, ...(timer ? { timer } : {}) }
+  slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
+  // So that one caller's slow check never makes the next caller wait for a cold thread as well.
+  if (job.budgetMs > 0)
+    setTimeout(() => {
+      if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
+    }, SPARE_AFTER_MS).unref()
+}
+
+function spawn(): void {
+  const path = workerPath()
+  if (path === undefined) {
+    for (const job of queue.splice(0)) job.resolve({ ok: false, reason: 'crashed', message: 'the type checker is not built (run `npm run build`)' })
+    return
+  }
+  const worker = new Worker(path, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
+  const slot: Slot = { worker, ready: false }
+  slots.push(slot)
+  worker.unref()
+  worker.on('message', (message: CheckResponse | NormalisedMessage | { ready: true }) => {
+    if ('normalised' in message) {
+      if (slot.job?.id === message.id) slot.job.normalised = message.normalised
+      return
+    }
+    if ('ready' in message) {
+      slot.ready = true
+      idle(slot)
+      pump()
+      return
+    }
+    const current = slot.job
+    if (current === undefined || current.id !== message.id) return
+    clearTimeout(current.timer)
+    slot.job = undefined
+    const normalised = current.normalised ? { normalised: current.normalised } : {}
+    current.job.resolve(message.ok ? { ok: true, diagnostics: message.diagnostics, ...normalised } : { ok: false, reason: 'crashed', message: message.message, ...normalised })
+    idle(slot)
+    pump()
+  })
+  const onGone = (error?: unknown) => {
+    if (!slots.includes(slot)) return
+    const why = error instanceof Error ? error.message : 'the type checker thread stopped'
+    retire(slot, { ok: false, reason: 'crashed', message: why })
+  }
+  worker.on('error', onGone)
+  worker.on('exit', () => onGone())
+}
+
+function idle(slot: Slot): void {
+  slot.worker.unref()
+  clearTimeout(slot.idleTimer)
+  slot.idleTimer = setTimeout(() => {
+    if (slot.job === undefined) retire(slot)
+  }, IDLE_MS)
+  slot.idleTimer.unref()
+}
+
+/** Ends a thread; its job (if any) gets `answer`; queued jobs go to the others (or a new one). */
+function retire(slot: Slot, answer?: PoolAnswer): void {
+  const at = slots.indexOf(slot)
+  if (at >= 0) slots.splice(at, 1)
+  clearTimeout(slot.idleTimer)
+  const current = slot.job
+  slot.job = undefined
+  if (current !== undefined) {
+    clearTimeout(current.timer)
+    const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
+    current.job.resolve(current.normalised ? { ...base, normalised: current.normalised } : base)
+  }
+  void slot.worker.terminate().catch(() => undefined)
+  if (queue.length > 0) {
+    if (slots.length === 0 || slots.every((s) => s.job !== undefined)) spawn()
+    pump()
+  }
+}
+
+/** The built worker entry: beside this file when built, else the build's copy under `<repo>/dist` (vitest). */
+function workerPath(): string | undefined {
+  const beside = fileURLToPath(new URL('./typecheck-worker.js', import.meta.url))
+  if (existsSync(beside)) return beside
+  const built = fileURLToPath(new URL('../dist/sdk/typecheck-worker.js', import.meta.url))
+  return existsSync(built) ? built : undefined
+}
