@@ -6,6 +6,8 @@
 import type { RunResult } from '../vocabulary/types.js'
 import type { LiveStats } from './live.js'
 
+/** Tools that read or write a file's content: a path they touched and did not change is "unchanged". */
+const CONTENT_TOOLS = new Set(['read_file', 'write_file', 'edit_file'])
 const FILE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'remove', 'mkdir', 'stat', 'list_dir'])
 
 function n(x: number): string {
@@ -29,7 +31,7 @@ export function summaryLines(result: RunResult, stats: LiveStats): string[] {
   const unchanged = new Set<string>()
   for (const c of result.calls) {
     const p = typeof c.args === 'object' && c.args !== null && !Array.isArray(c.args) ? c.args.path : undefined
-    if (c.ok && FILE_TOOLS.has(c.name) && typeof p === 'string' && !changedPaths.has(p) && !failedFiles.has(p)) unchanged.add(p)
+    if (c.ok && CONTENT_TOOLS.has(c.name) && typeof p === 'string' && !changedPaths.has(p) && !failedFiles.has(p)) unchanged.add(p)
   }
   const verb = result.applied === 'dry-run' ? 'would be ' : ''
   const files = `${n(count.modified)} ${verb}modified, ${n(count.created)} ${verb}created, ${n(count.deleted)} ${verb}deleted, ${n(unchanged.size)} unchanged, ${n(failedFiles.size)} failed`
