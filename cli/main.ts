@@ -109,10 +109,11 @@ async function runCommand(args: string[]): Promise<number> {
       live?.stop()
       review?.close()
     }
-    if (values.json) process.stdout.write(JSON.stringify(result) + '\n')
+    // Awaited: the bin exits right after, and a large --json result must not be cut at the pipe.
+    if (values.json) await writeOut(JSON.stringify(result) + '\n')
     else {
-      if (result.applied === 'dry-run') for (const c of result.changes ?? []) if (c.diff && !c.path.endsWith('/')) process.stdout.write(c.diff)
-      process.stdout.write(result.observation + '\n')
+      if (result.applied === 'dry-run') await writeOut((result.changes ?? []).filter((c) => c.diff && !c.path.endsWith('/')).map((c) => c.diff).join(''))
+      await writeOut(result.observation + '\n')
       if (live) for (const line of summaryLines(result, live.stats)) process.stderr.write(line + '\n')
     }
     if (result.ok) return EXIT.ok
@@ -156,6 +157,10 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
   }
 }
 
+
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()))
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []

@@ -8,6 +8,7 @@ import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import { createHostOps, createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
 import { recoverStaging, type Recovered } from '../sandbox/workspace/staging/stage-dir.js'
+import { settleStageRemovals } from './changes/run-changes.js'
 import { stagedExecFor } from '../sandbox/workspace/staging/exec.js'
 import { WORKSPACE_SERVICE, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
@@ -222,6 +223,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     recovered,
     close: async () => {
       closed = true
+      await settleStageRemovals()
       await mcp?.close()
       await sandbox.close()
       log.close()

@@ -7,7 +7,7 @@
 import { readFile, readlink } from 'node:fs/promises'
 import type { ExecRequest, ExecResult, WorkspaceConfig, WorkspaceOps } from '../../sandbox/workspace/ops.js'
 import { WorkspaceError } from '../../sandbox/workspace/ops.js'
-import { applyJournal, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
+import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
 import { createStage } from '../../sandbox/workspace/staging/stage-dir.js'
 import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
@@ -96,8 +96,8 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
         const set = await stagedChanges(view)
         const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
         const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
-        const listed: FileChange[] = []
-        for (const c of set.changes) listed.push(withDiffs ? { ...asFileChange(c), diff: await diffOf(view, c) } : asFileChange(c))
+        const listed: FileChange[] = set.changes.map(asFileChange)
+        if (withDiffs) await inPool(set.changes.map((c, i) => [c, i] as const), 8, async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)))
         if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
         if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
         let accepted = set.changes
@@ -138,10 +138,22 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
         await markDone(stage.dir)
         return result()
       } finally {
-        if (!keepStage) await stage.remove().catch(() => undefined)
+        // In the background: the result does not wait on deleting the stage; `settleStageRemovals` (close) does.
+        if (!keepStage) {
+          const removal = stage.remove().catch(() => undefined)
+          removals.add(removal)
+          void removal.finally(() => removals.delete(removal))
+        }
       }
     },
   }
+}
+
+const removals = new Set<Promise<unknown>>()
+
+/** Waits until every finished run's stage folder is gone. */
+export async function settleStageRemovals(): Promise<void> {
+  while (removals.size > 0) await Promise.all([...removals])
 }
 
 /** Where staging cannot be had for a command, it is refused — never run against the real tree. */

@@ -9,7 +9,7 @@
  * before it is touched; a symlink is never followed at the final component (rename and unlink act on the
  * entry itself).
  */
-import { constants } from 'node:fs'
+import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { copyFile, lstat, mkdir, open, readFile, readlink, realpath, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { isWithin } from '../paths.js'
@@ -48,9 +48,27 @@ function depth(rel: string): number {
 
 const TEMP_MARK = '.codeact-apply-'
 
+/** Checked folders of one apply (parent rel → real path): files in one folder check it once. */
+const checkedDirs = new WeakMap<Journal, Map<string, Promise<string | undefined>>>()
+
 /** The real folder that will hold `rel`, checked; created (as folders, checked level by level) when asked. */
 async function targetDir(journal: Journal, rel: string, create: boolean): Promise<string | undefined> {
   const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
+  if (!create) return resolveDir(journal, rel, parentRel, false)
+  let cache = checkedDirs.get(journal)
+  if (!cache) checkedDirs.set(journal, (cache = new Map()))
+  let hit = cache.get(parentRel)
+  if (!hit) {
+    hit = resolveDir(journal, rel, parentRel, true)
+    cache.set(parentRel, hit)
+    hit.catch(() => cache.delete(parentRel))
+  }
+  const real = await hit
+  if (real !== undefined && journal.readOnly.some((ro) => isWithin(join(real, basename(rel)), ro))) throw new WorkspaceError('EROFS', `${rel} is read-only; not applied`)
+  return real
+}
+
+async function resolveDir(journal: Journal, rel: string, parentRel: string, create: boolean): Promise<string | undefined> {
   let cur = journal.root
   for (const part of parentRel === '' ? [] : parentRel.split('/')) {
     const next = join(cur, part)
@@ -99,18 +117,34 @@ async function placeEntry(journal: Journal, c: StagedChange): Promise<void> {
     return
   }
   const temp = join(dir, `.${basename(c.rel)}${TEMP_MARK}${journal.pid}`)
-  await rm(temp, { force: true })
-  if (c.kind === 'symlink') await symlink(await readlink(source), temp)
-  else {
-    await copyFile(source, temp, constants.COPYFILE_EXCL)
-    // A modified file keeps the mode it had (the staged copy was created with the default one).
-    const old = await lstat(target).catch(() => undefined)
-    if (old?.isFile()) {
-      const fh = await open(temp, constants.O_WRONLY | constants.O_NOFOLLOW)
-      await fh.chmod(old.mode & 0o7777).finally(() => fh.close())
-    }
+  if (c.kind === 'symlink') {
+    await rm(temp, { force: true })
+    await symlink(await readlink(source), temp)
+    await rename(temp, target)
+    return
   }
-  await rename(temp, target)
+  // Synchronous on purpose: a syscall or three per file, where a thread-pool round trip each costs more
+  // than the work on a loaded machine; the caller yields to the event loop between small chunks.
+  // Same file system: the staged file itself is renamed into place (atomic, no second write). Once it
+  // is gone from the stage, it was moved — a journal replayed after a kill skips it.
+  try {
+    renameSync(source, target)
+    return
+  } catch (err) {
+    const code = (err as { code?: string }).code
+    if (code === 'ENOENT' && !existsSync(source)) return
+    if (code !== 'EXDEV') throw err
+  }
+  try {
+    // The staged copy carries the mode (kept from the old file when it was staged).
+    copyFileSync(source, temp, constants.COPYFILE_EXCL)
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EEXIST') throw err
+    // A temp left by a killed apply of this same journal.
+    rmSync(temp, { force: true })
+    copyFileSync(source, temp, constants.COPYFILE_EXCL)
+  }
+  renameSync(temp, target)
 }
 
 /**
@@ -121,17 +155,38 @@ export async function applyJournal(journal: Journal, onStep?: (done: number, tot
   const removals = journal.changes
     .filter((c) => c.change === 'deleted' || (c.change === 'modified' && c.lowerKind !== undefined && c.lowerKind !== c.kind))
     .sort((a, b) => depth(b.rel) - depth(a.rel))
-  const placements = journal.changes.filter((c) => c.change !== 'deleted').sort((a, b) => (a.kind === 'dir' ? 0 : 1) - (b.kind === 'dir' ? 0 : 1) || depth(a.rel) - depth(b.rel))
-  const total = removals.length + placements.length
+  const dirs = journal.changes.filter((c) => c.change !== 'deleted' && c.kind === 'dir').sort((a, b) => depth(a.rel) - depth(b.rel))
+  const files = journal.changes.filter((c) => c.change !== 'deleted' && c.kind !== 'dir')
+  const total = removals.length + dirs.length + files.length
   let done = 0
   for (const c of removals) {
     await removeEntry(journal, c.rel)
     onStep?.(++done, total)
   }
-  for (const c of placements) {
+  for (const c of dirs) {
     await placeEntry(journal, c)
     onStep?.(++done, total)
   }
+  // Files are independent of each other (their folders exist by now), in small chunks between which
+  // other work on the event loop gets its turn.
+  for (let i = 0; i < files.length; i += CHUNK) {
+    await Promise.all(files.slice(i, i + CHUNK).map(async (c) => {
+      await placeEntry(journal, c)
+      onStep?.(++done, total)
+    }))
+    await new Promise((r) => setImmediate(r))
+  }
+}
+
+const CHUNK = 64
+
+/** Runs `each` over `items`, `width` at a time (fs calls overlap on libuv's pool). */
+export async function inPool<T>(items: readonly T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await each(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane))
 }
 
 /** The journal left in a stage folder, if any. */

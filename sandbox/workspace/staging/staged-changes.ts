@@ -6,6 +6,7 @@
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EntryType } from '../ops.js'
+import { inPool } from './apply.js'
 import { compareWalkPaths, type StagedView } from './view.js'
 
 export interface StagedChange {
@@ -61,18 +62,18 @@ export async function stagedChanges(view: StagedView): Promise<StagedChangeSet> 
   const uppers: { rel: string; kind: EntryType }[] = []
   await upperEntries(view.upperRoot, '', uppers)
   const inUpper = new Set(uppers.map((u) => u.rel))
-  for (const { rel, kind } of uppers) {
+  await inPool(uppers, 8, async ({ rel, kind }) => {
     const lowerKind = await realType(view, rel)
     if (lowerKind === undefined) {
       byPath.set(rel, { rel, change: 'created', kind })
     } else if (lowerKind === 'dir' && kind === 'dir') {
-      continue
+      return
     } else if (lowerKind === kind && (await sameContent(view.lowerPath(rel), view.upperPath(rel), kind))) {
       unchanged.push(rel)
     } else {
       byPath.set(rel, { rel, change: 'modified', kind, lowerKind })
     }
-  }
+  })
   for (const w of view.whiteouts) {
     const kind = await realType(view, w)
     if (kind === undefined) continue

@@ -34,7 +34,7 @@ function kindOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(
 async function entryNow(abs: string): Promise<Before> {
   try {
     const st = await lstat(abs)
-    return { type: kindOf(st), sig: `${st.size}:${st.mtimeMs}:${st.ino}` }
+    return { type: kindOf(st), sig: `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}` }
   } catch {
     return { type: undefined }
   }

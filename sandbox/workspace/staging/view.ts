@@ -7,7 +7,7 @@
  * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
  * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
  */
-import { lstat } from 'node:fs/promises'
+import { chmod, lstat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { createHostOps } from '../host-ops.js'
 import { WorkspaceError, type DirEntry, type EntryType, type ExecRequest, type ExecResult, type FileInfo, type WalkEntry, type WalkResult, type WorkspaceConfig, type WorkspaceOps } from '../ops.js'
@@ -130,20 +130,32 @@ export class StagedView implements WorkspaceOps {
     }
   }
 
+  private parentOf(rel: string): string {
+    return rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
+  }
+
   readFile = async (path: string, maxBytes: number): Promise<string> => {
     const rel = this.rel(path)
     if ((await this.upperType(rel)) !== undefined) return this.upperOps.readFile(this.upperPath(rel), maxBytes)
-    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
+    if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir') throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
     return this.layers.lower.readFile(path, maxBytes)
   }
 
   writeFile = async (path: string, content: string): Promise<void> => {
     const rel = this.rel(path)
-    const t = await this.viewType(rel)
+    const up = await this.upperType(rel)
+    if (up === 'file') return this.upperOps.writeFile(this.upperPath(rel), content)
+    const t = up ?? (await this.viewType(rel))
     if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
     if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
     await this.ensureParents(rel, path)
     await this.upperOps.writeFile(this.upperPath(rel), content)
+    // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
+    if (t === 'file' && up === undefined) {
+      const mode = (await this.layers.lower.stat(path).catch(() => undefined))?.mode
+      if (mode !== undefined) await chmod(this.upperPath(rel), mode).catch(() => undefined)
+    }
   }
 
   mkdir = async (path: string): Promise<void> => {
