@@ -1,13 +1,21 @@
 // Workspace ops served inside the container (the WorkspaceOps seam of sandbox/workspace/ops.ts), on the
 // mounted workspace. Paths arrive already translated to container paths and already checked by the host's
-// policy; they are re-checked here at the point of use (a path may have become a symlink since).
+// policy. Like the host's ops (sandbox/workspace/beneath.ts) every path is walked from the root one
+// component at a time by descriptor: each folder opened O_NOFOLLOW | O_DIRECTORY through its parent's
+// /proc/self/fd entry, the last step naming one entry of the last opened folder. A component that is — or
+// has just become — a symlink is refused (EACCES), never followed, so no swap between the host's check and
+// this use reaches outside the workspace. Messages name paths workspace-relative.
 // The fs functions are captured at load, before the runner instruments `fs` for the program's denials:
 // an op's refusal is the tool's result, not a denial of the program.
 import fs from 'node:fs'
 import childProcess from 'node:child_process'
-import path from 'node:path'
+import crypto from 'node:crypto'
 
-const { readFile, writeFile, mkdir, rm, rmdir, unlink, readdir, lstat, realpath, open } = fs.promises
+const { open, lstat, readdir, rename, rmdir, unlink } = fs.promises
+const { openSync, closeSync, mkdirSync, lstatSync } = fs
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
+const randomBytes = crypto.randomBytes
 const PASS = new Set(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EACCES', 'EROFS', 'EPERM', 'EFBIG', 'EILSEQ', 'ENOSPC', 'EDQUOT'])
 const spawn = childProcess.spawn // captured: the runner later wraps the module's functions
 const existsSync = fs.existsSync
@@ -18,107 +26,264 @@ function fail(code, message) {
   e.code = code
   return e
 }
-// Captured: a program can reach this realm through Node and replace them; the containment check must hold.
+// Captured: a program can reach this realm through Node and replace them; the walk must hold.
 const ReflectApply = Reflect.apply
 const startsWith = String.prototype.startsWith
-const endsWith = String.prototype.endsWith
+const split = String.prototype.split
+const sliceStr = String.prototype.slice
 const promiseThen = Promise.prototype.then
 const PromiseCtor = Promise
-function within(root, p) {
-  const prefix = ReflectApply(endsWith, root, ['/']) ? root : root + '/'
-  return p === root || ReflectApply(startsWith, p, [prefix])
+const sortArray = Array.prototype.sort
+
+/** The workspace-relative components of a container path; EACCES for anything outside or climbing. */
+function partsOf(root, p) {
+  p = String(p)
+  let rest
+  if (p === root) rest = ''
+  else if (ReflectApply(startsWith, p, [root + '/'])) rest = ReflectApply(sliceStr, p, [root.length + 1])
+  else throw fail('EACCES', 'the path is outside the workspace')
+  const raw = ReflectApply(split, rest, ['/'])
+  const parts = []
+  for (let i = 0; i < raw.length; i++) {
+    const name = raw[i]
+    if (name === '' || name === '.') continue
+    if (name === '..' || name.indexOf('\0') !== -1) throw fail('EACCES', 'the path climbs out of the workspace')
+    parts[parts.length] = name
+  }
+  return parts
 }
-/** The real path of `p` (or of its nearest existing ancestor) must stay inside the root. */
-async function checkInside(root, p) {
-  let probe = p
-  for (;;) {
-    try {
-      const real = await realpath(probe)
-      if (!within(root, real)) throw fail('EACCES', `${p}: resolves outside the workspace`)
-      return
-    } catch (e) {
-      if (e.code !== 'ENOENT' || probe === root || probe === '/') throw e
-      probe = path.dirname(probe)
+function relOf(parts, n = parts.length) {
+  let rel = ''
+  for (let i = 0; i < n; i++) rel = i === 0 ? parts[i] : rel + '/' + parts[i]
+  return rel === '' ? '.' : rel
+}
+const at = (fd, name) => '/proc/self/fd/' + fd + '/' + name
+const self = (fd) => '/proc/self/fd/' + fd
+function closeQuiet(fd) {
+  try { closeSync(fd) } catch { /* already closed */ }
+}
+/** A Node fs error, restated with the workspace-relative path instead of Node's own text. */
+function restate(e, rel) {
+  if (!e || typeof e.code !== 'string' || e.code === 'EIO' || (e.message && !e.syscall)) return e
+  if (e.code === 'ENOENT') return fail('ENOENT', 'no such file or folder: ' + rel)
+  if (e.code === 'ELOOP') return fail('EACCES', rel + ' is a symlink at the point of use; refused')
+  if (e.code === 'EBUSY') return fail('EROFS', rel + ' is a mount point (read-only); refused')
+  return fail(e.code, e.code + ': ' + rel)
+}
+/** Opens parts[i] inside folder `fd` as a folder, never through a symlink; `create`: mkdir it first. */
+function openChild(fd, parts, i, create) {
+  const path = at(fd, parts[i])
+  const rel = relOf(parts, i + 1)
+  if (create) {
+    try { mkdirSync(path, 0o777) } catch (e) { if (e.code !== 'EEXIST') throw restate(e, rel) }
+  }
+  try {
+    return openSync(path, DIR_FLAGS)
+  } catch (e) {
+    if (e.code === 'ENOTDIR' || e.code === 'ELOOP') {
+      let link = false
+      try { link = lstatSync(path).isSymbolicLink() } catch { /* gone */ }
+      if (link) throw fail('EACCES', rel + ' is a symlink at the point of use; refused (it is not followed)')
+      throw fail('ENOTDIR', rel + ' is not a folder')
     }
+    throw restate(e, rel)
+  }
+}
+/** The folder of parts[0..n) opened by descriptor from the root. */
+function openDir(root, parts, n, create) {
+  let fd
+  try { fd = openSync(root, DIR_FLAGS) } catch (e) { throw restate(e, '.') }
+  for (let i = 0; i < n; i++) {
+    let next
+    try { next = openChild(fd, parts, i, create) } finally { closeQuiet(fd) }
+    fd = next
+  }
+  return fd
+}
+/** fn(parentFd, name, rel) with the parent of `p` open; the root itself has no parent. */
+async function withParent(root, p, create, fn) {
+  const parts = partsOf(root, p)
+  if (parts.length === 0) throw fail('EPERM', 'the workspace root itself cannot be the target of this operation')
+  const fd = openDir(root, parts, parts.length - 1, create)
+  try {
+    return await fn(fd, parts[parts.length - 1], relOf(parts))
+  } finally {
+    closeQuiet(fd)
+  }
+}
+async function withDir(root, p, fn) {
+  const parts = partsOf(root, p)
+  const fd = openDir(root, parts, parts.length, false)
+  try {
+    return await fn(fd, relOf(parts))
+  } finally {
+    closeQuiet(fd)
   }
 }
 function typeOf(st) {
   return st.isSymbolicLink() ? 'symlink' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other'
 }
+const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0)
+function sorted(list, cmp) {
+  return ReflectApply(sortArray, list, [cmp])
+}
+async function removeEntry(fd, name, recursive) {
+  const path = at(fd, name)
+  const st = await lstat(path)
+  if (!st.isDirectory()) return unlink(path)
+  if (recursive) {
+    let child
+    try {
+      child = openChild(fd, [name], 0, false)
+    } catch (e) {
+      // It stopped being a folder between the lstat and the open: remove whatever it is now.
+      if (e.code === 'EACCES' || e.code === 'ENOTDIR') return unlink(path)
+      throw e
+    }
+    try {
+      for (const entry of await readdir(self(child))) await removeEntry(child, entry, true)
+    } finally {
+      closeQuiet(child)
+    }
+  }
+  return rmdir(path)
+}
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 const ops = {
-  async readFile(root, [p, maxBytes]) {
-    await checkInside(root, p)
-    const handle = await open(p, 'r')
-    try {
-      const st = await handle.stat()
-      if (st.isDirectory()) throw fail('EISDIR', `${p}: is a folder`)
-      if (st.size > maxBytes) throw fail('EFBIG', `${p}: ${st.size} bytes is over the read cap of ${maxBytes}`)
-      const buf = await handle.readFile()
-      if (buf.length > maxBytes) throw fail('EFBIG', `${p}: over the read cap of ${maxBytes} bytes`)
-      if (buf.includes(0)) throw fail('EILSEQ', `${p}: binary content`)
+  readFile(root, [p, maxBytes]) {
+    return withParent(root, p, false, async (dir, name, rel) => {
+      let handle
       try {
-        return decoder.decode(buf)
-      } catch {
-        throw fail('EILSEQ', `${p}: not UTF-8 text`)
+        handle = await open(at(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+      } catch (e) {
+        throw restate(e, rel)
       }
-    } finally {
-      await handle.close()
-    }
+      try {
+        const st = await handle.stat()
+        if (st.isDirectory()) throw fail('EISDIR', rel + ' is a folder; use list_dir')
+        if (!st.isFile()) throw fail('EIO', rel + ' is not a regular file')
+        if (st.size > maxBytes) throw fail('EFBIG', rel + ' is ' + st.size + ' bytes, over the ' + maxBytes + '-byte read limit; read it with bash (head, sed -n) instead')
+        const buf = await handle.readFile()
+        if (buf.length > maxBytes) throw fail('EFBIG', rel + ' is over the ' + maxBytes + '-byte read limit')
+        if (buf.includes(0)) throw fail('EILSEQ', rel + ' is a binary file; not returned as text')
+        try {
+          return decoder.decode(buf)
+        } catch {
+          throw fail('EILSEQ', rel + ' is not valid UTF-8 text; not returned as text')
+        }
+      } finally {
+        await handle.close()
+      }
+    })
   },
-  async writeFile(root, [p, content]) {
-    await checkInside(root, p)
-    await mkdir(path.dirname(p), { recursive: true })
-    await checkInside(root, p)
-    await writeFile(p, String(content), 'utf8')
+  // Atomic: a temp file made O_EXCL | O_NOFOLLOW in the same folder descriptor, renamed over the name.
+  writeFile(root, [p, content]) {
+    return withParent(root, p, true, async (dir, name, rel) => {
+      const target = at(dir, name)
+      let old
+      try {
+        old = await lstat(target)
+      } catch (e) {
+        if (e.code !== 'ENOENT') throw restate(e, rel)
+      }
+      if (old && old.isDirectory()) throw fail('EISDIR', rel + ' is a folder')
+      if (old && old.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused')
+      const temp = at(dir, '.' + ReflectApply(sliceStr, name, [0, 200]) + '.codeact-' + randomBytes(6).toString('hex'))
+      let handle
+      try {
+        handle = await open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, old ? old.mode & 0o7777 : 0o666)
+      } catch (e) {
+        throw restate(e, rel)
+      }
+      try {
+        if (old) await handle.chmod(old.mode & 0o7777)
+        await handle.writeFile(String(content), 'utf8')
+        await handle.close()
+        await rename(temp, target)
+      } catch (e) {
+        await handle.close().catch(() => undefined)
+        await unlink(temp).catch(() => undefined)
+        throw restate(e, rel)
+      }
+    })
   },
   async mkdir(root, [p]) {
-    await checkInside(root, p)
+    const parts = partsOf(root, p)
     try {
-      await mkdir(p, { recursive: true })
+      closeQuiet(openDir(root, parts, parts.length, true))
     } catch (e) {
-      if (e.code === 'EEXIST' || e.code === 'ENOTDIR') throw fail('EEXIST', `${p}: exists and is not a folder`)
+      if (e.code === 'ENOTDIR') throw fail('EEXIST', relOf(parts) + ': exists and is not a folder')
       throw e
     }
   },
-  async remove(root, [p, recursive]) {
-    if (path.resolve(p) === root) throw fail('EPERM', 'the workspace root cannot be removed')
-    await checkInside(root, path.dirname(p))
-    const st = await lstat(p)
-    if (!st.isDirectory()) return unlink(p)
-    return recursive ? rm(p, { recursive: true }) : rmdir(p)
+  remove(root, [p, recursive]) {
+    return withParent(root, p, false, async (dir, name, rel) => {
+      try {
+        await removeEntry(dir, name, recursive === true)
+      } catch (e) {
+        throw restate(e, rel)
+      }
+    })
   },
-  async readdir(root, [p]) {
-    await checkInside(root, p)
-    const names = (await readdir(p)).sort()
-    const out = []
-    for (const name of names) {
-      const st = await lstat(path.join(p, name))
-      out.push({ name, type: typeOf(st), size: st.isDirectory() ? 0 : st.size })
-    }
-    return out
+  readdir(root, [p]) {
+    return withDir(root, p, async (dir, rel) => {
+      try {
+        const out = []
+        for (const name of sorted(await readdir(self(dir)), byName)) {
+          const st = await lstat(at(dir, name))
+          out[out.length] = { name, type: typeOf(st), size: st.isDirectory() ? 0 : st.size }
+        }
+        return out
+      } catch (e) {
+        throw restate(e, rel)
+      }
+    })
   },
   async stat(root, [p]) {
-    await checkInside(root, path.dirname(p))
-    const st = await lstat(p)
-    return { type: typeOf(st), size: st.isDirectory() ? 0 : st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 }
-  },
-  async walk(root, [p, limit]) {
-    await checkInside(root, p)
-    const entries = []
-    async function visit(dir, prefix) {
-      for (const name of (await readdir(dir)).sort()) {
-        if (entries.length >= limit) return true
-        const st = await lstat(path.join(dir, name))
-        const rel = prefix ? prefix + '/' + name : name
-        entries.push({ path: rel, type: typeOf(st) })
-        if (st.isDirectory() && (await visit(path.join(dir, name), rel))) return true
+    const info = (st) => ({ type: typeOf(st), size: st.isDirectory() ? 0 : st.size, mtimeMs: Math.round(st.mtimeMs), mode: st.mode & 0o7777 })
+    if (partsOf(root, p).length === 0) return withDir(root, p, async (dir) => info(await lstat(self(dir))))
+    return withParent(root, p, false, async (dir, name, rel) => {
+      try {
+        return info(await lstat(at(dir, name)))
+      } catch (e) {
+        throw restate(e, rel)
       }
-      return false
-    }
-    const truncated = await visit(p, '')
-    return { entries, truncated }
+    })
+  },
+  walk(root, [p, limit]) {
+    return withDir(root, p, async (top) => {
+      const entries = []
+      async function visit(dir, prefix) {
+        let dirents
+        try {
+          dirents = await readdir(self(dir), { withFileTypes: true })
+        } catch {
+          return true
+        }
+        for (const d of sorted(dirents, (a, b) => byName(a.name, b.name))) {
+          if (entries.length >= limit) return false
+          const rel = prefix ? prefix + '/' + d.name : d.name
+          const type = typeOf(d)
+          entries[entries.length] = { path: rel, type }
+          if (type !== 'dir') continue
+          let child
+          try {
+            child = openChild(dir, [d.name], 0, false)
+          } catch {
+            continue // gone, or swapped for a symlink since the listing: not descended into
+          }
+          try {
+            if (!(await visit(child, rel))) return false
+          } finally {
+            closeQuiet(child)
+          }
+        }
+        return true
+      }
+      const complete = await visit(top, '')
+      return { entries, truncated: !complete }
+    })
   },
   exec(root, [request], id) {
     return new Promise((resolve, reject) => {

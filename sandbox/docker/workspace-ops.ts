@@ -1,15 +1,21 @@
 /**
  * `WorkspaceOps` (sandbox/workspace/ops.ts) carried out by a container's runner on the mounted workspace:
  * what the built-in workspace tools call as `ctx.services.workspace` when the Docker backend runs.
- * Paths cross as container paths and come back (in messages) as host paths; answers are validated.
+ * Paths cross as container paths; in messages they come back workspace-relative (never the host's or the
+ * container's absolute path, as the host ops say them); answers are validated.
  */
 import { z } from 'zod'
 import { WorkspaceError, type WorkspaceErrorCode, type WorkspaceOps } from '../workspace/ops.js'
 import type { RunnerChannel } from './channel.js'
-import { toContainerPath, toHostText, type WorkspaceMount } from './mount.js'
+import { toContainerPath, type WorkspaceMount } from './mount.js'
 import type { FromRunner } from './protocol.js'
 
 const CODES = new Set<string>(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EFBIG', 'EILSEQ', 'EACCES', 'EROFS', 'EPERM', 'ENOSPC', 'EDQUOT', 'SANDBOX_UNAVAILABLE', 'ECANCELED', 'EIO'])
+
+/** Container paths in a message, workspace-relative: `/workspace/src/a.ts` -> `src/a.ts`, `/workspace` -> `.`. */
+export function toWorkspaceText(mount: WorkspaceMount, text: string): string {
+  return text.split(`${mount.mountAt}/`).join('').split(mount.mountAt).join('.')
+}
 
 /** Routes op messages of one container; its answers arrive through `onResult`. */
 export class OpsClient {
@@ -29,7 +35,7 @@ export class OpsClient {
     this.pending.delete(msg.id)
     if (msg.ok) return p.resolve(msg.value)
     const code = msg.error && CODES.has(msg.error.code) ? (msg.error.code as WorkspaceErrorCode) : 'EIO'
-    p.reject(new WorkspaceError(code, toHostText(this.mount, msg.error?.message ?? 'the op failed')))
+    p.reject(new WorkspaceError(code, toWorkspaceText(this.mount, msg.error?.message ?? 'the op failed')))
   }
 
   call(op: string, args: unknown[], signal?: AbortSignal): Promise<unknown> {
@@ -93,7 +99,7 @@ export function containerWorkspaceOps(mount: WorkspaceMount, client: () => Promi
       return {
         ...rest,
         ...(denied ? { denied } : {}),
-        ...(deniedMessage !== undefined ? { deniedMessage: toHostText(mount, deniedMessage) } : {}),
+        ...(deniedMessage !== undefined ? { deniedMessage: toWorkspaceText(mount, deniedMessage) } : {}),
       }
     },
   }

@@ -12,7 +12,15 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
+import { basename, relative } from 'node:path'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from './ops.js'
+import { createPidsCgroup } from './pids-limit.js'
+import { prepareReadOnlyBinds } from './readonly-binds.js'
+
+/** Size of bash's private /tmp when the workspace does not say (a tmpfs counts against memory). */
+export const DEFAULT_BASH_TMP_BYTES = 64 * 1024 * 1024
+/** Processes (threads included) one bash command may have at once when the workspace does not say. */
+export const DEFAULT_BASH_MAX_PROCESSES = 256
 
 /** The PATH and HOME every confined command gets; nothing else of the host's env. */
 export const CONFINED_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
@@ -28,6 +36,8 @@ const ETC = [
 /** The bwrap dialect of a kernel refusal, checked in this order; no other backend's phrases. */
 const DENIALS: ReadonlyArray<readonly [RegExp, 'EROFS' | 'EACCES' | 'EPERM']> = [
   [/read-only file system/i, 'EROFS'],
+  // Renaming or removing a mount point: a read-only path or one of its parents (see readonly-binds.ts).
+  [/device or resource busy/i, 'EROFS'],
   [/permission denied/i, 'EACCES'],
   [/operation not permitted/i, 'EPERM'],
 ]
@@ -50,8 +60,11 @@ function topLevelArgs(): string[] {
   return args
 }
 
-/** The bwrap argv for one command (everything before the wrapper shell). */
-export function bwrapArgs(config: WorkspaceConfig, cwd: string): string[] {
+/**
+ * The bwrap argv for one command (everything before the wrapper shell). `readOnlyBinds` comes from
+ * `prepareReadOnlyBinds` (which may create placeholders); without it, existing read-only paths only.
+ */
+export function bwrapArgs(config: WorkspaceConfig, cwd: string, readOnlyBinds?: string[]): string[] {
   const args = [
     '--unshare-all',
     ...(config.network ? ['--share-net'] : []),
@@ -69,11 +82,10 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string): string[] {
     ...ETC.flatMap((p) => ['--ro-bind-try', p, p]),
     '--proc', '/proc',
     '--dev', '/dev',
-    '--tmpfs', '/tmp',
+    '--size', String(config.tmpBytes ?? DEFAULT_BASH_TMP_BYTES), '--tmpfs', '/tmp',
     // After /tmp: the workspace may itself live under /tmp.
     '--bind', config.root, config.root,
-    // A read-only path that does not exist yet is skipped (-try); the policy still refuses it to the tools.
-    ...config.readOnly.flatMap((p) => ['--ro-bind-try', p, p]),
+    ...(readOnlyBinds ?? config.readOnly.flatMap((p) => ['--ro-bind-try', p, p])),
     // bwrap's root is a scratch tmpfs; make it read-only so a write outside the workspace and /tmp is
     // refused (EROFS, reported as a denial) instead of silently landing somewhere that vanishes.
     '--remount-ro', '/',
@@ -104,13 +116,27 @@ class Capped {
   }
 }
 
-export function classifyDenial(stderr: string): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
+/** Refusals that are only the sandbox's when they name a read-only path (a placeholder folder, a bind). */
+const READ_ONLY_NAMED = /is a directory|not a directory|file exists|invalid cross-device link/i
+
+/**
+ * The denial in a command's stderr, if any. `readOnlyNames`: how the command may have spelled the
+ * read-only paths (relative, absolute, a placeholder's own name) — a hard link into one (EXDEV) or a
+ * write over a placeholder folder (EISDIR …) is the sandbox refusing, not the command's own mistake.
+ */
+export function classifyDenial(stderr: string, readOnlyNames: readonly string[] = []): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
   const lines = stderr.split('\n')
   for (const [re, code] of DENIALS) {
     const line = lines.find((l) => re.test(l))
     if (line !== undefined) return { code, line: line.trim() }
   }
-  return undefined
+  const named = lines.find((l) => READ_ONLY_NAMED.test(l) && readOnlyNames.some((n) => l.includes(n)))
+  return named === undefined ? undefined : { code: 'EROFS', line: named.trim() }
+}
+
+function readOnlyNames(config: WorkspaceConfig, placeholders: readonly string[]): string[] {
+  const names = config.readOnly.filter((p) => p !== config.root).flatMap((p) => [p, relative(config.root, p)])
+  return [...names, ...placeholders.map((p) => basename(p))]
 }
 
 export function runConfined(
@@ -124,12 +150,27 @@ export function runConfined(
   if (bwrapPath.includes('/') && !existsSync(bwrapPath)) {
     return Promise.reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap not found at ${bwrapPath}; the command did not run. To fix: ${INSTALL_HINT}`))
   }
+  const maxProcesses = config.maxProcesses ?? DEFAULT_BASH_MAX_PROCESSES
+  const binds = prepareReadOnlyBinds(config)
+  const cgroup = createPidsCgroup(maxProcesses)
   const argv = [
-    ...bwrapArgs(config, request.cwd),
-    '--', '/bin/sh', '-c', 'printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"', 'codeact', request.command,
+    ...bwrapArgs(config, request.cwd, binds.args),
+    // ulimit -u (dash says -p): see pids-limit.ts; it binds a non-root user, root is held by the cgroup.
+    '--', '/bin/sh', '-c', '{ ulimit -u "$2" || ulimit -p "$2"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"', 'codeact', request.command, String(maxProcesses),
   ]
-  return new Promise((resolve, reject) => {
-    const child = spawn(bwrapPath, argv, {
+  // The command joins its cgroup before bwrap starts: nothing it forks can be outside it.
+  const [file, args] = cgroup
+    ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, bwrapPath, ...argv]]
+    : [bwrapPath, argv]
+  let released = false
+  const release = async (): Promise<void> => {
+    if (released) return
+    released = true
+    await cgroup?.release()
+    binds.release()
+  }
+  return new Promise<ExecResult>((resolve, reject) => {
+    const child = spawn(file, args, {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       env: {}, // bwrap itself needs nothing from the host's env
       detached: true, // its own process group, killed as one
@@ -165,7 +206,7 @@ export function runConfined(
     child.on('error', (err) => {
       spawnError = err
     })
-    child.on('close', (exitCode, sig) => {
+    child.on('close', (exitCode, sig) => void release().then(() => {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
       const err = stderr.text()
@@ -183,12 +224,12 @@ export function runConfined(
         timedOut,
         truncated: stdout.truncated || stderr.truncated,
       }
-      const denial = classifyDenial(err)
+      const denial = classifyDenial(err, readOnlyNames(config, binds.placeholders))
       if (denial) {
         result.denied = denial.code
         result.deniedMessage = denial.line
       }
       resolve(result)
-    })
+    }))
   })
 }

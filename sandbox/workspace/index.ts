@@ -27,6 +27,10 @@ export interface WorkspaceOptions {
   network?: boolean
   /** The bubblewrap binary. Default `bwrap` on PATH. */
   bwrapPath?: string
+  /** Size in bytes of the private /tmp each `bash` command gets (a tmpfs, so it is memory). Default 64 MiB. */
+  tmpBytes?: number
+  /** Processes (threads included) one `bash` command may have at once; a fork bomb stops there. Default 256. */
+  maxProcesses?: number
 }
 
 export interface Workspace {
@@ -38,6 +42,11 @@ export interface Workspace {
   config: WorkspaceConfig
 }
 
+function positiveInt(n: number, name: string): number {
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`workspace ${name} must be a positive integer, got ${n}`)
+  return n
+}
+
 export function createWorkspace(options: WorkspaceOptions): Workspace {
   const given = resolve(options.root)
   // A misconfigured workspace is the caller's bug, not the model's: this one throws.
@@ -47,7 +56,14 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
   const ro = options.readOnly
   const readOnly =
     ro === true ? [root] : Array.isArray(ro) ? ro.map((p) => resolveInside(roots, p).real) : []
-  const config: WorkspaceConfig = { root, readOnly, exec: options.exec ?? true, network: options.network ?? false }
+  const config: WorkspaceConfig = {
+    root,
+    readOnly,
+    exec: options.exec ?? true,
+    network: options.network ?? false,
+    ...(options.tmpBytes !== undefined ? { tmpBytes: positiveInt(options.tmpBytes, 'tmpBytes') } : {}),
+    ...(options.maxProcesses !== undefined ? { maxProcesses: positiveInt(options.maxProcesses, 'maxProcesses') } : {}),
+  }
   const state: WorkspaceState = { config, roots }
   const host = createHostOps(config, options.bwrapPath ?? 'bwrap')
   const tools = [...fsTools(state, host), bashTool(state, host)]

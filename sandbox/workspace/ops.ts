@@ -44,6 +44,10 @@ export interface WorkspaceConfig {
   exec: boolean
   /** Whether `exec` commands get the network. */
   network: boolean
+  /** Bytes of the private /tmp an `exec` command gets (host backend; default 64 MiB). */
+  tmpBytes?: number
+  /** Processes (threads included) an `exec` command may have at once (host backend; default 256). */
+  maxProcesses?: number
 }
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other'

@@ -143,7 +143,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: workspace', () => {
       truncated: false,
     })
     await expect(ops.readFile(path.join(ws, 'made/deep/f.txt'), 3)).rejects.toMatchObject({ code: 'EFBIG' })
-    await expect(ops.readFile(path.join(ws, 'nope.txt'), 100)).rejects.toMatchObject({ code: 'ENOENT', message: expect.stringContaining(ws) })
+    await expect(ops.readFile(path.join(ws, 'nope.txt'), 100)).rejects.toMatchObject({ code: 'ENOENT', message: 'no such file or folder: nope.txt' })
     await expect(ops.writeFile(path.join(ws, 'docs/a.md'), 'x')).rejects.toMatchObject({ code: 'EROFS' })
     await expect(ops.readFile('/etc/passwd', 1000)).rejects.toMatchObject({ code: 'EACCES' })
     await expect(ops.remove(path.join(ws, 'made'), false)).rejects.toMatchObject({ code: 'ENOTEMPTY' })
