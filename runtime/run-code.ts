@@ -72,6 +72,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       ws.applied = finished?.applied ?? none
       if (changeMode !== 'apply') ws.changeMode = changeMode
       if (finished?.applyError) ws.notes = [...(data.notes ?? []), `Applying the changes stopped: ${finished.applyError}; the next start will try to finish it.`]
+      if (finished?.refused) ws.notes = [...(data.notes ?? []), `Nothing was applied: ${finished.refused}.`]
     }
     const result = finishRun(deps, runId, firstSeq, unpin, limits.maxObservationBytes, { runId, ...data, ...ws })
     if (deps.workspace) {

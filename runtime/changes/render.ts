@@ -27,6 +27,7 @@ export function renderChanges(end: EventData['run/end']): string | undefined {
     case 'dry-run':
       return n === 0 ? 'Dry run: the program would change nothing in the workspace.' : `Dry run — nothing was written; the program would make these changes${what}:\n${list(changes)}`
     case 'discarded':
+      if (end.ok && n > 0) return `Nothing was applied (atomic run; see below). Discarded${what}:\n${list(changes)}`
       return n === 0 && end.ok
         ? 'Nothing was applied: every change was skipped in review.'
         : `Nothing was applied (atomic run): the run did not end ok, so ${n === 0 ? 'no change was made' : `its ${n} staged change(s) were discarded`}; the workspace is exactly as before.${n ? `\nDiscarded${what}:\n${list(changes)}` : ''}`

@@ -13,6 +13,8 @@ import { stagedChanges, type StagedChange } from '../../sandbox/workspace/stagin
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
 import { StagedView } from '../../sandbox/workspace/staging/view.js'
 import type { ChangeMode, ChangeOutcome, FileChange } from '../../vocabulary/types.js'
+import { join } from 'node:path'
+import { isWithin } from '../../sandbox/workspace/paths.js'
 import { unifiedDiff } from './diff.js'
 
 export type ReviewAnswer = 'apply' | 'skip' | 'all' | 'quit'
@@ -36,6 +38,8 @@ export interface FinishedChanges {
   unchanged: string[]
   /** Why an apply stopped, if it did. */
   applyError?: string
+  /** Why an atomic run that ended ok applied nothing, if it did not. */
+  refused?: string
 }
 
 export interface RunChanges {
@@ -119,6 +123,12 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
           ...(applyError ? { applyError } : {}),
         })
         if (accepted.length === 0) return result()
+        // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
+        // there must not reach the real read-only path. All or nothing: then nothing is applied.
+        const ro = accepted.filter((c) => env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))))
+        if (ro.length > 0) {
+          return { ...result(), applied: 'discarded', refused: `${ro.length} staged change(s) touch read-only paths (${ro.slice(0, 3).map((c) => c.rel).join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)` }
+        }
         await writeJournal(stage.dir, {
           version: 1,
           root: env.config.root,

@@ -108,3 +108,28 @@ describe('--atomic', () => {
     expect(treeHash(root)).toBe(before)
   })
 })
+
+describe.skipIf(!bwrap.available)('--atomic: bash in the staged view cannot change a read-only path', () => {
+  const attacks = [
+    'echo pwned > vendor/lib.js',
+    'mv vendor vendor2 && mkdir vendor && echo pwned > vendor/lib.js',
+    'rm -rf vendor; mkdir -p vendor; echo pwned > vendor/lib.js',
+    'cd vendor && ln -sf /etc/passwd lib.js',
+    'echo pwned > vendor/new.js',
+    'touch -d 2001-01-01 vendor/lib.js; chmod 777 vendor/lib.js',
+  ]
+  for (const command of attacks) {
+    it(command, async () => {
+      const root = workspace({ 'vendor/lib.js': 'v1\n', 'src/a.ts': 'a\n' })
+      const vendorBefore = treeHash(join(root, 'vendor'))
+      const rt = await testRuntime({ workspace: { root, readOnly: ['vendor'] }, changes: 'atomic' })
+      const r = await rt.runCode(`
+        await tools.write_file({ path: 'src/a.ts', content: 'b\\n' })
+        const sh = await tools.bash({ command: ${JSON.stringify(command)} })
+        return sh.exit_code`)
+      expect(treeHash(join(root, 'vendor'))).toBe(vendorBefore)
+      if (r.applied === 'applied') expect(r.changes?.some((c) => c.path.startsWith('vendor'))).toBe(false)
+      else expect(r.observation).toMatch(/touch read-only paths|Nothing was applied/)
+    })
+  }
+})

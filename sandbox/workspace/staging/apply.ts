@@ -5,12 +5,13 @@
  * either old or new. Every step is idempotent, so the next start finishes an interrupted apply from the
  * journal (`recoverStaging`), the staged bytes still being there.
  *
- * Each target's folder is re-resolved and checked beneath the root and outside the read-only parts right
- * before it is touched; a symlink is never followed at the final component (rename and unlink act on the
- * entry itself).
+ * Every target is reached through the workspace's descriptor-safe walk (sandbox/workspace/beneath.ts):
+ * its folder opened component by component beneath the root, never through a symlink, and the entry
+ * named through that descriptor; read-only parts are refused (EROFS) before anything is touched.
  */
 import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
-import { copyFile, lstat, mkdir, open, readFile, readlink, realpath, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises'
+import { open, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { closeDir, entryPath, mkdirBeneath, openDirBeneath, removeBeneath, type DirRef } from '../beneath.js'
 import { basename, join } from 'node:path'
 import { isWithin } from '../paths.js'
 import { WorkspaceError } from '../ops.js'
@@ -48,75 +49,58 @@ function depth(rel: string): number {
 
 const TEMP_MARK = '.codeact-apply-'
 
-/** Checked folders of one apply (parent rel → real path): files in one folder check it once. */
-const checkedDirs = new WeakMap<Journal, Map<string, Promise<string | undefined>>>()
+/** Folders of one apply held open by descriptor (parent rel → DirRef): files in one folder open it once. */
+const openDirs = new WeakMap<Journal, Map<string, DirRef>>()
+const MAX_OPEN_DIRS = 256
 
-/** The real folder that will hold `rel`, checked; created (as folders, checked level by level) when asked. */
-async function targetDir(journal: Journal, rel: string, create: boolean): Promise<string | undefined> {
-  const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
-  if (!create) return resolveDir(journal, rel, parentRel, false)
-  let cache = checkedDirs.get(journal)
-  if (!cache) checkedDirs.set(journal, (cache = new Map()))
-  let hit = cache.get(parentRel)
-  if (!hit) {
-    hit = resolveDir(journal, rel, parentRel, true)
-    cache.set(parentRel, hit)
-    hit.catch(() => cache.delete(parentRel))
-  }
-  const real = await hit
-  if (real !== undefined && journal.readOnly.some((ro) => isWithin(join(real, basename(rel)), ro))) throw new WorkspaceError('EROFS', `${rel} is read-only; not applied`)
-  return real
+function parentParts(rel: string): { parts: string[]; name: string } {
+  const parts = rel.split('/')
+  const name = parts.pop()!
+  return { parts, name }
 }
 
-async function resolveDir(journal: Journal, rel: string, parentRel: string, create: boolean): Promise<string | undefined> {
-  let cur = journal.root
-  for (const part of parentRel === '' ? [] : parentRel.split('/')) {
-    const next = join(cur, part)
-    let st = await lstat(next).catch(() => undefined)
-    if (st === undefined) {
-      if (!create) return undefined
-      await mkdir(next).catch((err: { code?: string }) => {
-        if (err.code !== 'EEXIST') throw err
-      })
-      st = await lstat(next)
-    }
-    if (st.isSymbolicLink()) {
-      const real = await realpath(next)
-      if (!isWithin(real, journal.root)) throw new WorkspaceError('EACCES', `${next} leads outside the workspace; not applied`)
-      cur = real
-    } else if (st.isDirectory()) cur = next
-    else throw new WorkspaceError('ENOTDIR', `${next} is not a folder; not applied`)
+function checkWritable(journal: Journal, rel: string): void {
+  const abs = join(journal.root, rel)
+  if (journal.readOnly.some((ro) => isWithin(abs, ro) || isWithin(ro, abs))) throw new WorkspaceError('EROFS', `${rel} is or holds a read-only path; not applied`)
+}
+
+/**
+ * The folder that holds `rel`, opened beneath the root component by component (O_NOFOLLOW|O_DIRECTORY
+ * through each parent's descriptor, created where missing): a folder swapped for a symlink is refused.
+ */
+function parentDir(journal: Journal, rel: string): { dir: DirRef; name: string } {
+  const { parts, name } = parentParts(rel)
+  const key = parts.join('/')
+  let cache = openDirs.get(journal)
+  if (!cache) openDirs.set(journal, (cache = new Map()))
+  let dir = cache.get(key)
+  if (!dir) {
+    if (cache.size >= MAX_OPEN_DIRS) closeAll(journal)
+    dir = openDirBeneath(journal.root, parts, true)
+    openDirs.get(journal)!.set(key, dir)
   }
-  const real = await realpath(cur)
-  if (!isWithin(real, journal.root)) throw new WorkspaceError('EACCES', `${cur} leads outside the workspace; not applied`)
-  const target = join(real, basename(rel))
-  if (journal.readOnly.some((ro) => isWithin(target, ro))) throw new WorkspaceError('EROFS', `${rel} is read-only; not applied`)
-  return real
+  return { dir, name }
+}
+
+function closeAll(journal: Journal): void {
+  for (const d of openDirs.get(journal)?.values() ?? []) closeDir(d)
+  openDirs.delete(journal)
 }
 
 async function removeEntry(journal: Journal, rel: string): Promise<void> {
-  const dir = await targetDir(journal, rel, false)
-  if (dir === undefined) return
-  const target = join(dir, basename(rel))
-  const st = await lstat(target).catch(() => undefined)
-  if (st === undefined) return
-  if (st.isDirectory()) await rm(target, { recursive: true, force: true })
-  else await unlink(target).catch((err: { code?: string }) => {
+  checkWritable(journal, rel)
+  await removeBeneath(journal.root, rel, true).catch((err: { code?: string }) => {
     if (err.code !== 'ENOENT') throw err
   })
 }
 
 async function placeEntry(journal: Journal, c: StagedChange): Promise<void> {
-  const dir = (await targetDir(journal, c.rel, true))!
-  const target = join(dir, basename(c.rel))
+  checkWritable(journal, c.rel)
+  if (c.kind === 'dir') return mkdirBeneath(journal.root, c.rel)
   const source = join(journal.upper, c.rel)
-  if (c.kind === 'dir') {
-    await mkdir(target).catch((err: { code?: string }) => {
-      if (err.code !== 'EEXIST') throw err
-    })
-    return
-  }
-  const temp = join(dir, `.${basename(c.rel)}${TEMP_MARK}${journal.pid}`)
+  const { dir, name } = parentDir(journal, c.rel)
+  const target = entryPath(dir, name)
+  const temp = entryPath(dir, `.${name}${TEMP_MARK}${journal.pid}`)
   if (c.kind === 'symlink') {
     await rm(temp, { force: true })
     await symlink(await readlink(source), temp)
@@ -169,12 +153,16 @@ export async function applyJournal(journal: Journal, onStep?: (done: number, tot
   }
   // Files are independent of each other (their folders exist by now), in small chunks between which
   // other work on the event loop gets its turn.
-  for (let i = 0; i < files.length; i += CHUNK) {
-    await Promise.all(files.slice(i, i + CHUNK).map(async (c) => {
-      await placeEntry(journal, c)
-      onStep?.(++done, total)
-    }))
-    await new Promise((r) => setImmediate(r))
+  try {
+    for (let i = 0; i < files.length; i += CHUNK) {
+      await Promise.all(files.slice(i, i + CHUNK).map(async (c) => {
+        await placeEntry(journal, c)
+        onStep?.(++done, total)
+      }))
+      await new Promise((r) => setImmediate(r))
+    }
+  } finally {
+    closeAll(journal)
   }
 }
 
