@@ -166,7 +166,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         return isOps(svc) ? svc : hostOps
       },
       stagedExec: stagedExecFor(workspace.config, options.workspace?.bwrapPath ?? 'bwrap', sandbox.name),
-      ...(sandbox.name === 'docker' ? { stagingRefusal: 'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic' } : {}),
+      ...(sandbox.name === 'docker' ? { programWrites: true, stagingRefusal: 'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic' } : {}),
     }
   }
   registry.register(

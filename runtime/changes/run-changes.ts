@@ -29,6 +29,8 @@ export interface WorkspaceRunEnv {
   stagedExec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
   /** Why this backend cannot stage a run at all (an atomic or dry run then ends before it starts). */
   stagingRefusal?: string
+  /** The program itself writes the real tree (Docker: node:fs on the mount): compare the whole tree. */
+  programWrites?: boolean
 }
 
 export interface FinishedChanges {
@@ -70,7 +72,8 @@ async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
 export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, runId: string): Promise<RunChanges> {
   const base = env.baseOps(runId)
   if (mode === 'apply') {
-    const tracker = new ChangeTracker(env.config.root, base)
+    const tracker = new ChangeTracker(env.config.root, base, { wholeRun: env.programWrites === true })
+    await tracker.ready()
     return {
       ops: tracker.ops,
       finish: async () => {

@@ -66,8 +66,11 @@ export class ChangeTracker {
   /** Files the run read (for the summary's "unchanged"). */
   readonly read = new Set<string>()
   readonly ops: WorkspaceOps
+  /** The tree before the run, when the program itself can write (Docker: node:fs on the mounted workspace). */
+  private readonly start: Promise<Map<string, Before>> | undefined
 
-  constructor(private readonly root: string, base: WorkspaceOps) {
+  constructor(private readonly root: string, base: WorkspaceOps, options: { wholeRun?: boolean } = {}) {
+    this.start = options.wholeRun ? snapshotTree(root) : undefined
     const rel = (p: string): string => relative(root, p).split(sep).join('/')
     this.ops = {
       readFile: async (path, maxBytes) => {
@@ -132,8 +135,19 @@ export class ChangeTracker {
     }
   }
 
+  /** Resolves once the whole-run snapshot is taken (the run must not start before). */
+  async ready(): Promise<void> {
+    await this.start
+  }
+
   /** Every remembered path compared with the tree now; `unchanged` are files rewritten with their own bytes. */
   async changes(): Promise<{ changes: TrackedChange[]; unchanged: string[] }> {
+    if (this.start) {
+      const pre = await this.start
+      const post = await snapshotTree(this.root)
+      for (const [r, b] of pre) if (!this.before.has(r) && post.get(r)?.sig !== b.sig) this.before.set(r, b)
+      for (const r of post.keys()) if (!pre.has(r) && !this.before.has(r)) this.before.set(r, { type: undefined })
+    }
     const changes: TrackedChange[] = []
     const unchanged: string[] = []
     for (const [r, b] of this.before) {
