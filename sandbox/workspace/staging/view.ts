@@ -7,7 +7,8 @@
  * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
  * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
  */
-import { chmod, lstat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { chmod, lstat, mkdir, open, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { createHostOps } from '../host-ops.js'
 import { WorkspaceError, type DirEntry, type EntryType, type ExecRequest, type ExecResult, type FileInfo, type WalkEntry, type WalkResult, type WorkspaceConfig, type WorkspaceOps } from '../ops.js'
@@ -22,6 +23,8 @@ export interface StagedLayers {
   /** Runs a command on the staged view, or refuses; see staging/exec.ts. */
   exec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 function codeOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
@@ -134,9 +137,55 @@ export class StagedView implements WorkspaceOps {
     return rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
   }
 
+  /**
+   * The stage is private (outside the workspace, reached by nothing but this view and the fold-back of a
+   * staged bash, which never leaves a symlink where a folder is expected — `ensureParents` refuses those),
+   * so its files are read and written plainly: O_NOFOLLOW on the entry, no descriptor walk, no temp+rename
+   * (crash safety starts at the journal, when the stage is complete).
+   */
+  private async readUpper(rel: string, maxBytes: number): Promise<string> {
+    const path = this.lowerPath(rel)
+    let bytes: Buffer
+    try {
+      const fh = await open(this.upperPath(rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      try {
+        const st = await fh.stat()
+        if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+        if (!st.isFile()) throw new WorkspaceError('EIO', `${path} is not a regular file`)
+        if (st.size > maxBytes) throw new WorkspaceError('EFBIG', `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`)
+        bytes = await fh.readFile()
+      } finally {
+        await fh.close()
+      }
+    } catch (err) {
+      if (err instanceof WorkspaceError) throw err
+      if (codeOf(err) === 'ELOOP') throw new WorkspaceError('EACCES', `${path} is a symlink; refused (it is not followed)`)
+      if (codeOf(err) === 'EISDIR') throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    }
+    const nul = bytes.indexOf(0)
+    if (nul !== -1) throw new WorkspaceError('EILSEQ', `${path} is a binary file (NUL byte at offset ${nul}); not returned as text`)
+    try {
+      return utf8.decode(bytes)
+    } catch {
+      throw new WorkspaceError('EILSEQ', `${path} is not valid UTF-8 text; not returned as text`)
+    }
+  }
+
+  private readonly upperDirs = new Set<string>()
+
+  private async writeUpper(rel: string, content: string): Promise<void> {
+    const parent = this.parentOf(rel)
+    if (!this.upperDirs.has(parent)) {
+      await mkdir(this.upperPath(parent), { recursive: true, mode: 0o755 })
+      this.upperDirs.add(parent)
+    }
+    await writeFile(this.upperPath(rel), content, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode: 0o644 })
+  }
+
   readFile = async (path: string, maxBytes: number): Promise<string> => {
     const rel = this.rel(path)
-    if ((await this.upperType(rel)) !== undefined) return this.upperOps.readFile(this.upperPath(rel), maxBytes)
+    if ((await this.upperType(rel)) !== undefined) return this.readUpper(rel, maxBytes)
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
     if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir') throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
     return this.layers.lower.readFile(path, maxBytes)
@@ -145,12 +194,12 @@ export class StagedView implements WorkspaceOps {
   writeFile = async (path: string, content: string): Promise<void> => {
     const rel = this.rel(path)
     const up = await this.upperType(rel)
-    if (up === 'file') return this.upperOps.writeFile(this.upperPath(rel), content)
+    if (up === 'file') return this.writeUpper(rel, content)
     const t = up ?? (await this.viewType(rel))
     if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
     if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
     await this.ensureParents(rel, path)
-    await this.upperOps.writeFile(this.upperPath(rel), content)
+    await this.writeUpper(rel, content)
     // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
     if (t === 'file' && up === undefined) {
       const mode = (await this.layers.lower.stat(path).catch(() => undefined))?.mode
@@ -177,6 +226,7 @@ export class StagedView implements WorkspaceOps {
     if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
     if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${path}`)
     for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
+    for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
     if ((await this.upperType(rel)) !== undefined) await this.upperOps.remove(this.upperPath(rel), true)
     if ((await this.lowerType(rel)) !== undefined) this.whiteouts.add(rel)
   }
@@ -233,6 +283,12 @@ export class StagedView implements WorkspaceOps {
   exec = (request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
     this.knownDirs.clear()
     this.knownDirs.add('')
-    return this.layers.exec(this, request, signal)
+    this.upperDirs.clear()
+    // The fold-back may have replaced folders: forget what was known about them once it is done.
+    return this.layers.exec(this, request, signal).finally(() => {
+      this.knownDirs.clear()
+      this.knownDirs.add('')
+      this.upperDirs.clear()
+    })
   }
 }
