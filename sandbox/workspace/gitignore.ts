@@ -59,10 +59,14 @@ export async function loadGitignores(
   walkedFiles: Iterable<string>,
   prefixes: Iterable<string>,
 ): Promise<IgnoreRules> {
-  const wanted = new Set<string>(['.gitignore', '.git/info/exclude'])
-  for (const f of walkedFiles) if (f === '.gitignore' || f.endsWith('/.gitignore')) wanted.add(f)
+  // Only files that exist are read: those the walk met, and — above a walk that started in a subfolder,
+  // which the walk did not see — the candidates on the way down from the root.
+  const wanted = new Set<string>()
+  for (const f of walkedFiles) if (f === '.gitignore' || f.endsWith('/.gitignore') || f === '.git/info/exclude') wanted.add(f)
   for (const p of prefixes) {
-    const parts = p === '' ? [] : p.split('/')
+    if (p === '') continue
+    wanted.add('.gitignore').add('.git/info/exclude')
+    const parts = p.split('/')
     for (let i = 1; i <= parts.length; i++) wanted.add(`${parts.slice(0, i).join('/')}/.gitignore`)
   }
   const texts = new Map<string, string>()
