@@ -104,12 +104,24 @@ export default async function batch(): Promise<BenchRow[]> {
     // One run_code program through the whole runtime (isolate sandbox, dispatch, event log).
     const rt = await createRuntime({ workspace: { root }, typecheck: 'off', limits: { maxToolCalls: 5_000, timeoutMs: 120_000 } })
     let program: number[]
+    let atomic: number[]
+    let dryRun: number[]
     try {
       await rt.runCode('return 1') // warm the sandbox
-      program = await timed(RUNS, reseed, async () => {
-        const r = await rt.runCode(PROGRAM)
+      const job = (changes: 'apply' | 'atomic' | 'dry-run') => async () => {
+        const r = await rt.runCode(PROGRAM, { changes })
         if (!r.ok || r.value !== FILES) throw new Error(`bench: program failed: ${r.error?.message ?? JSON.stringify(r.value)}`)
-      }, check)
+        if (r.changes?.length !== FILES) throw new Error(`bench: ${changes} run reported ${r.changes?.length} changes`)
+      }
+      // Interleaved, so a change in the machine's load hits all three alike.
+      program = []
+      atomic = []
+      dryRun = []
+      for (let i = 0; i < RUNS; i++) {
+        program.push(...(await timed(1, reseed, job('apply'), check)))
+        atomic.push(...(await timed(1, reseed, job('atomic'), check)))
+        dryRun.push(...(await timed(1, reseed, job('dry-run'), () => undefined)))
+      }
     } finally {
       // Bounded: a close that hangs must not hang the bench table.
       await Promise.race([rt.close(), new Promise((r) => setTimeout(r, 5_000).unref())])
@@ -120,6 +132,9 @@ export default async function batch(): Promise<BenchRow[]> {
       { name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)', p50Ms: quantile(raw, 0.5), p95Ms: quantile(raw, 0.95), note: `${RUNS} runs` },
       { name: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', p50Ms: quantile(direct, 0.5), p95Ms: quantile(direct, 0.95), baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)' },
       { name: 'batch 1,000 files: one run_code program (isolate, full dispatch)', p50Ms: p50, p95Ms: quantile(program, 0.95), baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', note: '2,001 tool calls, 1 model step' },
+      { name: 'batch 1,000 files: one run_code program vs plain node:fs', value: Number((p50 / quantile(raw, 0.5)).toFixed(2)), unit: '× node:fs', goal: '≤ 2.5×', note: 'ratio of the two p50s above' },
+      { name: 'batch 1,000 files: --atomic (staged, applied at the end)', p50Ms: quantile(atomic, 0.5), p95Ms: quantile(atomic, 0.95), baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', goal: '≤ 1.3×' },
+      { name: 'batch 1,000 files: --dry-run (staged, diffs, nothing written)', p50Ms: quantile(dryRun, 0.5), p95Ms: quantile(dryRun, 0.95), baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', goal: '≤ 1.3×' },
       { name: 'batch 1,000 files: per-file cost in run_code (read + write)', value: Math.round((p50 / FILES) * 1000), unit: 'µs/file', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)' },
       { name: 'batch 1,000 files as native function calls: model steps', value: 2 * FILES, unit: 'model steps', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', note: 'a read_file and a write_file per file, each a model round trip; run_code: 1 step' },
     ]

@@ -5,15 +5,15 @@
 import type { ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { loadToolsModule } from './load-tools.js'
+import { LIMIT_FLAGS, STAGING_FLAGS, limitsFromFlags, stagingFromFlags, type LimitFlagValues, type StagingFlagValues } from './limit-flags.js'
 
-/** Bad usage of the command line: exit status 2 with the usage text. */
-export class UsageError extends Error {}
+import { UsageError } from './usage-error.js'
+
+export { UsageError }
 
 export const RUNTIME_FLAGS = {
   tools: { type: 'string', multiple: true },
   log: { type: 'string' },
-  timeout: { type: 'string' },
-  memory: { type: 'string' },
   typecheck: { type: 'string' },
   workspace: { type: 'string' },
   'read-only': { type: 'string', multiple: true },
@@ -21,12 +21,13 @@ export const RUNTIME_FLAGS = {
   'no-network': { type: 'boolean' },
   network: { type: 'boolean' },
   sandbox: { type: 'string' },
+  // Batch work: one flag per limit, and how a run's workspace changes land (cli/limit-flags.ts).
+  ...LIMIT_FLAGS,
+  ...STAGING_FLAGS,
 } satisfies ParseArgsConfig['options']
 
-export interface RuntimeFlagValues {
+export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues {
   tools?: string[]
-  timeout?: string
-  memory?: string
   log?: string
   typecheck?: string
   workspace?: string
@@ -41,9 +42,7 @@ export interface RuntimeFlagValues {
 export async function runtimeOptions(values: RuntimeFlagValues): Promise<RuntimeOptions> {
   const tools = []
   for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
-  const options: RuntimeOptions = { tools, limits: {} }
-  if (values.timeout !== undefined) options.limits!.timeoutMs = positive('--timeout', values.timeout)
-  if (values.memory !== undefined) options.limits!.memoryMb = positive('--memory', values.memory)
+  const options: RuntimeOptions = { tools, limits: limitsFromFlags(values) }
   if (values.log) options.logFile = values.log
   if (values.typecheck !== undefined) {
     if (!['error', 'warn', 'off'].includes(values.typecheck)) throw new UsageError('--typecheck must be error, warn or off')
@@ -64,11 +63,10 @@ export async function runtimeOptions(values: RuntimeFlagValues): Promise<Runtime
   } else if (values['read-only'] || values['no-exec'] || values['no-network'] || values.network) {
     throw new UsageError('--read-only, --no-exec and --network need --workspace DIR')
   }
+  const staging = stagingFromFlags(values)
+  if (staging !== undefined) {
+    if (!options.workspace) throw new UsageError('--dry-run and --atomic need --workspace DIR')
+    options.changes = staging
+  }
   return options
-}
-
-function positive(flag: string, text: string): number {
-  const n = Number(text)
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a positive number, got "${text}"`)
-  return n
 }

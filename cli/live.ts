@@ -1,11 +1,84 @@
 /**
- * Live progress for a person at a terminal: console lines as they come, one line per tool call with its
- * duration and outcome, and a progress line every few seconds on a long run.
+ * Live progress for a person at a terminal. On a TTY: console lines as they come and one status line
+ * redrawn in place (calls per tool, failures, files changed, elapsed, the last console line). Elsewhere
+ * (a pipe, a CI log): calm lines — console output, one line per failed call, a progress line every few
+ * seconds. `--verbose` adds a line per tool call in both.
  */
 import type { Runtime } from '../runtime/create-runtime.js'
-import type { EventData, RunEvent } from '../vocabulary/types.js'
+import type { EventData, JsonValue, RunEvent } from '../vocabulary/types.js'
 
-export function formatLive(event: RunEvent): string | undefined {
+const CHANGING = new Set(['write_file', 'edit_file', 'remove', 'mkdir'])
+
+export interface LiveOptions {
+  /** Redraw a status line in place (stderr is a terminal). */
+  tty: boolean
+  /** A line per tool call. */
+  verbose?: boolean
+  /** Terminal width, for cutting the status line. */
+  columns?: number
+  /** Non-TTY progress line interval. */
+  progressEveryMs?: number
+  /** Status line redraw interval. */
+  redrawEveryMs?: number
+}
+
+function pathArg(args: JsonValue): string | undefined {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) && typeof args.path === 'string' ? args.path : undefined
+}
+
+/** Counts kept from the event stream. */
+export class LiveStats {
+  readonly started = Date.now()
+  calls = 0
+  failed = 0
+  readonly perTool = new Map<string, number>()
+  readonly changed = new Set<string>()
+  commands = 0
+  lastConsole = ''
+  private readonly args = new Map<string, { name: string; path?: string }>()
+
+  take(e: RunEvent): void {
+    if (e.type === 'tool/call') {
+      const d = e.data as EventData['tool/call']
+      this.calls++
+      this.perTool.set(d.name, (this.perTool.get(d.name) ?? 0) + 1)
+      const path = pathArg(d.args)
+      this.args.set(d.id, path === undefined ? { name: d.name } : { name: d.name, path })
+    } else if (e.type === 'tool/result') {
+      const d = e.data as EventData['tool/result']
+      const call = this.args.get(d.id)
+      this.args.delete(d.id)
+      if (!d.result.ok) this.failed++
+      else if (call && CHANGING.has(call.name) && call.path !== undefined) this.changed.add(call.path)
+      else if (call?.name === 'bash') this.commands++
+    } else if (e.type === 'console') {
+      const d = e.data as EventData['console']
+      this.lastConsole = d.text.split('\n').pop() ?? ''
+    }
+  }
+
+  elapsed(): string {
+    const s = (Date.now() - this.started) / 1000
+    return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
+  }
+
+  tools(max = 4): string {
+    const top = [...this.perTool].sort((a, b) => b[1] - a[1])
+    const shown = top.slice(0, max).map(([n, c]) => `${n} ${c.toLocaleString('en-US')}`)
+    if (top.length > max) shown.push('…')
+    return shown.join(', ')
+  }
+
+  line(): string {
+    const parts = [this.elapsed(), `${this.calls.toLocaleString('en-US')} calls${this.calls ? ` (${this.tools()})` : ''}`]
+    if (this.failed) parts.push(`${this.failed} failed`)
+    if (this.changed.size || this.commands) parts.push(`${this.changed.size.toLocaleString('en-US')} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
+    if (this.lastConsole) parts.push(`“${this.lastConsole}”`)
+    return parts.join(' · ')
+  }
+}
+
+export function formatLive(event: RunEvent, verbose = true): string | undefined {
   switch (event.type) {
     case 'console': {
       const d = event.data as EventData['console']
@@ -13,6 +86,7 @@ export function formatLive(event: RunEvent): string | undefined {
     }
     case 'tool/result': {
       const d = event.data as EventData['tool/result']
+      if (d.result.ok && !verbose) return undefined
       const outcome = d.result.ok ? 'ok' : `${d.result.error.code}: ${d.result.error.message}`
       return `  ↳ ${d.name} ${outcome} (${d.durationMs} ms)`
     }
@@ -25,19 +99,48 @@ export function formatLive(event: RunEvent): string | undefined {
   }
 }
 
-/** Prints live events to `out` until the returned function is called. */
-export function watchLive(rt: Pick<Runtime, 'on'>, out: NodeJS.WritableStream, progressEveryMs = 5000): () => void {
-  const started = Date.now()
-  let calls = 0
-  const stop = rt.on('event', (e) => {
-    if (e.type === 'tool/call') calls++
-    const line = formatLive(e)
-    if (line !== undefined) out.write(line + '\n')
+export interface LiveWatch {
+  stats: LiveStats
+  /** Stops, clearing the status line. */
+  stop(): void
+}
+
+/** Prints live events to `out` until stopped. */
+export function watchLive(rt: Pick<Runtime, 'on'>, out: NodeJS.WritableStream, options: LiveOptions = { tty: false }): LiveWatch {
+  const stats = new LiveStats()
+  const width = Math.max(20, (options.columns ?? 100) - 1)
+  let drawn = false
+  let dirty = false
+  const clear = (): void => {
+    if (drawn) out.write('\r\x1b[K')
+    drawn = false
+  }
+  const draw = (): void => {
+    const text = stats.line()
+    out.write(`\r\x1b[K${text.length > width ? text.slice(0, width - 1) + '…' : text}`)
+    drawn = true
+    dirty = false
+  }
+  const unsubscribe = rt.on('event', (e) => {
+    stats.take(e)
+    const line = formatLive(e, options.verbose === true)
+    if (line !== undefined) {
+      if (options.tty) clear()
+      out.write(line + '\n')
+    }
+    dirty = true
   })
-  const timer = setInterval(() => out.write(`  … running for ${Math.round((Date.now() - started) / 1000)} s, ${calls} tool call(s) so far\n`), progressEveryMs)
+  const timer = options.tty
+    ? setInterval(() => dirty && draw(), options.redrawEveryMs ?? 100)
+    : setInterval(() => out.write(`  … ${stats.line()}\n`), options.progressEveryMs ?? 5000)
   timer.unref()
-  return () => {
-    stop()
-    clearInterval(timer)
+  if (options.tty) draw()
+  return {
+    stats,
+    stop: () => {
+      unsubscribe()
+      clearInterval(timer)
+      if (options.tty) clear()
+    },
   }
 }

@@ -11,13 +11,19 @@ import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { mcpCommand } from './mcp.js'
 import { watchLive } from './live.js'
+import { LIMIT_USAGE } from './limit-flags.js'
+import { terminalReview } from './review.js'
+import { summaryLines } from './summary.js'
+import type { RunResult } from '../vocabulary/types.js'
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
 
 const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
-                         [--timeout MS] [--memory MB] [--typecheck=error|warn|off]
-                         [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]]
+                         [--typecheck=error|warn|off] [--verbose]
+                         ${LIMIT_USAGE}
+                         [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]
+                                          [--dry-run | --atomic | --review]]
                          [--sandbox isolate|docker]
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
   codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
@@ -29,6 +35,8 @@ const RUN_OPTIONS = {
   ...RUNTIME_FLAGS,
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean', short: 'v' },
+  review: { type: 'boolean' },
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
 
@@ -77,15 +85,37 @@ async function runCommand(args: string[]): Promise<number> {
   })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
-  const rt = await createRuntime(await runtimeOptions(values))
+  const options = await runtimeOptions(values)
+  if (values.review) {
+    if (!options.workspace) throw new UsageError('--review needs --workspace DIR')
+    if (options.changes) throw new UsageError('--review stages the run itself; drop --dry-run/--atomic')
+    if (!process.stdin.isTTY || !process.stderr.isTTY) throw new UsageError('--review needs a terminal (stdin and stderr); use --dry-run to see the diff, or --atomic to apply all or nothing')
+    if (values.json) throw new UsageError('--review is interactive; it does not combine with --json')
+  }
+  const rt = await createRuntime(options)
+  for (const r of rt.recovered) {
+    if (r.action === 'finished') process.stderr.write(`codeact: an atomic apply into ${options.workspace?.root} was interrupted (the host was killed); finished it from its journal: ${r.changes} change(s)\n`)
+  }
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
-  const stopLive = values.json ? () => {} : watchLive(rt, process.stderr)
+  const tty = process.stderr.isTTY === true
+  const live = values.json ? undefined : watchLive(rt, process.stderr, { tty, verbose: values.verbose === true, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) })
+  const review = values.review ? terminalReview(process.stdin, process.stderr) : undefined
   try {
-    const result = await rt.runCode(code)
-    stopLive()
-    if (values.json) process.stdout.write(JSON.stringify(result) + '\n')
-    else process.stdout.write(result.observation + '\n')
+    let result: RunResult
+    try {
+      result = await rt.runCode(code, review ? { review } : {})
+    } finally {
+      live?.stop()
+      review?.close()
+    }
+    // Awaited: the bin exits right after, and a large --json result must not be cut at the pipe.
+    if (values.json) await writeOut(JSON.stringify(result) + '\n')
+    else {
+      if (result.applied === 'dry-run') await writeOut((result.changes ?? []).filter((c) => c.diff && !c.path.endsWith('/')).map((c) => c.diff).join(''))
+      await writeOut(result.observation + '\n')
+      if (live) for (const line of summaryLines(result, live.stats)) process.stderr.write(line + '\n')
+    }
     if (result.ok) return EXIT.ok
     return result.error?.kind === 'sandbox_unavailable' ? EXIT.unavailable : EXIT.failed
   } finally {
@@ -127,6 +157,10 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
   }
 }
 
+
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()))
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []

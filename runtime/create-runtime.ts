@@ -6,8 +6,12 @@ import { renderDeclarations } from '../sdk/declarations.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
-import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
+import { createHostOps, createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
 import { withWorkspaceAnnotations } from '../sandbox/workspace/annotations.js'
+import { recoverStaging, type Recovered } from '../sandbox/workspace/staging/stage-dir.js'
+import { settleStageRemovals } from './changes/run-changes.js'
+import { stagedExecFor } from '../sandbox/workspace/staging/exec.js'
+import { WORKSPACE_SERVICE, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { DispatchEnv } from './dispatch.js'
@@ -29,7 +33,7 @@ import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
-import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
+import type { AnyToolDefinition, ChangeMode, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */
@@ -64,6 +68,13 @@ export interface RuntimeOptions {
    * `{ url }` (streamable HTTP). A server that fails to start is listed in `rt.mcp.failures`; the others serve.
    */
   mcp?: McpServersConfig
+  /**
+   * How runs' workspace changes land by default: `apply` (directly), `atomic` (all at once when the run
+   * ends ok, nothing otherwise) or `dry-run` (never; RunResult.changes carries the diffs). A run may
+   * choose otherwise (`runCode(code, { changes })`). In `atomic`/`dry-run`, native calls of the tools
+   * that change the workspace are refused (EPERM): changes go through programs, where they are staged.
+   */
+  changes?: ChangeMode
 }
 
 export interface Runtime {
@@ -105,6 +116,8 @@ export interface Runtime {
   readonly sandbox: Sandbox
   /** The imported MCP servers (status, start failures), when `mcp` was given. */
   readonly mcp: McpImport | undefined
+  /** Staged applies a killed host left half done, finished at start-up (and stale stages removed). */
+  readonly recovered: readonly Recovered[]
   close(): Promise<void>
 }
 
@@ -121,6 +134,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     hooks.on('pre-execute', workspace.policy)
   }
   registry.register(toList(options.tools))
+  const changeMode: ChangeMode = options.changes ?? 'apply'
+  if (!['apply', 'atomic', 'dry-run'].includes(changeMode)) throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
+  if (changeMode !== 'apply' && !workspace) throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
+  // A host killed mid-apply left a journal: finish it before anything reads the tree.
+  const recovered = workspace ? await recoverStaging(workspace.root) : []
+  const runOps = new Map<string, WorkspaceOps>()
+  if (workspace && changeMode !== 'apply') hooks.on('pre-execute', (call) => refuseUnstaged(call, changeMode))
   // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
   const mcp =
     options.mcp && Object.keys(options.mcp).length
@@ -138,7 +158,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry,
     hooks,
     log,
-    services: (runId) => sandbox.services?.(runId) ?? {},
+    services: (runId) => {
+      const services = sandbox.services?.(runId) ?? {}
+      const own = runId === undefined ? undefined : runOps.get(runId)
+      return own ? { ...services, [WORKSPACE_SERVICE]: own } : services
+    },
     toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
     gate: (call) => gate(call, mode, registry),
   }
@@ -151,6 +175,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     typecheck?.refresh()
   })
   const deps: RunCodeDeps = { env, sandbox, limits, ...(typecheck ? { typecheck } : {}) }
+  if (workspace) {
+    const hostOps = createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
+    deps.workspace = {
+      config: workspace.config,
+      mode: changeMode,
+      runOps,
+      baseOps: (runId) => {
+        const svc = sandbox.services?.(runId)?.[WORKSPACE_SERVICE]
+        return isOps(svc) ? svc : hostOps
+      },
+      stagedExec: stagedExecFor(workspace.config, options.workspace?.bwrapPath ?? 'bwrap', sandbox.name),
+      ...(sandbox.name === 'docker' ? { programWrites: true, stagingRefusal: 'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic' } : {}),
+    }
+  }
   registry.register(
     [
       {
@@ -211,14 +249,28 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     limits,
     sandbox,
     mcp,
+    recovered,
     close: async () => {
       closed = true
+      await settleStageRemovals()
       await mcp?.close()
       await sandbox.close()
       log.close()
     },
   }
   return runtime
+}
+
+const MUTATING = new Set(['write_file', 'edit_file', 'mkdir', 'remove', 'bash'])
+
+/** In a staged runtime, a native call that would change the real tree is refused; programs are staged. */
+function refuseUnstaged(call: Readonly<ToolCall>, mode: ChangeMode): { deny: ToolError } | undefined {
+  if (call.origin !== 'native' || !MUTATING.has(call.name)) return undefined
+  return { deny: { code: 'EPERM', message: `${call.name} cannot be called directly in a ${mode} runtime: its change would reach the real workspace unstaged; call it from a run_code program` } }
+}
+
+function isOps(v: unknown): v is WorkspaceOps {
+  return typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).readFile === 'function' && typeof (v as Record<string, unknown>).exec === 'function'
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */

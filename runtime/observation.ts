@@ -4,6 +4,7 @@
  * then the error. Capped: the biggest sections are cut in the middle, with a marker saying how much.
  */
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
+import { renderChanges } from './changes/render.js'
 
 export interface RunRecord {
   runId: string
@@ -76,7 +77,7 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   const sections: string[] = []
   const { end } = record
   if (record.logs.length) sections.push(record.logs.map(renderLog).join('\n'))
-  if (end.droppedOutputBytes > 0) sections.push(`[${end.droppedOutputBytes} bytes of console output were dropped by the output cap]`)
+  if (end.droppedOutputBytes > 0) sections.push(`[${end.droppedOutputBytes} bytes of console output were dropped by the output cap; raise it with --max-output (limits.maxOutputBytes)]`)
   if (end.value !== undefined) sections.push(`Return value:\n${renderValue(end.value)}`)
   if (end.valueNote) sections.push(end.valueNote.split('\n').map((n) => `Note: ${n}`).join('\n'))
   const failed = record.calls.filter((c) => !c.ok)
@@ -96,6 +97,8 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
     const where = end.error.line ? `, line ${end.error.line}` : ''
     sections.push(`Error (${end.error.kind}${where}): ${end.error.message}`)
   }
+  const changes = renderChanges(end)
+  if (changes) sections.push(changes)
   for (const note of end.notes ?? []) sections.push(note)
   if (sections.length === 0) sections.push('(the program finished with no output and no return value; end it with `return <value>` to report a result)')
   return capSections(sections, maxBytes)
@@ -165,5 +168,5 @@ function cutMiddle(text: string, keep: number): string {
   const head = Math.ceil(keep * 0.6)
   const tail = Math.max(0, keep - head)
   const cut = text.length - head - tail
-  return `${text.slice(0, head)}\n…[${cut} characters cut to fit the observation cap]…\n${tail ? text.slice(-tail) : ''}`
+  return `${text.slice(0, head)}\n…[${cut} characters cut to fit the observation cap (--max-observation)]…\n${tail ? text.slice(-tail) : ''}`
 }

@@ -15,7 +15,10 @@ import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
-import type { EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type { ChangeMode, ChangeOutcome, EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
+import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
+import { raiseHint, resolveLimits } from './limits.js'
 
 const BACKSTOP_GRACE_MS = 30_000
 /** Node's timers overflow above this (they fire after 1 ms). */
@@ -41,6 +44,13 @@ export interface RunCodeDeps {
     /** Normalise and check in one step off the host's thread; `normalised` is absent when that failed. */
     prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
   }
+  /** The workspace, when the runtime has one: every run reports its changes and may be staged. */
+  workspace?: WorkspaceRunEnv & {
+    /** The runtime's default (`createRuntime({ changes })`). */
+    mode: ChangeMode
+    /** Per-run ops the workspace tools use instead of the backend's (`ctx.services.workspace`). */
+    runOps: Map<string, WorkspaceOps>
+  }
 }
 
 export interface RunCodeOptions {
@@ -53,19 +63,47 @@ export interface RunCodeOptions {
    * sandbox process; runs without one are the runtime's own caller and share.
    */
   caller?: string
+  /**
+   * How this run's workspace changes land: `apply` (directly, as they happen), `atomic` (all at the end,
+   * only if the run ends ok), `dry-run` (never; RunResult.changes carries a diff per file). Default: the
+   * runtime's `changes` option.
+   */
+  changes?: ChangeMode
+  /** Review each change of an atomic run that ended ok before it is applied (implies `atomic`). */
+  review?: ReviewChange
 }
 
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
   const { env } = deps
-  const limits = { ...deps.limits, ...options.limits }
+  // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
+  const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
+  const changeMode: ChangeMode = options.review ? 'atomic' : (options.changes ?? deps.workspace?.mode ?? 'apply')
+  if (!deps.workspace && changeMode !== 'apply') throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
+  let finished: FinishedChanges | undefined
   const runId = options.parentId ?? `run_${randomUUID().slice(0, 8)}`
   const firstSeq = env.log.length
   const unpin = env.log.pin(firstSeq)
   env.log.append('run/start', { runId, ...(options.parentId ? { parentId: options.parentId } : {}), sandbox: deps.sandbox.name, code, maxObservationBytes: limits.maxObservationBytes })
-  const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => finishRun(deps, runId, firstSeq, unpin, limits.maxObservationBytes, { runId, ...data })
+  const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => {
+    const ws: Partial<EventData['run/end']> = {}
+    if (deps.workspace) {
+      const none: ChangeOutcome = changeMode === 'dry-run' ? 'dry-run' : changeMode === 'atomic' && !data.ok ? 'discarded' : 'applied'
+      ws.changes = (finished?.changes ?? []).map(({ diff: _diff, ...c }) => c)
+      ws.applied = finished?.applied ?? none
+      if (changeMode !== 'apply') ws.changeMode = changeMode
+      if (finished?.applyError) ws.notes = [...(data.notes ?? []), `Applying the changes stopped: ${finished.applyError}; the next start will try to finish it.`]
+      if (finished?.refused) ws.notes = [...(data.notes ?? []), `Nothing was applied: ${finished.refused}.`]
+    }
+    const result = finishRun(deps, runId, firstSeq, unpin, limits.maxObservationBytes, { runId, ...data, ...ws })
+    if (deps.workspace) {
+      result.changes = finished?.changes ?? []
+      result.applied = ws.applied!
+    }
+    return result
+  }
 
   if (Buffer.byteLength(code) > limits.maxSourceBytes) {
-    return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit` }, droppedOutputBytes: 0 })
+    return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit; ${raiseHint('maxSourceBytes')}` }, droppedOutputBytes: 0 })
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
@@ -105,7 +143,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       if (++issued > limits.maxToolCalls) {
         overLimit = true
         controller.abort(new Error('tool call limit'))
-        return JSON.stringify(failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached`))
+        return JSON.stringify(failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`))
       }
       const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
       let result: ToolResult
@@ -129,6 +167,16 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     },
   }
 
+  let wsRun: RunChanges | undefined
+  if (deps.workspace) {
+    try {
+      wsRun = await startRunChanges(deps.workspace, changeMode, runId)
+    } catch (err) {
+      options.signal?.removeEventListener('abort', onOuterAbort)
+      return end({ ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message: `could not stage the workspace for a${changeMode === 'atomic' ? 'n atomic' : ' dry'} run: ${err instanceof Error ? err.message : String(err)}` }, droppedOutputBytes: 0 })
+    }
+    deps.workspace.runOps.set(runId, wsRun.ops)
+  }
   await deps.sandbox.start()
   let timer: NodeJS.Timeout | undefined
   // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
@@ -150,12 +198,16 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const outcome: SandboxOutcome =
     raced === 'timeout' ? { ok: false, error: { kind: 'timeout', message: `the sandbox did not stop within ${limits.timeoutMs} ms` }, droppedOutputBytes: 0 } : raced
   for (const d of outcome.denials ?? []) env.log.append('denial', { runId, code: d.code, message: d.message })
+  if (wsRun) {
+    deps.workspace!.runOps.delete(runId)
+    finished = await wsRun.finish(outcome.ok && !overLimit, options.review)
+  }
   if (outcome.ok && !overLimit) {
     const value = outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as JsonValue)
     return end({ ok: true, ...(value !== undefined ? { value } : {}), ...(outcome.valueNote ? { valueNote: outcome.valueNote } : {}), error: null, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
   }
   const error = overLimit
-    ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped` }
+    ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})` }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
 }
@@ -181,8 +233,10 @@ function describeFailure(outcome: SandboxOutcome & { ok: false }, program: Compi
   if (error.kind === 'timeout') {
     base.message = `the program ran longer than the ${limits.timeoutMs} ms limit and was stopped`
     if (pendingNames.length) base.message += `; still waiting on: ${summarize(pendingNames)}`
+    base.message += ` (${raiseHint('timeoutMs')})`
   }
   if (error.kind === 'memory' && !/\d+ ?MB/.test(base.message)) base.message += ` (limit: ${limits.memoryMb} MB)`
+  if (error.kind === 'memory') base.message += `; ${raiseHint('memoryMb')}`
   return base
 }
 

@@ -153,7 +153,31 @@ export interface RunResult {
   observation: string
   /** This run's slice of the runtime's event log. */
   events: RunEvent[]
+  /** What the run did to the workspace (runs with a workspace only), workspace-relative, sorted. */
+  changes?: FileChange[]
+  /** What became of those changes: see `ChangeOutcome`. */
+  applied?: ChangeOutcome
 }
+
+/**
+ * One path a run changed. Folders end in `/`. `diff` (a unified diff, `--- a/… +++ b/…`) is filled in
+ * for dry runs and reviews, not for runs that applied directly.
+ */
+export interface FileChange {
+  path: string
+  change: 'created' | 'modified' | 'deleted'
+  diff?: string
+}
+
+/**
+ * `applied`: the changes are in the workspace (a direct run, or an atomic run that ended ok);
+ * `discarded`: an atomic run failed and the workspace is exactly as before; `dry-run`: nothing was
+ * written; `partial`: a review applied some of them (`changes` lists the applied ones).
+ */
+export type ChangeOutcome = 'applied' | 'discarded' | 'dry-run' | 'partial'
+
+/** How a run's workspace changes land: directly (default), all at the end if it ends ok, or not at all. */
+export type ChangeMode = 'apply' | 'atomic' | 'dry-run'
 
 /** The append-only event log's entries. */
 export interface RunEvent<T extends EventType = EventType> {
@@ -184,6 +208,11 @@ export interface EventData {
     droppedOutputBytes: number
     /** Diagnostics appended to the observation (type-check warnings). */
     notes?: string[]
+    /** The run's workspace changes (without diffs) and what became of them. */
+    changes?: FileChange[]
+    applied?: ChangeOutcome
+    /** The staging mode, when not `apply`, so the observation can say what it means. */
+    changeMode?: ChangeMode
   }
   'tool/call': ToolCall
   'tool/result': { id: string; name: string; result: ToolResult; durationMs: number }
@@ -208,7 +237,7 @@ export interface Limits {
   memoryMb: number
   /** Console output kept per run; the rest is cut with a marker. Default 1 MiB. */
   maxOutputBytes: number
-  /** Tool calls a run may make. Default 1,000. */
+  /** Tool calls a run may make. Default 100,000 (a 10,000-file batch fits). */
   maxToolCalls: number
   /** Sub-calls (and native calls) that may run at once. Default 10. */
   maxParallelToolCalls: number

@@ -2,11 +2,13 @@
  * The file tools. Each is thin: guard the path (policy again, at the point of use), then one or two
  * `WorkspaceOps` calls — the host's, or the backend's from `ctx.services.workspace`.
  */
+import { join } from 'node:path'
 import { z } from 'zod'
 import { defineTool } from '../../vocabulary/define-tool.js'
 import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
 import { guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
+import { loadGitignores } from './gitignore.js'
 
 /** Largest file read_file/edit_file read, and write_file writes. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -102,12 +104,17 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
 
   const glob = defineTool({
     name: 'glob',
-    description: `Find files (and symlinks) by pattern, workspace-relative, sorted. Supports ** (any folders), *, ?, [abc], {a,b}; * also matches dotfiles. Never follows symlinked folders. Fails with E2BIG past ${MAX_GLOB_MATCHES} matches or ${MAX_GLOB_SCAN} scanned entries: narrow the pattern.`,
-    parameters: z.object({ pattern: z.string().min(1).describe('e.g. "src/**/*.ts" or "*.{json,md}"') }),
+    description: `Find files (and symlinks) by pattern, workspace-relative, sorted. Supports ** (any folders), *, ?, [abc], {a,b}; * also matches dotfiles. Skips what .gitignore files (and .git/info/exclude) ignore and the .git/ folder itself, like ripgrep; pass include_ignored: true to match those too. Never follows symlinked folders. Fails with E2BIG past ${MAX_GLOB_MATCHES} matches or ${MAX_GLOB_SCAN} scanned entries: narrow the pattern.`,
+    parameters: z.object({
+      pattern: z.string().min(1).describe('e.g. "src/**/*.ts" or "*.{json,md}"'),
+      include_ignored: z.boolean().optional().describe('Also match files .gitignore ignores, and .git/ (default false)'),
+    }),
     output: z.array(z.string()),
-    execute: async ({ pattern }, ctx) => {
+    execute: async ({ pattern, include_ignored }, ctx) => {
       const ops = opsFor(ctx, host)
       const found = new Set<string>()
+      const walkedFiles: string[] = []
+      const prefixes: string[] = []
       for (const { prefix, regex } of guardGlob(state, pattern)) {
         const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
         const walked = await ops.walk(base, MAX_GLOB_SCAN).catch((err: unknown) => {
@@ -115,14 +122,22 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
           throw err
         })
         if (walked.truncated) throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries; start it with a folder (e.g. "src/**/*.ts")`)
+        prefixes.push(prefix)
         for (const e of walked.entries) {
           if (e.type === 'dir') continue
           const rel = prefix === '' ? e.path : `${prefix}/${e.path}`
+          walkedFiles.push(rel)
           if (regex.test(rel)) found.add(rel)
         }
-        if (found.size > MAX_GLOB_MATCHES) throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} matches more than ${MAX_GLOB_MATCHES} files; narrow it`)
       }
-      return [...found].sort()
+      let matches = [...found]
+      if (include_ignored !== true) {
+        const read = (rel: string): Promise<string | undefined> => ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
+        const rules = await loadGitignores(read, walkedFiles, prefixes)
+        matches = matches.filter((rel) => !rules.ignored(rel, false))
+      }
+      if (matches.length > MAX_GLOB_MATCHES) throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} matches more than ${MAX_GLOB_MATCHES} files; narrow it`)
+      return matches.sort()
     },
   })
 

@@ -13,8 +13,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'codeact-cli-'))
 
 describe('codeact run', () => {
   it('runs the example program against the example tools and prints the observation', () => {
-    const r = codeact(['run', 'examples/price-compare.ts', '--tools', 'examples/tools.ts'])
+    const r = codeact(['run', 'examples/price-compare.ts', '--tools', 'examples/tools.ts', '--verbose'])
+    // --verbose: a line per call (without it, stderr that is not a terminal gets calm lines and a summary).
     expect(r.stderr).toContain('↳ lookup_price ok')
+    expect(r.stderr).toMatch(/Done in \d+\.\d s · 8 tool calls \(lookup_price 3, convert_and_tax 3, list_shops 1, lookup_rates 1\)/)
     expect(r.stdout).toContain('Return value:\n{"cheapest":"tokyo-denki","usd":1251.32}')
     expect(r.status).toBe(0)
   })

@@ -1,0 +1,67 @@
+/**
+ * One CLI flag per limit (`--max-tool-calls`, `--max-parallel`, `--max-output` …) and the staging flags
+ * (`--dry-run`, `--atomic`), shared by `codeact run` and `codeact mcp` through the one flags table.
+ * Values are checked here so a typo is a usage error naming the flag, not a TypeError from the API.
+ */
+import type { ParseArgsConfig } from 'node:util'
+import { LIMIT_SPECS, limitProblem } from '../runtime/limits.js'
+import type { Limits } from '../vocabulary/types.js'
+import { UsageError } from './usage-error.js'
+
+export const LIMIT_FLAGS = {
+  timeout: { type: 'string' },
+  memory: { type: 'string' },
+  'max-tool-calls': { type: 'string' },
+  'max-parallel': { type: 'string' },
+  'max-output': { type: 'string' },
+  'max-observation': { type: 'string' },
+  'max-source': { type: 'string' },
+} satisfies ParseArgsConfig['options']
+
+export const STAGING_FLAGS = {
+  'dry-run': { type: 'boolean' },
+  atomic: { type: 'boolean' },
+} satisfies ParseArgsConfig['options']
+
+export type LimitFlagValues = { [K in keyof typeof LIMIT_FLAGS]?: string }
+export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }
+
+export const LIMIT_USAGE =
+  '[--timeout MS|30s|5m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
+  '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]'
+
+const FLAG_TO_LIMIT = Object.fromEntries(Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits])) as Record<keyof typeof LIMIT_FLAGS, keyof Limits>
+
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
+const TIME_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 }
+
+/** `4MiB` → 4194304, `30s` → 30000, `1e5` → 100000; NaN for anything else. */
+export function parseQuantity(text: string, unit: 'ms' | 'MB' | 'bytes' | 'count'): number {
+  const m = /^\s*(\d+(?:\.\d+)?(?:e\d+)?|Infinity)\s*([a-z]*)\s*$/i.exec(text)
+  if (!m) return Number.NaN
+  const n = Number(m[1])
+  const suffix = (m[2] ?? '').toLowerCase()
+  const scale = unit === 'bytes' ? BYTE_UNITS[suffix] : unit === 'ms' ? TIME_UNITS[suffix] : suffix === '' ? 1 : undefined
+  return scale === undefined ? Number.NaN : n * scale
+}
+
+export function limitsFromFlags(values: LimitFlagValues): Partial<Limits> {
+  const limits: Partial<Limits> = {}
+  for (const flag of Object.keys(LIMIT_FLAGS) as (keyof typeof LIMIT_FLAGS)[]) {
+    const text = values[flag]
+    if (text === undefined) continue
+    const key = FLAG_TO_LIMIT[flag]
+    const spec = LIMIT_SPECS[key]
+    const n = parseQuantity(text, spec.unit)
+    const problem = Number.isNaN(n) ? `must be a number${spec.unit === 'bytes' ? ' of bytes (suffixes k, M, G: 4MiB)' : spec.unit === 'ms' ? ' of milliseconds (or 30s, 5m)' : ''}` : limitProblem(key, n)
+    if (problem) throw new UsageError(`--${flag} ${problem.replace(/, got .*$/, '')}, got "${text}"`)
+    limits[key] = Math.min(n, spec.max)
+  }
+  return limits
+}
+
+/** `apply` is the default and stays implicit. */
+export function stagingFromFlags(values: StagingFlagValues): 'dry-run' | 'atomic' | undefined {
+  if (values['dry-run'] && values.atomic) throw new UsageError('--dry-run and --atomic exclude each other (a dry run applies nothing)')
+  return values['dry-run'] ? 'dry-run' : values.atomic ? 'atomic' : undefined
+}

@@ -1,0 +1,57 @@
+/**
+ * `--review`: each change of an atomic run that ended ok, shown as a diff on the terminal, then
+ * "apply / skip / all / quit" (the ast-grep and comby habit); one key, no Enter needed.
+ */
+import type { ReviewAnswer, ReviewChange } from '../runtime/changes/run-changes.js'
+
+const KEYS: Record<string, ReviewAnswer> = { y: 'apply', a: 'all', n: 'skip', s: 'skip', q: 'quit', '\u0003': 'quit', '\u0004': 'quit' }
+
+function colour(diff: string): string {
+  return diff
+    .split('\n')
+    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? `\x1b[1m${l}\x1b[0m` : l.startsWith('+') ? `\x1b[32m${l}\x1b[0m` : l.startsWith('-') ? `\x1b[31m${l}\x1b[0m` : l.startsWith('@@') ? `\x1b[36m${l}\x1b[0m` : l))
+    .join('\n')
+}
+
+function readKey(input: NodeJS.ReadStream): Promise<string> {
+  return new Promise((resolve) => {
+    const onData = (chunk: Buffer): void => {
+      input.off('data', onData)
+      input.off('end', onEnd)
+      resolve(chunk.toString('utf8').slice(0, 1).toLowerCase())
+    }
+    const onEnd = (): void => {
+      input.off('data', onData)
+      resolve('q')
+    }
+    input.on('data', onData)
+    input.once('end', onEnd)
+  })
+}
+
+export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStream): ReviewChange & { close(): void } {
+  let raw = false
+  const review = (async (change, index, total) => {
+    if (!raw && input.isTTY) {
+      input.setRawMode(true)
+      raw = true
+    }
+    input.resume()
+    out.write(`\n${colour(change.diff ?? '')}`)
+    for (;;) {
+      out.write(`\x1b[1m(${index + 1}/${total}) ${change.change} ${change.path} — apply? [y]es [n]o [a]ll [q]uit \x1b[0m`)
+      const key = await readKey(input)
+      const answer = KEYS[key]
+      out.write(`${answer ?? key}\n`)
+      if (answer) {
+        input.pause()
+        return answer
+      }
+    }
+  }) as ReviewChange & { close(): void }
+  review.close = () => {
+    if (raw) input.setRawMode(false)
+    input.pause()
+  }
+  return review
+}

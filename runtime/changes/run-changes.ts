@@ -1,0 +1,177 @@
+/**
+ * A run's workspace changes, from start to finish. A direct run (`apply`) tracks what its tools and
+ * commands changed in the real tree; an `atomic` or `dry-run` run works on a staged view (its tools get
+ * the view as their ops) and at the end the view is applied all at once (atomic, ended ok), offered for
+ * review, or thrown away — so a failed, timed-out, killed or cancelled atomic run leaves the tree as it was.
+ */
+import { readFile, readlink } from 'node:fs/promises'
+import type { ExecRequest, ExecResult, WorkspaceConfig, WorkspaceOps } from '../../sandbox/workspace/ops.js'
+import { WorkspaceError } from '../../sandbox/workspace/ops.js'
+import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
+import { createStage } from '../../sandbox/workspace/staging/stage-dir.js'
+import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
+import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
+import { StagedView } from '../../sandbox/workspace/staging/view.js'
+import type { ChangeMode, ChangeOutcome, FileChange } from '../../vocabulary/types.js'
+import { join } from 'node:path'
+import { isWithin } from '../../sandbox/workspace/paths.js'
+import { unifiedDiff } from './diff.js'
+
+export type ReviewAnswer = 'apply' | 'skip' | 'all' | 'quit'
+/** Asked once per change of an atomic run that ended ok; `all` applies this and every later one, `quit` none. */
+export type ReviewChange = (change: FileChange & { diff: string }, index: number, total: number) => Promise<ReviewAnswer>
+
+export interface WorkspaceRunEnv {
+  config: WorkspaceConfig
+  /** The ops the run's tools would use without staging (the backend's for this run, else the host's). */
+  baseOps(runId: string): WorkspaceOps
+  /** Runs `bash` on a staged view (an overlay), or refuses with EPERM saying why. */
+  stagedExec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
+  /** Why this backend cannot stage a run at all (an atomic or dry run then ends before it starts). */
+  stagingRefusal?: string
+  /** The program itself writes the real tree (Docker: node:fs on the mount): compare the whole tree. */
+  programWrites?: boolean
+}
+
+export interface FinishedChanges {
+  changes: FileChange[]
+  applied: ChangeOutcome
+  /** Files the run read or rewrote without changing them. */
+  unchanged: string[]
+  /** Why an apply stopped, if it did. */
+  applyError?: string
+  /** Why an atomic run that ended ok applied nothing, if it did not. */
+  refused?: string
+}
+
+export interface RunChanges {
+  /** The ops the run's workspace tools use. */
+  ops: WorkspaceOps
+  finish(ok: boolean, review?: ReviewChange): Promise<FinishedChanges>
+}
+
+function asFileChange(c: { rel: string; change: FileChange['change']; kind: string }): FileChange {
+  return { path: c.kind === 'dir' ? `${c.rel}/` : c.rel, change: c.change }
+}
+
+async function bytes(path: string): Promise<Buffer | undefined> {
+  return readFile(path).catch(() => undefined)
+}
+
+async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
+  if (c.kind === 'dir') return `${c.change === 'deleted' ? 'deleted' : 'new'} folder ${c.rel}/\n`
+  if (c.kind === 'symlink') {
+    const target = await readlink(c.change === 'deleted' ? view.lowerPath(c.rel) : view.upperPath(c.rel)).catch(() => '?')
+    return `${c.change} symlink ${c.rel} -> ${target}\n`
+  }
+  const before = c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
+  const after = c.change === 'deleted' ? undefined : await bytes(view.upperPath(c.rel))
+  return unifiedDiff(c.rel, before, after)
+}
+
+export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, runId: string): Promise<RunChanges> {
+  const base = env.baseOps(runId)
+  if (mode === 'apply') {
+    const tracker = new ChangeTracker(env.config.root, base, { wholeRun: env.programWrites === true })
+    await tracker.ready()
+    return {
+      ops: tracker.ops,
+      finish: async () => {
+        const { changes, unchanged } = await tracker.changes()
+        const read = [...tracker.read].filter((r) => !changes.some((c) => c.rel === r))
+        return { changes: changes.map(asFileChange), applied: 'applied', unchanged: [...new Set([...unchanged, ...read])].sort() }
+      },
+    }
+  }
+  if (env.stagingRefusal) throw new Error(env.stagingRefusal)
+  const stage = await createStage(env.config.root)
+  const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
+  const read = new Set<string>()
+  const ops: WorkspaceOps = {
+    ...view,
+    readFile: async (path, maxBytes) => {
+      const text = await view.readFile(path, maxBytes)
+      read.add(view.rel(path))
+      return text
+    },
+  }
+  return {
+    ops,
+    finish: async (ok, review) => {
+      let keepStage = false
+      try {
+        const set = await stagedChanges(view)
+        const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
+        const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
+        const listed: FileChange[] = set.changes.map(asFileChange)
+        if (withDiffs) await inPool(set.changes.map((c, i) => [c, i] as const), 8, async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)))
+        if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
+        if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
+        let accepted = set.changes
+        if (review) {
+          accepted = []
+          let all = false
+          for (let i = 0; i < set.changes.length; i++) {
+            const answer = all ? 'apply' : await review(listed[i] as FileChange & { diff: string }, i, set.changes.length)
+            if (answer === 'quit') break
+            if (answer === 'all') all = true
+            if (answer === 'apply' || answer === 'all') accepted.push(set.changes[i]!)
+          }
+        }
+        const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
+        const result = (applyError?: string): FinishedChanges => ({
+          changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(({ diff: _d, ...c }) => c),
+          applied: applyError ? 'partial' : applied,
+          unchanged,
+          ...(applyError ? { applyError } : {}),
+        })
+        if (accepted.length === 0) return result()
+        // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
+        // there must not reach the real read-only path. All or nothing: then nothing is applied.
+        const ro = accepted.filter((c) => env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))))
+        if (ro.length > 0) {
+          return { ...result(), applied: 'discarded', refused: `${ro.length} staged change(s) touch read-only paths (${ro.slice(0, 3).map((c) => c.rel).join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)` }
+        }
+        await writeJournal(stage.dir, {
+          version: 1,
+          root: env.config.root,
+          readOnly: env.config.readOnly,
+          upper: stage.upper,
+          pid: process.pid,
+          startedAt: new Date().toISOString(),
+          changes: accepted,
+        })
+        try {
+          await applyJournal({ version: 1, root: env.config.root, readOnly: env.config.readOnly, upper: stage.upper, pid: process.pid, startedAt: '', changes: accepted })
+        } catch (err) {
+          // Left in place: the next start tries to finish it from the journal.
+          keepStage = true
+          return result(err instanceof Error ? err.message : String(err))
+        }
+        await markDone(stage.dir)
+        return result()
+      } finally {
+        // In the background: the result does not wait on deleting the stage; `settleStageRemovals` (close) does.
+        if (!keepStage) {
+          const removal = stage.remove().catch(() => undefined)
+          removals.add(removal)
+          void removal.finally(() => removals.delete(removal))
+        }
+      }
+    },
+  }
+}
+
+const removals = new Set<Promise<unknown>>()
+
+/** Waits until every finished run's stage folder is gone. */
+export async function settleStageRemovals(): Promise<void> {
+  while (removals.size > 0) await Promise.all([...removals])
+}
+
+/** Where staging cannot be had for a command, it is refused — never run against the real tree. */
+export function refuseStagedExec(why: string): WorkspaceRunEnv['stagedExec'] {
+  return async () => {
+    throw new WorkspaceError('EPERM', `bash cannot run in a dry-run or atomic run here: ${why}; nothing ran (use the file tools, or run without --dry-run/--atomic)`)
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What a staged view changed, compared with the real tree: every upper entry and every whited-out lower
+ * entry, as `created` / `modified` / `deleted` (folders end in `/`). A file written back with the same
+ * bytes is `unchanged`, not a change.
+ */
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { EntryType } from '../ops.js'
+import { inPool } from './apply.js'
+import { compareWalkPaths, type StagedView } from './view.js'
+
+export interface StagedChange {
+  /** Workspace-relative, `/`-separated, no trailing slash. */
+  rel: string
+  change: 'created' | 'modified' | 'deleted'
+  /** The entry's type in the new tree (deleted: in the old one). */
+  kind: EntryType
+  /** The type it had in the real tree, when it had one. */
+  lowerKind?: EntryType
+}
+
+export interface StagedChangeSet {
+  changes: StagedChange[]
+  /** Files written back with the bytes they had. */
+  unchanged: string[]
+}
+
+async function upperEntries(dir: string, prefix: string, out: { rel: string; kind: EntryType }[]): Promise<void> {
+  const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  for (const d of dirents) {
+    const rel = prefix === '' ? d.name : `${prefix}/${d.name}`
+    const kind: EntryType = d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : d.isDirectory() ? 'dir' : 'other'
+    out.push({ rel, kind })
+    if (kind === 'dir') await upperEntries(join(dir, d.name), rel, out)
+  }
+}
+
+/** The real tree's entry type, whiteouts ignored. */
+async function realType(view: StagedView, rel: string): Promise<EntryType | undefined> {
+  try {
+    const st = await lstat(view.lowerPath(rel))
+    return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
+  } catch {
+    return undefined
+  }
+}
+
+async function sameContent(a: string, b: string, kind: EntryType): Promise<boolean> {
+  try {
+    if (kind === 'symlink') return (await readlink(a)) === (await readlink(b))
+    const [x, y] = await Promise.all([lstat(a), lstat(b)])
+    if (x.size !== y.size) return false
+    return (await readFile(a)).equals(await readFile(b))
+  } catch {
+    return false
+  }
+}
+
+export async function stagedChanges(view: StagedView): Promise<StagedChangeSet> {
+  const byPath = new Map<string, StagedChange>()
+  const unchanged: string[] = []
+  const uppers: { rel: string; kind: EntryType }[] = []
+  await upperEntries(view.upperRoot, '', uppers)
+  const inUpper = new Set(uppers.map((u) => u.rel))
+  await inPool(uppers, 8, async ({ rel, kind }) => {
+    const lowerKind = await realType(view, rel)
+    if (lowerKind === undefined) {
+      byPath.set(rel, { rel, change: 'created', kind })
+    } else if (lowerKind === 'dir' && kind === 'dir') {
+      return
+    } else if (lowerKind === kind && (await sameContent(view.lowerPath(rel), view.upperPath(rel), kind))) {
+      unchanged.push(rel)
+    } else {
+      byPath.set(rel, { rel, change: 'modified', kind, lowerKind })
+    }
+  })
+  for (const w of view.whiteouts) {
+    const kind = await realType(view, w)
+    if (kind === undefined) continue
+    const gone = [{ rel: w, kind }]
+    if (kind === 'dir') {
+      const walked = await view.layersLower().walk(view.lowerPath(w), Number.MAX_SAFE_INTEGER)
+      for (const e of walked.entries) gone.push({ rel: `${w}/${e.path}`, kind: e.type })
+    }
+    for (const g of gone) {
+      if (inUpper.has(g.rel) || byPath.has(g.rel)) continue
+      byPath.set(g.rel, { rel: g.rel, change: 'deleted', kind: g.kind })
+    }
+  }
+  const changes = [...byPath.values()].sort((a, b) => compareWalkPaths(a.rel, b.rel))
+  return { changes, unchanged: unchanged.sort() }
+}

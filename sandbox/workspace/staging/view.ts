@@ -1,0 +1,294 @@
+/**
+ * A staged view of a workspace, as `WorkspaceOps`: the real tree is the lower layer (read only, through
+ * the backend's own ops), a private folder outside the workspace is the upper layer (every write lands
+ * there, through the host's guarded ops rooted at that folder), and removals are recorded as whiteouts.
+ * Reads see the run's own writes; nothing reaches the real tree until `apply` (atomic) — or never (dry run).
+ *
+ * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
+ * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
+ */
+import { constants } from 'node:fs'
+import { chmod, lstat, mkdir, open, writeFile } from 'node:fs/promises'
+import { join, relative, sep } from 'node:path'
+import { createHostOps } from '../host-ops.js'
+import { WorkspaceError, type DirEntry, type EntryType, type ExecRequest, type ExecResult, type FileInfo, type WalkEntry, type WalkResult, type WorkspaceConfig, type WorkspaceOps } from '../ops.js'
+
+export interface StagedLayers {
+  /** The real workspace (its config: root, read-only parts). */
+  config: WorkspaceConfig
+  /** Reads of the real tree: the backend's ops (host or container). */
+  lower: WorkspaceOps
+  /** The upper folder (outside the workspace). */
+  upper: string
+  /** Runs a command on the staged view, or refuses; see staging/exec.ts. */
+  exec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function codeOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
+}
+
+function typeOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(): boolean }): EntryType {
+  return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
+}
+
+/** Depth-first, names sorted at each level: the order `walk` promises. */
+export function compareWalkPaths(a: string, b: string): number {
+  const x = a.split('/')
+  const y = b.split('/')
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
+  }
+  return x.length - y.length
+}
+
+export class StagedView implements WorkspaceOps {
+  /** Workspace-relative paths removed from the lower layer (each hides its subtree there). */
+  readonly whiteouts = new Set<string>()
+  readonly root: string
+  readonly upperRoot: string
+  private readonly upperOps: WorkspaceOps
+  /** Folders known to exist in the view; cleared by anything that can remove one. */
+  private readonly knownDirs = new Set<string>([''])
+
+  constructor(private readonly layers: StagedLayers) {
+    this.root = layers.config.root
+    this.upperRoot = layers.upper
+    const mapRo = (ro: string): string => join(layers.upper, relative(this.root, ro))
+    this.upperOps = createHostOps({ root: layers.upper, readOnly: layers.config.readOnly.map(mapRo), exec: false, network: false })
+  }
+
+  /** The real tree's ops (reads only). */
+  layersLower(): WorkspaceOps {
+    return this.layers.lower
+  }
+
+  /** `a/b` for a path inside the root ('' for the root); EACCES otherwise. */
+  rel(path: string): string {
+    const r = relative(this.root, path)
+    if (r.startsWith('..') || r.startsWith(sep)) throw new WorkspaceError('EACCES', `${path} is outside the workspace`)
+    return r.split(sep).join('/')
+  }
+
+  upperPath(rel: string): string {
+    return rel === '' ? this.upperRoot : join(this.upperRoot, rel)
+  }
+
+  lowerPath(rel: string): string {
+    return rel === '' ? this.root : join(this.root, rel)
+  }
+
+  /** Whether the lower entry at `rel` is hidden by a whiteout on it or an ancestor. */
+  hidden(rel: string): boolean {
+    if (this.whiteouts.size === 0 || rel === '') return false
+    let at = rel.length
+    for (;;) {
+      if (this.whiteouts.has(rel.slice(0, at))) return true
+      at = rel.lastIndexOf('/', at - 1)
+      if (at <= 0) return false
+    }
+  }
+
+  async upperType(rel: string): Promise<EntryType | undefined> {
+    try {
+      return typeOf(await lstat(this.upperPath(rel)))
+    } catch {
+      return undefined
+    }
+  }
+
+  async lowerType(rel: string): Promise<EntryType | undefined> {
+    if (this.hidden(rel)) return undefined
+    try {
+      return (await this.layers.lower.stat(this.lowerPath(rel))).type
+    } catch (err) {
+      if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return undefined
+      throw err
+    }
+  }
+
+  /** The entry type at `rel` in the view, or undefined when nothing is there. */
+  async viewType(rel: string): Promise<EntryType | undefined> {
+    if (this.knownDirs.has(rel)) return 'dir'
+    const up = await this.upperType(rel)
+    if (up !== undefined) return up
+    // A lower entry under an upper file or symlink is not reachable.
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
+    if (rel !== '' && (await this.viewType(parent)) !== 'dir') return undefined
+    const low = await this.lowerType(rel)
+    if (low === 'dir') this.knownDirs.add(rel)
+    return low
+  }
+
+  /** Makes every folder above `rel` exist in the upper layer, refusing when the view has a file there. */
+  private async ensureParents(rel: string, path: string): Promise<void> {
+    const parts = rel.split('/')
+    let cur = ''
+    for (let i = 0; i < parts.length - 1; i++) {
+      cur = cur === '' ? parts[i]! : `${cur}/${parts[i]}`
+      const t = await this.viewType(cur)
+      if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${this.lowerPath(cur)} is not a folder (writing ${path})`)
+    }
+  }
+
+  private parentOf(rel: string): string {
+    return rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
+  }
+
+  /**
+   * The stage is private (outside the workspace, reached by nothing but this view and the fold-back of a
+   * staged bash, which never leaves a symlink where a folder is expected — `ensureParents` refuses those),
+   * so its files are read and written plainly: O_NOFOLLOW on the entry, no descriptor walk, no temp+rename
+   * (crash safety starts at the journal, when the stage is complete).
+   */
+  private async readUpper(rel: string, maxBytes: number): Promise<string> {
+    const path = this.lowerPath(rel)
+    let bytes: Buffer
+    try {
+      const fh = await open(this.upperPath(rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      try {
+        const st = await fh.stat()
+        if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+        if (!st.isFile()) throw new WorkspaceError('EIO', `${path} is not a regular file`)
+        if (st.size > maxBytes) throw new WorkspaceError('EFBIG', `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`)
+        bytes = await fh.readFile()
+      } finally {
+        await fh.close()
+      }
+    } catch (err) {
+      if (err instanceof WorkspaceError) throw err
+      if (codeOf(err) === 'ELOOP') throw new WorkspaceError('EACCES', `${path} is a symlink; refused (it is not followed)`)
+      if (codeOf(err) === 'EISDIR') throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    }
+    const nul = bytes.indexOf(0)
+    if (nul !== -1) throw new WorkspaceError('EILSEQ', `${path} is a binary file (NUL byte at offset ${nul}); not returned as text`)
+    try {
+      return utf8.decode(bytes)
+    } catch {
+      throw new WorkspaceError('EILSEQ', `${path} is not valid UTF-8 text; not returned as text`)
+    }
+  }
+
+  private readonly upperDirs = new Set<string>()
+
+  private async writeUpper(rel: string, content: string): Promise<void> {
+    const parent = this.parentOf(rel)
+    if (!this.upperDirs.has(parent)) {
+      await mkdir(this.upperPath(parent), { recursive: true, mode: 0o755 })
+      this.upperDirs.add(parent)
+    }
+    await writeFile(this.upperPath(rel), content, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode: 0o644 })
+  }
+
+  readFile = async (path: string, maxBytes: number): Promise<string> => {
+    const rel = this.rel(path)
+    if ((await this.upperType(rel)) !== undefined) return this.readUpper(rel, maxBytes)
+    // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
+    if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir') throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    return this.layers.lower.readFile(path, maxBytes)
+  }
+
+  writeFile = async (path: string, content: string): Promise<void> => {
+    const rel = this.rel(path)
+    const up = await this.upperType(rel)
+    if (up === 'file') return this.writeUpper(rel, content)
+    const t = up ?? (await this.viewType(rel))
+    if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
+    if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
+    await this.ensureParents(rel, path)
+    await this.writeUpper(rel, content)
+    // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
+    if (t === 'file' && up === undefined) {
+      const mode = (await this.layers.lower.stat(path).catch(() => undefined))?.mode
+      if (mode !== undefined) await chmod(this.upperPath(rel), mode).catch(() => undefined)
+    }
+  }
+
+  mkdir = async (path: string): Promise<void> => {
+    const rel = this.rel(path)
+    if (rel === '') return
+    const t = await this.viewType(rel)
+    // Present in the view; the upper layer needs it only once something is written under it.
+    if (t === 'dir') return
+    if (t !== undefined) throw new WorkspaceError('EEXIST', `${path} exists and is not a folder`)
+    await this.ensureParents(rel, path)
+    await this.upperOps.mkdir(this.upperPath(rel))
+    this.knownDirs.add(rel)
+  }
+
+  remove = async (path: string, recursive: boolean): Promise<void> => {
+    const rel = this.rel(path)
+    if (rel === '') throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
+    const t = await this.viewType(rel)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${path}`)
+    for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
+    for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
+    if ((await this.upperType(rel)) !== undefined) await this.upperOps.remove(this.upperPath(rel), true)
+    if ((await this.lowerType(rel)) !== undefined) this.whiteouts.add(rel)
+  }
+
+  readdir = async (path: string): Promise<DirEntry[]> => {
+    const rel = this.rel(path)
+    const t = await this.viewType(rel)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${path}`)
+    const byName = new Map<string, DirEntry>()
+    if ((await this.lowerType(rel)) === 'dir' && (await this.upperType(rel)) !== 'symlink') {
+      for (const e of await this.layers.lower.readdir(path)) {
+        if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) byName.set(e.name, e)
+      }
+    }
+    if ((await this.upperType(rel)) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) byName.set(e.name, e)
+    return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  }
+
+  stat = async (path: string): Promise<FileInfo> => {
+    const rel = this.rel(path)
+    if ((await this.upperType(rel)) !== undefined) return this.upperOps.stat(this.upperPath(rel))
+    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    return this.layers.lower.stat(path)
+  }
+
+  walk = async (path: string, limit: number): Promise<WalkResult> => {
+    const rel = this.rel(path)
+    const t = await this.viewType(rel)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (t !== 'dir') return { entries: [], truncated: false }
+    const prefix = rel === '' ? '' : rel + '/'
+    const merged = new Map<string, EntryType>()
+    let truncated = false
+    if ((await this.lowerType(rel)) === 'dir') {
+      const low = await this.layers.lower.walk(path, limit)
+      truncated = low.truncated
+      for (const e of low.entries) if (!this.hidden(prefix + e.path)) merged.set(e.path, e.type)
+    }
+    if ((await this.upperType(rel)) === 'dir') {
+      const up = await this.upperOps.walk(this.upperPath(rel), limit)
+      truncated ||= up.truncated
+      for (const e of up.entries) {
+        // An upper non-folder hides whatever the lower layer has beneath that name.
+        if (e.type !== 'dir' && merged.get(e.path) === 'dir') for (const k of merged.keys()) if (k.startsWith(e.path + '/')) merged.delete(k)
+        merged.set(e.path, e.type)
+      }
+    }
+    const entries: WalkEntry[] = [...merged].map(([p, type]) => ({ path: p, type })).sort((a, b) => compareWalkPaths(a.path, b.path))
+    if (entries.length > limit) return { entries: entries.slice(0, limit), truncated: true }
+    return { entries, truncated }
+  }
+
+  exec = (request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
+    this.knownDirs.clear()
+    this.knownDirs.add('')
+    this.upperDirs.clear()
+    // The fold-back may have replaced folders: forget what was known about them once it is done.
+    return this.layers.exec(this, request, signal).finally(() => {
+      this.knownDirs.clear()
+      this.knownDirs.add('')
+      this.upperDirs.clear()
+    })
+  }
+}
