@@ -279,8 +279,10 @@ ${GLOBALS_SOURCE}
     }
     return site;
   }
+  const MAX_SITES = 256;
   function failedCall(name, code, message, site) {
     const e = new ToolCallError(name, code, message);
+    if (site === undefined) return e;
     // A program's own Error.prepareStackTrace decides what its stacks look like; then the stack is V8's.
     try {
       if (ErrorCtor.prepareStackTrace !== undefined) return e;
@@ -294,7 +296,9 @@ ${GLOBALS_SOURCE}
   function makeTool(name) {
     const fn = function (args) {
       const argsJson = serializeArgs(args);
-      const site = callSite(fn);
+      // A captured stack is kept until the call settles: only for the first calls in flight, so a flood of
+      // 100,000 unawaited calls does not hold 100,000 stacks (a failed call in a flood has no line).
+      const site = callsInFlight < MAX_SITES ? callSite(fn) : undefined;
       return new PromiseCtor(function (resolve, reject) {
         let pending;
         try { pending = hostCall(name, argsJson); } catch (e) {
