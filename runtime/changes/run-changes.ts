@@ -169,9 +169,3 @@ export async function settleStageRemovals(): Promise<void> {
   while (removals.size > 0) await Promise.all([...removals])
 }
 
-/** Where staging cannot be had for a command, it is refused — never run against the real tree. */
-export function refuseStagedExec(why: string): WorkspaceRunEnv['stagedExec'] {
-  return async () => {
-    throw new WorkspaceError('EPERM', `bash cannot run in a dry-run or atomic run here: ${why}; nothing ran (use the file tools, or run without --dry-run/--atomic)`)
-  }
-}

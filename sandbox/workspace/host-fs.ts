@@ -18,7 +18,6 @@ import {
 } from './beneath.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
 
-export { entryTypeOf as entryType } from './beneath.js'
 
 export class HostFs {
   private readonly readOnlyRel: string[]

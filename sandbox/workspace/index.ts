@@ -12,8 +12,8 @@ import { createHostOps } from './host-ops.js'
 import type { WorkspaceConfig } from './ops.js'
 import { resolveInside } from './paths.js'
 
-export type { WorkspaceConfig, WorkspaceOps, WorkspaceErrorCode, ExecRequest, ExecResult } from './ops.js'
-export { WORKSPACE_SERVICE, WorkspaceError } from './ops.js'
+export type { WorkspaceConfig, WorkspaceOps } from './ops.js'
+export { WORKSPACE_SERVICE } from './ops.js'
 export { createHostOps } from './host-ops.js'
 
 export interface WorkspaceOptions {

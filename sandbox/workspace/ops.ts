@@ -127,9 +127,6 @@ export interface WorkspaceOps {
   exec(request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
 }
 
-/** Builds the ops for one workspace. */
-export type WorkspaceOpsFactory = (config: WorkspaceConfig) => WorkspaceOps
-
 /** The key under `ctx.services` where a backend puts its `WorkspaceOps`. */
 export const WORKSPACE_SERVICE = 'workspace'
 

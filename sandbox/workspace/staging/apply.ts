@@ -191,7 +191,3 @@ export async function readJournal(stageDir: string): Promise<Journal | undefined
 export async function markDone(stageDir: string): Promise<void> {
   await writeFile(join(stageDir, 'done'), '')
 }
-
-export function isApplyTemp(name: string): boolean {
-  return name.startsWith('.') && name.includes(TEMP_MARK)
-}
