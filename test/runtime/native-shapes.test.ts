@@ -23,7 +23,7 @@ describe('executeToolCalls: every SDK shape', () => {
     const out = await rt.executeToolCalls(toolCalls)
     expect(out.map((a) => a.tool_call_id)).toEqual(['f1', 'c1', 'c2', 'c3'])
     expect(out[0]!.content).toBe('3')
-    expect(out[1]!.content).toContain('"n": 42')
+    expect(out[1]!.content).toContain('"n":42')
     expect(out[1]!.content).toContain('quoted \\"text\\"')
     expect(out[2]!.content).toBe('{"key":"k","text":"note k"}')
     expect(out[3]!.content).toMatch(/^Error \(EINVAL\): read_note: arguments are not valid JSON/)
