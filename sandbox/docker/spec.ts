@@ -9,14 +9,32 @@ import type { ResolvedOptions } from './options.js'
 
 export const NOBODY = '65534:65534'
 
+/** The calling process's `uid:gid`, or undefined where the platform has none (Windows). */
+function callerIds(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || typeof process.getgid !== 'function') return undefined
+  return { uid: process.getuid(), gid: process.getgid() }
+}
+
 /**
- * The program's `uid:gid`: an explicit choice as given (`0:0` is root without capabilities, an opt-in),
- * else the workspace owner when that is not root, else nobody. Never root by default.
+ * The program's `uid:gid`. An explicit choice is used as given. Otherwise the container runs as the
+ * workspace's owner — root included, the common case in CI and in containers — but only when the caller
+ * could act as that owner anyway (it is that owner, or it is root): the program never gets more than the
+ * caller has. A caller that is neither gets its own ids (a shared folder it can write by its mode bits).
+ * Without a workspace: nobody. Every capability is dropped and no-new-privileges set whatever the user, so
+ * root in the container owns files and nothing more (no CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_SYS_ADMIN …).
+ * A user namespace would map it to an unprivileged host uid, but Docker only offers that engine-wide
+ * (`userns-remap`), not per container.
  */
-export function containerUser(explicit: string | undefined, mount: WorkspaceMount | undefined): string {
+export function containerUser(
+  explicit: string | undefined,
+  mount: WorkspaceMount | undefined,
+  caller: { uid: number; gid: number } | undefined = callerIds(),
+): string {
   if (explicit !== undefined) return explicit
-  if (mount && mount.owner.uid !== 0) return `${mount.owner.uid}:${mount.owner.gid}`
-  return NOBODY
+  if (!mount) return NOBODY
+  const { uid, gid } = mount.owner
+  if (caller === undefined || caller.uid === 0 || caller.uid === uid) return `${uid}:${gid}`
+  return `${caller.uid}:${caller.gid}`
 }
 
 export function containerSpec(
