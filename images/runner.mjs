@@ -3,10 +3,19 @@
 // (realm.mjs) with the in-sandbox prelude the host sends, and serves workspace ops on the mounted
 // workspace. Plain JS, no dependencies: copied into the image as is. The container is the security
 // boundary; this file only makes the run observable (tool calls, console, kernel denials, the outcome).
-import { instrument } from './denials.mjs'
-import { cancelOp, serveOp } from './ops.mjs'
-import { createRealm } from './realm.mjs'
-import { append, diagnostic, own, receive, send, setNonce, slice, toJson } from './wire.mjs'
+import { randomUUID } from 'node:crypto'
+
+// The runner's own modules are loaded under a URL no program can guess: Node keeps one module instance per
+// URL, and `require('/opt/codeact/wire.mjs')` (or an import of it) from a program would otherwise hand out the
+// very instance that holds the run's nonce. A program that loads the plain path gets fresh, unwired copies.
+const secretUrl = (file) => new URL(`./${file}?instance=${randomUUID()}`, import.meta.url).href
+const [{ instrument }, { cancelOp, serveOp }, { createRealm }, wire] = await Promise.all([
+  import(secretUrl('denials.mjs')),
+  import(secretUrl('ops.mjs')),
+  import(secretUrl('realm.mjs')),
+  import(secretUrl('wire.mjs')),
+])
+const { append, diagnostic, own, receive, send, setNonce, slice, toJson } = wire
 
 const ReflectApply = Reflect.apply
 const StringCtor = String
