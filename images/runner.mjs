@@ -4,6 +4,21 @@
 // workspace. Plain JS, no dependencies: copied into the image as is. The container is the security
 // boundary; this file only makes the run observable (tool calls, console, kernel denials, the outcome).
 import { randomUUID } from 'node:crypto'
+import { syncBuiltinESMExports } from 'node:module'
+import v8 from 'node:v8'
+
+// A heap snapshot holds every string of this process, the run's nonce among them: refused before any
+// program exists (`v8` is one object for every realm and every require). The inspector is refused by the
+// permission model (the image's entrypoint); the runner's memory is closed to other processes because the
+// node binary is execute-only (images/build.sh), which makes this process non-dumpable.
+for (const name of ['getHeapSnapshot', 'writeHeapSnapshot', 'setHeapSnapshotNearHeapLimit']) {
+  v8[name] = function refused() {
+    const e = new Error(`v8.${name}() is not available in a codeact program`)
+    e.code = 'ERR_ACCESS_DENIED'
+    throw e
+  }
+}
+syncBuiltinESMExports()
 
 // The runner's own modules are loaded under a URL no program can guess: Node keeps one module instance per
 // URL, and `require('/opt/codeact/wire.mjs')` (or an import of it) from a program would otherwise hand out the
@@ -145,7 +160,8 @@ onProcess('unhandledRejection', (e) => {
 function onMessage(msg) {
   switch (own(msg, 'type')) {
     case 'hello':
-      return sayReady()
+      // Asked again only until the host has heard `ready` (it then sends the prelude).
+      return realm === undefined && !started ? sayReady() : undefined
     case 'prepare':
       return prepare(msg)
     case 'run':

@@ -37,6 +37,31 @@ export function containerUser(
   return `${caller.uid}:${caller.gid}`
 }
 
+/**
+ * The runner's command line, as images/Dockerfile's ENTRYPOINT has it (test/docker/image.test.ts holds
+ * them equal). `--experimental-vm-modules`: the program's own import() hook (built-in modules only).
+ * `--experimental-permission` with everything allowed but the inspector.
+ */
+export const RUNNER_ARGS = [
+  '--experimental-vm-modules',
+  '--experimental-permission',
+  '--allow-fs-read=*',
+  '--allow-fs-write=*',
+  '--allow-child-process',
+  '--allow-worker',
+  '--disable-warning=ExperimentalWarning',
+  '--disable-warning=SecurityWarning',
+  '/opt/codeact/runner.mjs',
+] as const
+/** The image's execute-only copy of node (a non-dumpable runner) and the readable one. */
+export const RUNNER_NODE = '/opt/codeact/node'
+const READABLE_NODE = '/usr/local/bin/node'
+
+/** gVisor (`runsc`, whatever the engine calls it) reads a binary to run it: an execute-only one fails. */
+export function isGvisor(runtime: string | undefined): boolean {
+  return runtime !== undefined && /runsc|gvisor/i.test(runtime)
+}
+
 export function containerSpec(
   o: ResolvedOptions,
   memoryMb: number,
@@ -47,6 +72,8 @@ export function containerSpec(
   const bytes = Math.round(memoryMb * 1024 * 1024)
   return {
     Image: o.image,
+    // Under gVisor the readable node runs the runner (gVisor's /proc refuses another process's memory itself).
+    ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
     Labels: { [LABEL]: '1', [OWNER_LABEL]: ownerId(), [INSTANCE_LABEL]: instanceId },
