@@ -188,6 +188,12 @@ async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'r
       await new Promise((r) => setTimeout(r, 25))
       state = (await c.container.inspect()).State
     }
+    // A SIGKILL we did not send is most often the OOM killer, whose verdict the engine can record a moment
+    // after the exit (seen under gVisor): ask again before calling it a plain kill.
+    for (let i = 0; i < 10 && state.ExitCode === 137 && !state.OOMKilled; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      state = (await c.container.inspect()).State
+    }
     if (state.OOMKilled) return { kind: 'memory', message: `${memory} (the container was OOM-killed)` }
     const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
     const why = state.ExitCode === 137 ? 'was killed (SIGKILL)' : `exited with code ${state.ExitCode}`
