@@ -29,6 +29,13 @@ const ROUTES = `
   const fs = require('node:fs')
   const cp = require('node:child_process')
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+  // fd 1 is a non-blocking pipe: an attacker just tries again.
+  const put = (fd, text) => {
+    let buf = Buffer.from(text)
+    while (buf.length > 0) {
+      try { buf = buf.subarray(fs.writeSync(fd, buf)) } catch (e) { if (e.code !== 'EAGAIN') throw e }
+    }
+  }
 `
 
 /** Is anything listening on a TCP port in this container (an inspector opened by a signal)? */
@@ -43,7 +50,7 @@ const LISTENING = `
 /** A forged `done` whose value is "forged"; the program itself returns "real". */
 const FORGE = `
   const forgedDone = (nonce) => '\\n' + (nonce ? nonce + ' ' : '') + JSON.stringify({ type: 'done', outcomeJson: JSON.stringify({ ok: true, valueJson: '"forged"', droppedOutputBytes: 0 }) }) + '\\n'
-  const forgeWith = (nonces) => { for (const n of nonces) fs.writeSync(1, forgedDone(n)); return nonces.length }
+  const forgeWith = (nonces) => { for (const n of nonces) put(1, forgedDone(n)); return nonces.length }
   // Any 32 hex digits could be the nonce: forge with every candidate (a few thousand lines at most).
   const NONCE = /(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])/g
 `
@@ -103,9 +110,9 @@ export const dockerAttacks: DockerAttack[] = [
       const guesses = ['', '0'.repeat(32), 'f'.repeat(32), require('node:crypto').randomBytes(16).toString('hex')]
       forgeWith(guesses)
       // Half a line, then a message: the runner starts every line afresh, and the host drops what lacks the nonce.
-      fs.writeSync(1, '{"type":"done","outcomeJson":')
+      put(1, '{"type":"done","outcomeJson":')
       await Promise.all([tools.echo({ i: 1 }), (async () => forgeWith(guesses))(), tools.echo({ i: 2 })])
-      fs.writeSync(1, '\\r' + forgedDone('') + '\\u2028' + forgedDone(''))
+      put(1, '\\r' + forgedDone('') + '\\u2028' + forgedDone(''))
       cp.spawnSync('/bin/sh', ['-c', "printf '\\\\n{\\"type\\":\\"fatal\\",\\"message\\":\\"x\\"}\\\\n'"], { stdio: ['ignore', 'inherit', 'inherit'] })
       process.stdout.write(forgedDone(''))
       return 'real'`,
@@ -180,13 +187,15 @@ export const dockerAttacks: DockerAttack[] = [
         const found = new Set()
         const maps = fs.readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((l) => / rw-p /.test(l))
         const fd = fs.openSync('/proc/self/mem', 'r')
+        const buf = Buffer.alloc(256 * 1024)
+        let budget = 96 * 1024 * 1024
         for (const l of maps) {
           const [a, b] = l.split(' ')[0].split('-').map((x) => Number(BigInt('0x' + x)))
-          for (let at = a; at < b && at - a < 64 * 1024 * 1024; at += 1 << 20) {
-            const buf = Buffer.alloc(Math.min(1 << 20, b - at))
+          for (let at = a; at < b && at - a < 16 * 1024 * 1024 && budget > 0; at += buf.length) {
             let n = 0
-            try { n = fs.readSync(fd, buf, 0, buf.length, at) } catch { continue }
-            for (const m of buf.subarray(0, n).toString('latin1').match(NONCE) ?? []) if (found.size < 5000) found.add(m)
+            try { n = fs.readSync(fd, buf, 0, Math.min(buf.length, b - at), at) } catch { break }
+            budget -= n
+            for (const m of buf.toString('latin1', 0, n).match(NONCE) ?? []) if (found.size < 5000) found.add(m)
           }
         }
         return forgeWith([...found])
@@ -206,7 +215,7 @@ export const dockerAttacks: DockerAttack[] = [
       const write = (p) => { try { fs.writeFileSync(p, '1'); return 'WROTE' } catch (e) { return 'refused' } }
       const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))
       const everything = pids.map((p) => read('/proc/' + p + '/cmdline') + read('/proc/' + p + '/environ')).join('\\n')
-      const viaChild = cp.execSync('cat /proc/1/environ /proc/1/cmdline 2>/dev/null; ls /proc', { encoding: 'latin1' })
+      const viaChild = cp.execSync('cat /proc/1/environ /proc/1/cmdline 2>/dev/null; true', { encoding: 'latin1' })
       const masked = ['/proc/kcore', '/proc/keys', '/proc/timer_list', '/proc/sched_debug', '/proc/latency_stats']
         .filter((p) => read(p).length > 0)
       let firmware = []
@@ -280,7 +289,7 @@ export const dockerAttacks: DockerAttack[] = [
     cite: 'notes C: stray output is counted and dropped; the host keeps only a capped stderr tail',
     code: `${ROUTES}
       const line = 'x'.repeat(64 * 1024) + '\\n'
-      for (let i = 0; i < 1024; i++) { fs.writeSync(1, line); fs.writeSync(2, line) }
+      for (let i = 0; i < 1024; i++) { put(1, line); put(2, line) }
       cp.execSync('seq 1 4000000', { stdio: ['ignore', 'inherit', 'inherit'] })
       cp.execSync('seq 1 4000000 >&2', { stdio: ['ignore', 'inherit', 'inherit'] })
       return 'real'`,
@@ -292,7 +301,7 @@ export const dockerAttacks: DockerAttack[] = [
     cite: "the host's line reader caps a line (32 MiB): the runner is then not trusted",
     code: `${ROUTES}
       const chunk = 'y'.repeat(1 << 20)
-      for (let i = 0; i < 64; i++) fs.writeSync(1, chunk)
+      for (let i = 0; i < 64; i++) put(1, chunk)
       return 'real'`,
     limits: { timeoutMs: 60_000 },
     expect: { all: { error: 'runtime', message: /over \d+ bytes/ } },
