@@ -3,7 +3,8 @@
  * test/docker/hardening.test.ts attacks each of them.
  */
 import type Docker from 'dockerode'
-import { INSTANCE_LABEL, LABEL, OWNER_LABEL, ownerId } from './engine.js'
+import { INSTANCE_LABEL, LABEL } from './engine.js'
+import { ownerLabels } from './owner.js'
 import type { WorkspaceMount } from './mount.js'
 import type { ResolvedOptions } from './options.js'
 
@@ -76,7 +77,7 @@ export function containerSpec(
     ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
-    Labels: { [LABEL]: '1', [OWNER_LABEL]: ownerId(), [INSTANCE_LABEL]: instanceId },
+    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId },
     User: user,
     WorkingDir: mount ? mount.mountAt : '/tmp',
     // The protocol: stdin stays open while the host is attached; when the host goes away, stdin ends
