@@ -25,6 +25,7 @@ import {
 } from './native.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
+import { nodeAmbientFiles } from '../sdk/node-types.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
 import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
@@ -125,7 +126,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   let declarations: string | undefined
   const sdkText = () => (declarations ??= renderDeclarations(registry.definitions()))
-  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText)
+  // In a container the program has Node (`require`, `process`, `import('node:fs')`): its check knows Node's types.
+  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText, sandbox.name === 'docker' ? { ambientFiles: nodeAmbientFiles() } : {})
   registry.onChange(() => {
     declarations = undefined
     typecheck?.refresh()

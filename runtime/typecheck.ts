@@ -3,7 +3,7 @@
  * The checker itself (TypeScript's API) lives in sdk/typecheck.ts.
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
-import { createTypeChecker } from '../sdk/typecheck.js'
+import { createTypeChecker, type AmbientFile } from '../sdk/typecheck.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
@@ -23,9 +23,10 @@ export interface RuntimeTypecheck {
   refresh(): void
 }
 
-export function createTypecheck(mode: TypecheckMode, declarations: () => string): RuntimeTypecheck | undefined {
+/** `ambientFiles`: more declarations checked with every program (Node's types in the Docker backend). */
+export function createTypecheck(mode: TypecheckMode, declarations: () => string, options: { ambientFiles?: readonly AmbientFile[] } = {}): RuntimeTypecheck | undefined {
   if (mode === 'off') return undefined
-  const checker = createTypeChecker()
+  const checker = createTypeChecker(options.ambientFiles ? { ambientFiles: options.ambientFiles } : {})
   let current: string | undefined
   const sync = () => {
     const text = declarations()

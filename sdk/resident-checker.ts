@@ -34,12 +34,12 @@ export interface ResidentChecker {
 }
 
 /** A resident checker for these options and SDK file, or undefined when this TypeScript lacks the internals. */
-export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.SourceFile): ResidentChecker | undefined {
+export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.SourceFile, ambient: readonly TS.SourceFile[] = []): ResidentChecker | undefined {
   const internals = ts as unknown as Partial<Internals>
   const bind = internals.bindSourceFile
   if (typeof bind !== 'function') return undefined
   const placeholder = parseFile(PLACEHOLDER, 'export {}', true)
-  const host = createHost(() => [sdkFile, placeholder])
+  const host = createHost(() => [sdkFile, ...ambient, placeholder])
   let checker: (TS.TypeChecker & Partial<CheckerInternals>) | undefined
   let checks = 0
   let serial = 0
@@ -47,7 +47,7 @@ export function createResidentChecker(options: TS.CompilerOptions, sdkFile: TS.S
 
   function current(): TS.TypeChecker & Partial<CheckerInternals> {
     if (checker === undefined || checks >= MAX_CHECKS) {
-      previous = ts.createProgram({ rootNames: [sdkFile.fileName, PLACEHOLDER], options, host, oldProgram: previous })
+      previous = ts.createProgram({ rootNames: [sdkFile.fileName, ...ambient.map((f) => f.fileName), PLACEHOLDER], options, host, oldProgram: previous })
       checker = previous.getTypeChecker()
       checks = 0
     }

@@ -45,6 +45,27 @@ export interface TypeCheckerOptions {
    * true; false uses only public API, a new Program per check reusing the parsed lib and SDK.
    */
   resident?: boolean
+  /**
+   * More declaration files checked with every program, e.g. Node's types where the sandbox has Node (the
+   * Docker backend): `{ fileName, text }`, parsed once per process. Default none.
+   */
+  ambientFiles?: readonly AmbientFile[]
+}
+
+export interface AmbientFile {
+  fileName: string
+  text: string
+}
+
+/** Parsed ambient files, shared by every checker in the process (like the lib): keyed by name and text length. */
+const ambientCache = new Map<string, TS.SourceFile>()
+function parseAmbient(files: readonly AmbientFile[]): TS.SourceFile[] {
+  return files.map((f) => {
+    const key = `${f.fileName}:${f.text.length}`
+    let parsed = ambientCache.get(key)
+    if (parsed === undefined) ambientCache.set(key, (parsed = parseFile(f.fileName, f.text)))
+    return parsed
+  })
 }
 
 const PROGRAM_FILE = '/codeact/program.ts'
@@ -70,10 +91,12 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   let resident: ResidentChecker | undefined
   let warming: Promise<void> | undefined
 
-  const host = createHost(() => [programFile, sdkFile])
+  const ambient = parseAmbient(options.ambientFiles ?? [])
+  const ambientNames = ambient.map((f) => f.fileName)
+  const host = createHost(() => [programFile, sdkFile, ...ambient])
 
   function buildProgram(): TS.Program {
-    previous = ts.createProgram({ rootNames: [SDK_FILE, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
+    previous = ts.createProgram({ rootNames: [SDK_FILE, ...ambientNames, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
     return previous
   }
 
@@ -86,7 +109,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   }
 
   function check(source: string): TypeDiagnostic[] {
-    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, sdkFile)
+    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, sdkFile, ambient)
     let checked: { file: TS.SourceFile; diagnostics: readonly TS.Diagnostic[] }
     try {
       checked = resident?.check(WRAP_HEAD + source + WRAP_TAIL) ?? checkWithProgram(WRAP_HEAD + source + WRAP_TAIL)
