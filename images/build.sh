@@ -47,6 +47,13 @@ copy_binary() {
 }
 
 node_bin=$(command -v node) || { echo "build.sh: node is not on PATH" >&2; exit 1; }
+# The runner's flags (the Dockerfile's ENTRYPOINT, sandbox/docker/spec.ts's RUNNER_ARGS) must mean something
+# to this node, or every container would fail to start: say so now instead.
+if ! "$node_bin" --experimental-vm-modules --experimental-permission --allow-fs-read='*' --allow-fs-write='*' \
+    --allow-child-process --allow-worker --disable-warning=ExperimentalWarning --disable-warning=SecurityWarning -e 0 2>/dev/null; then
+  echo "build.sh: $("$node_bin" --version) does not take the runner's flags (--experimental-permission …); build with Node 20 or 22, or --base node" >&2
+  exit 1
+fi
 copy_binary "$node_bin" /usr/local/bin/node
 # The runner's own copy, execute-only: the kernel makes a process that runs a binary it cannot read
 # non-dumpable, so no other process of the container (a child of the program) can open the runner's

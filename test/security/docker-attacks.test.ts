@@ -63,7 +63,8 @@ for (const runtime of dockerRuntimeCases) {
       }
       const rss = process.memoryUsage().rss
       const [pids, memory, flood] = await Promise.all([byName('pids'), byName('memory'), byName('output floods')])
-      expect(['timeout', 'runtime', undefined]).toContain(pids.error?.kind)
+      // Three bombs in one machine at once: the fork bomb's shells and threads can also end in its OOM kill.
+      expect(['timeout', 'runtime', 'memory', undefined]).toContain(pids.error?.kind)
       expect(memory.error?.kind, memory.observation).toBe('memory')
       expect(flood.value, flood.observation).toBe('real')
       // What the flood wrote (well over 100 MB) was dropped as it came, not kept by the host.
