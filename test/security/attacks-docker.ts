@@ -289,9 +289,9 @@ export const dockerAttacks: DockerAttack[] = [
     cite: 'notes C: stray output is counted and dropped; the host keeps only a capped stderr tail',
     code: `${ROUTES}
       const line = 'x'.repeat(64 * 1024) + '\\n'
-      for (let i = 0; i < 1024; i++) { put(1, line); put(2, line) }
-      cp.execSync('seq 1 4000000', { stdio: ['ignore', 'inherit', 'inherit'] })
-      cp.execSync('seq 1 4000000 >&2', { stdio: ['ignore', 'inherit', 'inherit'] })
+      for (let i = 0; i < 512; i++) { put(1, line); put(2, line) }
+      cp.execSync('seq 1 2000000', { stdio: ['ignore', 'inherit', 'inherit'] })
+      cp.execSync('seq 1 2000000 >&2', { stdio: ['ignore', 'inherit', 'inherit'] })
       return 'real'`,
     limits: { timeoutMs: 60_000 },
     expect: { all: { value: 'real' } },
