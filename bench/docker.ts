@@ -3,13 +3,15 @@
  * ready container taken; the refill happens between samples, untimed), the cost of a tool call inside a
  * container, and two baselines measured in the same run with the same image and hardening: `docker run`
  * per program (the CLI), and `docker exec` of a fresh `node` runner per program in one standing container.
- * Returns no rows (with a note) when no engine or image is there.
+ * The same cold and warm runs under gVisor (`runtime: 'runsc'`) where the engine has it, each against its
+ * runc row. Returns no rows (with a note) when no engine or image is there.
  */
 import Docker from 'dockerode'
 import { spawn } from 'node:child_process'
 import type { Duplex } from 'node:stream'
 import type { LogEntry } from '../vocabulary/types.js'
 import { createDockerSandbox, DEFAULT_IMAGE } from '../sandbox/docker/index.js'
+import { RUNNER_ARGS } from '../sandbox/docker/spec.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import { PRELUDE_SOURCE } from '../sdk/prelude.js'
 import type { BenchRow } from './types.js'
@@ -95,7 +97,7 @@ async function dockerExecRuns(docker: Docker): Promise<number[]> {
     await c.start()
     for (let i = 0; i < BASELINE_RUNS + 1; i++) {
       const start = performance.now()
-      const exec = await c.exec({ Cmd: ['/usr/local/bin/node', '/opt/codeact/runner.mjs'], AttachStdin: true, AttachStdout: true, AttachStderr: true })
+      const exec = await c.exec({ Cmd: ['/usr/local/bin/node', ...RUNNER_ARGS], AttachStdin: true, AttachStdout: true, AttachStderr: true })
       const stream = (await exec.start({ hijack: true, stdin: true })) as unknown as Duplex
       await new Promise<void>((resolve) => {
         let text = ''
@@ -120,6 +122,31 @@ async function dockerExecRuns(docker: Docker): Promise<number[]> {
   return samples
 }
 
+async function coldRuns(option: { runtime?: string }): Promise<number[]> {
+  const cold = createDockerSandbox({ poolSize: 0, ...option })
+  const samples: number[] = []
+  for (let i = 0; i < COLD_RUNS; i++) samples.push(await timed(() => cold.run(request(BODY), host, never)))
+  await cold.close()
+  return samples
+}
+
+/** Warm-pool runs (the refill between samples, untimed), then a loop of tool calls in one more run. */
+async function warmRuns(option: { runtime?: string }): Promise<{ samples: number[]; loopMs: number; hits: number }> {
+  const warm = createDockerSandbox({ poolSize: 2, ...option })
+  await warm.start()
+  const samples: number[] = []
+  for (let i = 0; i < WARM_RUNS; i++) {
+    await warm.warm(2) // the refill is background work: not part of a run
+    samples.push(await timed(() => warm.run(request(BODY), host, never)))
+  }
+  await warm.warm(1)
+  const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
+  const loopMs = await timed(() => warm.run(loop, host, never))
+  const hits = warm.poolStats.hits
+  await warm.close()
+  return { samples, loopMs, hits }
+}
+
 export default async function dockerBench(): Promise<BenchRow[]> {
   const docker = new Docker()
   try {
@@ -130,23 +157,12 @@ export default async function dockerBench(): Promise<BenchRow[]> {
   }
   const rows: BenchRow[] = []
 
-  const cold = createDockerSandbox({ poolSize: 0 })
-  const coldSamples: number[] = []
-  for (let i = 0; i < COLD_RUNS; i++) coldSamples.push(await timed(() => cold.run(request(BODY), host, never)))
-  await cold.close()
-
-  const warm = createDockerSandbox({ poolSize: 2 })
-  await warm.start()
-  const warmSamples: number[] = []
-  for (let i = 0; i < WARM_RUNS; i++) {
-    await warm.warm(2) // the refill is background work: not part of a run
-    warmSamples.push(await timed(() => warm.run(request(BODY), host, never)))
-  }
-  await warm.warm(1)
-  const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
-  const loopMs = await timed(() => warm.run(loop, host, never))
-  const hits = warm.poolStats.hits
-  await warm.close()
+  const cold = await coldRuns({})
+  const warm = await warmRuns({})
+  const info = (await docker.info()) as { Runtimes?: Record<string, unknown> }
+  const gvisor = Object.keys(info.Runtimes ?? {}).includes('runsc')
+  const coldGvisor = gvisor ? await coldRuns({ runtime: 'runsc' }) : undefined
+  const warmGvisor = gvisor ? await warmRuns({ runtime: 'runsc' }) : undefined
 
   const runSamples: number[] = []
   for (let i = 0; i < BASELINE_RUNS; i++) runSamples.push(await dockerRunOnce())
@@ -154,14 +170,26 @@ export default async function dockerBench(): Promise<BenchRow[]> {
 
   rows.push(row('docker run per program, trivial program (CLI, same hardening)', runSamples))
   rows.push(row('docker exec of a fresh node runner per program (API)', execSamples))
-  rows.push(row('cold run, trivial program (docker, no pool)', coldSamples, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }))
+  rows.push(row('cold run, trivial program (docker, no pool)', cold, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }))
   rows.push(
-    row('warm-pool run, trivial program (docker)', warmSamples, {
+    row('warm-pool run, trivial program (docker)', warm.samples, {
       baseline: 'docker exec of a fresh node runner per program (API)',
       goal: 'p50 ≤ 30 ms',
-      note: `${hits} of ${WARM_RUNS + 1} runs took a warm container`,
+      note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container`,
     }),
   )
-  rows.push({ name: 'tool call inside a container (sequential, docker)', value: Number(((loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+  rows.push({ name: 'tool call inside a container (sequential, docker)', value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+  if (coldGvisor && warmGvisor) {
+    rows.push(row('cold run, trivial program (docker, gVisor runsc, no pool)', coldGvisor, { baseline: 'cold run, trivial program (docker, no pool)' }))
+    rows.push(
+      row('warm-pool run, trivial program (docker, gVisor runsc)', warmGvisor.samples, {
+        baseline: 'warm-pool run, trivial program (docker)',
+        note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container`,
+      }),
+    )
+    rows.push({ name: 'tool call inside a container (sequential, docker, gVisor runsc)', value: Number(((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+  } else {
+    rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see README, gVisor)' })
+  }
   return rows
 }

@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
+import { dockerOptionsFromFlags, type DockerFlagValues } from './docker-flags.js'
 import { loadToolsModule } from './load-tools.js'
 import { LIMIT_FLAGS, STAGING_FLAGS, limitsFromFlags, stagingFromFlags, type LimitFlagValues, type StagingFlagValues } from './limit-flags.js'
 
@@ -24,9 +25,20 @@ export const RUNTIME_FLAGS = {
   // Batch work: one flag per limit, and how a run's workspace changes land (cli/limit-flags.ts).
   ...LIMIT_FLAGS,
   ...STAGING_FLAGS,
+  // The Docker backend's options (cli/docker-flags.ts), with --sandbox docker.
+  'docker-image': { type: 'string' },
+  'docker-user': { type: 'string' },
+  'docker-runtime': { type: 'string' },
+  'docker-pool-size': { type: 'string' },
+  'docker-memory': { type: 'string' },
+  'docker-cpus': { type: 'string' },
+  'docker-pids-limit': { type: 'string' },
+  'docker-tmp-size': { type: 'string' },
+  'docker-network': { type: 'boolean' },
+  'docker-start-timeout': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
-export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues {
+export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues, DockerFlagValues {
   tools?: string[]
   log?: string
   typecheck?: string
@@ -52,6 +64,8 @@ export async function runtimeOptions(values: RuntimeFlagValues): Promise<Runtime
     if (values.sandbox !== 'isolate' && values.sandbox !== 'docker') throw new UsageError('--sandbox must be isolate or docker')
     options.sandbox = values.sandbox
   }
+  const docker = dockerOptionsFromFlags(values, values.sandbox, UsageError)
+  if (docker) options.docker = { ...docker }
   if (values.workspace !== undefined) {
     options.workspace = {
       root: values.workspace,

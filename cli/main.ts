@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { parseJSONL } from '../runtime/event-log.js'
 import { replayObservations } from '../runtime/replay.js'
+import { DOCKER_USAGE } from './docker-flags.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { mcpCommand } from './mcp.js'
@@ -24,12 +25,13 @@ const USAGE = `usage:
                          ${LIMIT_USAGE}
                          [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]
                                           [--dry-run | --atomic | --review]]
-                         [--sandbox isolate|docker]
+                         [--sandbox isolate|docker [--docker-OPTION VALUE]...]
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
   codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
 ${MCP_USAGE}
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
-PROGRAM may be - to read the program from standard input.`
+PROGRAM may be - to read the program from standard input.
+${DOCKER_USAGE}`
 
 const RUN_OPTIONS = {
   ...RUNTIME_FLAGS,

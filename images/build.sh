@@ -21,8 +21,9 @@ mkdir -p "$ctx"
 # The runner is every .mjs file here (runner.mjs and the modules it imports).
 cp "$here"/*.mjs "$ctx/"
 # The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
-# Files in byte order of their names (LC_ALL=C), as test/docker/helpers.ts hashes them.
-hash=$(cd "$here" && LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+# Files in byte order of their names (LC_ALL=C), then the Dockerfile (its entrypoint's flags), as
+# test/docker/helpers.ts hashes them.
+hash=$(cd "$here" && { LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat; cat Dockerfile; } | sha256sum | cut -c1-16)
 
 if [ "$base" = node ]; then
   exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"
@@ -46,7 +47,21 @@ copy_binary() {
 }
 
 node_bin=$(command -v node) || { echo "build.sh: node is not on PATH" >&2; exit 1; }
+# The runner's flags (the Dockerfile's ENTRYPOINT, sandbox/docker/spec.ts's RUNNER_ARGS) must mean something
+# to this node, or every container would fail to start: say so now instead.
+if ! "$node_bin" --experimental-vm-modules --experimental-permission --allow-fs-read='*' --allow-fs-write='*' \
+    --allow-child-process --allow-worker --disable-warning=ExperimentalWarning --disable-warning=SecurityWarning -e 0 2>/dev/null; then
+  echo "build.sh: $("$node_bin" --version) does not take the runner's flags (--experimental-permission …); build with Node 20 or 22, or --base node" >&2
+  exit 1
+fi
 copy_binary "$node_bin" /usr/local/bin/node
+# The runner's own copy, execute-only: the kernel makes a process that runs a binary it cannot read
+# non-dumpable, so no other process of the container (a child of the program) can open the runner's
+# /proc/<pid>/mem (or fd, environ …), and its /proc files belong to root. gVisor reads a binary to run it,
+# so there the readable /usr/local/bin/node runs the runner (sandbox/docker/spec.ts), and gVisor's own
+# /proc refuses another process's memory. /usr/local/bin/node stays readable for the program's children.
+cp "$root/usr/local/bin/node" "$root/opt/codeact/node"
+chmod 0111 "$root/opt/codeact/node"
 # The shell and tools the `bash` workspace tool runs inside the container (whatever this host has).
 sh_bin=$(command -v dash || command -v sh)
 copy_binary "$sh_bin" /bin/sh

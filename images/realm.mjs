@@ -2,7 +2,7 @@
 // the Node the container's confinement makes safe (`require`, `process`, `Buffer`, timers …), but its
 // intrinsics are its own, captured by the prelude and the glue before the program runs, so whatever the
 // program patches, its tool calls and its outcome stay true and the runner's wire is untouched.
-import { createRequire } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import vm from 'node:vm'
 
 // What a program sees of Node, taken from this realm at load (before any program could replace them).
@@ -16,7 +16,43 @@ const nodeGlobals = {}
 for (const name of NODE_GLOBALS) if (typeof globalThis[name] !== 'undefined') nodeGlobals[name] = globalThis[name]
 const programRequire = createRequire(process.cwd() + '/')
 const { Script, createContext, runInContext } = vm
-const importDefault = vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+const StringCtor = String
+const stringStartsWith = String.prototype.startsWith
+const ReflectApply = Reflect.apply
+const PromiseReject = Promise.reject.bind(Promise)
+
+/**
+ * `import(x)` in the program (the normaliser turns `import fs from 'node:fs'` into an awaited one) loads
+ * Node's own modules and nothing else: no file of the container (the runner's modules would hand out the
+ * live wire), no data: or file: URL. Node's module loader keeps one instance per URL, so a program that could
+ * import `/opt/codeact/wire.mjs` would get the very `send` the runner uses.
+ */
+function importBuiltin(specifier) {
+  const name = StringCtor(specifier)
+  const bare = ReflectApply(stringStartsWith, name, ['node:']) ? name.slice(5) : name
+  if (!isBuiltin(name) || REFUSED_MODULES.has(bare)) {
+    const e = new Error(`Cannot import "${name.slice(0, 200)}" in a program: only Node's built-in modules ("node:fs", "node:path", …) can be imported`)
+    e.code = 'ERR_UNSUPPORTED_PROGRAM_IMPORT'
+    return PromiseReject(e)
+  }
+  return import(ReflectApply(stringStartsWith, name, ['node:']) ? name : 'node:' + name)
+}
+/**
+ * The inspector attaches to this very process: `Runtime.evaluate` there runs in the runner's own realm, past
+ * everything the glue captured. Refused to `import` and to `require` (the container stays the boundary).
+ */
+const REFUSED_MODULES = new Set(['inspector', 'inspector/promises'])
+function guardedRequire(id) {
+  const name = StringCtor(id)
+  const bare = ReflectApply(stringStartsWith, name, ['node:']) ? name.slice(5) : name
+  if (REFUSED_MODULES.has(bare)) {
+    const e = new Error(`Cannot require "${name}" in a program: the inspector is not available`)
+    e.code = 'ERR_UNSUPPORTED_PROGRAM_IMPORT'
+    throw e
+  }
+  return programRequire(id)
+}
+for (const key of Object.keys(programRequire)) guardedRequire[key] = programRequire[key]
 
 // Runs in the program's realm, before the program. It keeps the runner's callbacks in its closure and
 // gives each promise it hands out an own `constructor` of undefined, so `then` on it uses the realm's true
@@ -74,7 +110,7 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
 
 /** A new realm with the prelude compiled in it; `start` then runs one program there. */
 export function createRealm(preludeSource) {
-  const sandbox = { ...nodeGlobals, require: programRequire }
+  const sandbox = { ...nodeGlobals, require: guardedRequire }
   const context = createContext(sandbox, { name: 'program' })
   runInContext('globalThis.global = globalThis', context)
   const prelude = runInContext(preludeSource, context, { filename: 'prelude.js' })
@@ -92,7 +128,7 @@ export function createRealm(preludeSource) {
         start(js, onConsole, done) {
           let programFn
           try {
-            programFn = new Script(js, { filename: 'program.js', importModuleDynamically: importDefault }).runInContext(context)
+            programFn = new Script(js, { filename: 'program.js', importModuleDynamically: importBuiltin }).runInContext(context)
           } catch (e) {
             programFn = () => { throw e }
           }

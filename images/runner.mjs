@@ -3,10 +3,34 @@
 // (realm.mjs) with the in-sandbox prelude the host sends, and serves workspace ops on the mounted
 // workspace. Plain JS, no dependencies: copied into the image as is. The container is the security
 // boundary; this file only makes the run observable (tool calls, console, kernel denials, the outcome).
-import { instrument } from './denials.mjs'
-import { cancelOp, serveOp } from './ops.mjs'
-import { createRealm } from './realm.mjs'
-import { append, diagnostic, own, receive, send, setNonce, slice, toJson } from './wire.mjs'
+import { randomUUID } from 'node:crypto'
+import { syncBuiltinESMExports } from 'node:module'
+import v8 from 'node:v8'
+
+// A heap snapshot holds every string of this process, the run's nonce among them: refused before any
+// program exists (`v8` is one object for every realm and every require). The inspector is refused by the
+// permission model (the image's entrypoint); the runner's memory is closed to other processes because the
+// node binary is execute-only (images/build.sh), which makes this process non-dumpable.
+for (const name of ['getHeapSnapshot', 'writeHeapSnapshot', 'setHeapSnapshotNearHeapLimit']) {
+  v8[name] = function refused() {
+    const e = new Error(`v8.${name}() is not available in a codeact program`)
+    e.code = 'ERR_ACCESS_DENIED'
+    throw e
+  }
+}
+syncBuiltinESMExports()
+
+// The runner's own modules are loaded under a URL no program can guess: Node keeps one module instance per
+// URL, and `require('/opt/codeact/wire.mjs')` (or an import of it) from a program would otherwise hand out the
+// very instance that holds the run's nonce. A program that loads the plain path gets fresh, unwired copies.
+const secretUrl = (file) => new URL(`./${file}?instance=${randomUUID()}`, import.meta.url).href
+const [{ instrument }, { cancelOp, serveOp }, { createRealm }, wire] = await Promise.all([
+  import(secretUrl('denials.mjs')),
+  import(secretUrl('ops.mjs')),
+  import(secretUrl('realm.mjs')),
+  import(secretUrl('wire.mjs')),
+])
+const { append, diagnostic, own, receive, send, setNonce, slice, toJson } = wire
 
 const ReflectApply = Reflect.apply
 const StringCtor = String
@@ -136,7 +160,8 @@ onProcess('unhandledRejection', (e) => {
 function onMessage(msg) {
   switch (own(msg, 'type')) {
     case 'hello':
-      return sayReady()
+      // Asked again only until the host has heard `ready` (it then sends the prelude).
+      return realm === undefined && !started ? sayReady() : undefined
     case 'prepare':
       return prepare(msg)
     case 'run':

@@ -169,7 +169,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
 
   let declarations: string | undefined
   const sdkText = () => (declarations ??= renderDeclarations(registry.definitions()))
-  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText, options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
+  // In a container the program has Node (`require`, `process`, `import('node:fs')`): its check knows Node's types.
+  const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText, {
+    ...(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {}),
+    ...(sandbox.name === 'docker' ? { nodeTypes: true } : {}),
+  })
   registry.onChange(() => {
     declarations = undefined
     typecheck?.refresh()

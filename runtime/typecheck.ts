@@ -33,11 +33,14 @@ export interface RuntimeTypecheck {
 export interface TypecheckOptions {
   /** How long one check may take in its thread before it is dropped (default 5,000 ms). */
   budgetMs?: number
+  /** Check against Node's types too: the program has Node (the Docker backend). */
+  nodeTypes?: boolean
 }
 
 export function createTypecheck(mode: TypecheckMode, declarations: () => string, options: TypecheckOptions = {}): RuntimeTypecheck | undefined {
   if (mode === 'off') return undefined
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
+  const nodeTypes = options.nodeTypes === true
   let current: string | undefined
   const text = () => (current ??= declarations())
   const outcomeOf = (answer: PoolAnswer): TypeCheckOutcome => {
@@ -56,12 +59,12 @@ export function createTypecheck(mode: TypecheckMode, declarations: () => string,
   }
   return {
     mode,
-    check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs)),
+    check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs, undefined, nodeTypes)),
     prepare: async (source, allowNodeImports) => {
-      const answer = await checkInPool(text(), source, budgetMs, { allowNodeImports })
+      const answer = await checkInPool(text(), source, budgetMs, { allowNodeImports }, nodeTypes)
       return { ...(answer.normalised ? { normalised: answer.normalised } : {}), outcome: outcomeOf(answer) }
     },
-    warm: () => warmPool(text()),
+    warm: () => warmPool(text(), nodeTypes),
     refresh: () => {
       current = undefined
     },

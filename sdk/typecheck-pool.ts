@@ -51,17 +51,17 @@ let nextId = 0
  * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
  * `normalise`, normalises it there first and checks the normalised text (returned in `normalised`).
  */
-export function checkInPool(declarations: string, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }): Promise<PoolAnswer> {
+export function checkInPool(declarations: string, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }, nodeTypes = false): Promise<PoolAnswer> {
   return new Promise((resolve) => {
-    queue.push({ request: { declarations, source, ...(normalise ? { normalise } : {}) }, budgetMs, resolve })
+    queue.push({ request: { declarations, source, ...(normalise ? { normalise } : {}), ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs, resolve })
     pump()
   })
 }
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
-export function warmPool(declarations: string): Promise<void> {
+export function warmPool(declarations: string, nodeTypes = false): Promise<void> {
   return new Promise((resolve) => {
-    queue.push({ request: { declarations }, budgetMs: 0, resolve: () => resolve() })
+    queue.push({ request: { declarations, ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs: 0, resolve: () => resolve() })
     pump()
   })
 }

@@ -9,6 +9,8 @@ export interface CheckRequest {
   source?: string
   /** Normalise `source` first (sdk/program-text.ts) and check the normalised text; answered in two messages. */
   normalise?: { allowNodeImports: boolean }
+  /** Check against Node's types too (the program has Node: the Docker backend). */
+  nodeTypes?: boolean
 }
 
 /** The normalised text, sent before the check's answer so a check past its budget still has it. */

@@ -6,21 +6,23 @@
 import { parentPort } from 'node:worker_threads'
 import { normaliseSafely } from './typecheck-normalise.js'
 import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
+import { nodeAmbientFiles } from './node-types.js'
 import { createTypeChecker, type TypeChecker } from './typecheck.js'
 
 /** Checkers by SDK text, newest last: a few runtimes (or SDK versions) share one thread. */
 const MAX_CHECKERS = 4
 const checkers = new Map<string, TypeChecker>()
 
-function checkerFor(declarations: string): TypeChecker {
-  let checker = checkers.get(declarations)
+function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
+  const key = `${nodeTypes ? 'node' : 'sandbox'}\n${declarations}`
+  let checker = checkers.get(key)
   if (checker !== undefined) {
-    checkers.delete(declarations)
+    checkers.delete(key)
   } else {
-    checker = createTypeChecker()
+    checker = createTypeChecker(nodeTypes ? { ambientFiles: nodeAmbientFiles() } : {})
     checker.setDeclarations(declarations)
   }
-  checkers.set(declarations, checker)
+  checkers.set(key, checker)
   for (const key of checkers.keys()) if (checkers.size > MAX_CHECKERS) checkers.delete(key)
   return checker
 }
@@ -40,7 +42,7 @@ if (port !== null) {
         }
         source = normalised.text
       }
-      const checker = checkerFor(request.declarations)
+      const checker = checkerFor(request.declarations, request.nodeTypes === true)
       response = { id: request.id, ok: true, diagnostics: checker.check(source) }
     } catch (e) {
       response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }

@@ -53,6 +53,24 @@ export interface TypeCheckerOptions {
    * true; false uses only public API, a new Program per check reusing the parsed lib and SDK.
    */
   resident?: boolean
+  /** More declarations checked with every program (Node's types where the program has Node: Docker). */
+  ambientFiles?: readonly AmbientFile[]
+}
+
+/** A declaration file the checker sees beside the SDK (diagnostics inside it are never reported). */
+export interface AmbientFile {
+  fileName: string
+  text: string
+}
+
+const ambientCache = new Map<string, TS.SourceFile>()
+function parseAmbient(files: readonly AmbientFile[]): TS.SourceFile[] {
+  return files.map((f) => {
+    const key = `${f.fileName}:${f.text.length}`
+    let parsed = ambientCache.get(key)
+    if (parsed === undefined) ambientCache.set(key, (parsed = parseFile(f.fileName, f.text)))
+    return parsed
+  })
 }
 
 const PROGRAM_FILE = '/codeact/program.ts'
@@ -79,10 +97,12 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   let resident: ResidentChecker | undefined
   let warming: Promise<void> | undefined
 
-  const host = createHost(() => [programFile, sdkFile, globalsFile])
+  const ambient = parseAmbient(options.ambientFiles ?? [])
+  const host = createHost(() => [programFile, sdkFile, globalsFile, ...ambient])
 
   function buildProgram(): TS.Program {
-    previous = ts.createProgram({ rootNames: [GLOBALS_FILE, SDK_FILE, PROGRAM_FILE], options: compilerOptions, host, oldProgram: previous })
+    const rootNames = [GLOBALS_FILE, SDK_FILE, ...ambient.map((f) => f.fileName), PROGRAM_FILE]
+    previous = ts.createProgram({ rootNames, options: compilerOptions, host, oldProgram: previous })
     return previous
   }
 
@@ -96,7 +116,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   }
 
   function check(source: string): TypeDiagnostic[] {
-    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile])
+    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile, ...ambient])
     let checked: Checked
     try {
       checked = resident?.check(wrapProgram(source).text) ?? checkWithProgram(wrapProgram(source).text)

@@ -9,6 +9,8 @@ import { LineSplitter, MAX_LINE_BYTES, parseLine, type FromRunner, type ToRunner
 
 const STDERR_TAIL = 8 * 1024
 
+const LATE_READY = /^\{"type":"ready","node":"[^"]*","uid":\d+,"pid":\d+\}$/
+
 export class RunnerChannel {
   /** Who reads the runner's messages right now (the pool while warming, then one run). */
   handler: ((msg: FromRunner) => void) | undefined
@@ -33,8 +35,8 @@ export class RunnerChannel {
         let body = line
         if (this.prefix !== undefined) {
           if (!line.startsWith(this.prefix)) {
-            // The runner's late answer to an early `hello` (sent before the nonce existed) is not output.
-            if (parseLine(line)?.type === 'ready') return
+            // A late answer to a start-up `hello` (sent before the run, read after it) is not the program's output.
+            if (LATE_READY.test(line)) return
             this.stray.lines++
             this.stray.bytes += Buffer.byteLength(line) + 1
             return

@@ -3,7 +3,6 @@
  * `sandbox_unavailable` outcome: infrastructure, never "your program failed", and never a stack trace.
  */
 import Docker from 'dockerode'
-import os from 'node:os'
 
 export interface Engine {
   docker: Docker
@@ -39,13 +38,9 @@ function labelOf(docker: Docker, options: Docker.DockerOptions | undefined): str
 
 /** Labels every codeact container carries; the reaper finds orphans by them. */
 export const LABEL = 'codeact'
-export const OWNER_LABEL = 'codeact.owner'
 export const INSTANCE_LABEL = 'codeact.instance'
-
-/** `hostname:pid` of this process: a container whose owner process is gone is an orphan. */
-export function ownerId(): string {
-  return `${os.hostname()}:${process.pid}`
-}
+// The owner's labels (hostname:pid, boot id, pid namespace, start time) are in owner.ts.
+export { OWNER_LABEL, ownerId } from './owner.js'
 
 function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message

@@ -92,7 +92,7 @@ export function accessProblem(mount: WorkspaceMount, user: string): string | und
   return (
     `the workspace ${mount.root} (owner ${mount.owner.uid}:${mount.owner.gid}, mode ${mount.mode.toString(8)}) is not ` +
     `${mount.allReadOnly ? 'readable' : 'writable'} by the container's user ${user}: chown it to that user, ` +
-    `or pass the Docker option \`user\` (e.g. its owner's uid:gid)`
+    `or pass the Docker option \`user\` (\`--docker-user UID:GID\` on the command line)`
   )
 }
 

@@ -40,9 +40,10 @@ export interface DockerSandboxOptions {
    */
   engines?: Docker.DockerOptions[]
   /**
-   * `uid:gid` of the program. Default: the workspace root's owner when that is not root, else 65534:65534
-   * (nobody); never root by default. `0:0` is an explicit opt-in (root without capabilities, for a
-   * root-owned workspace); everything else still holds.
+   * `uid:gid` of the program. Default: the workspace root's owner (root included) when this process is that
+   * owner or root, else this process's own ids; without a workspace 65534:65534 (nobody). Whatever the user,
+   * every capability is dropped and no-new-privileges is set, so root in the container can write the files
+   * it owns and nothing more.
    */
   user?: string
   /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */

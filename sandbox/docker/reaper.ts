@@ -1,10 +1,11 @@
 /**
  * The reaper: removes codeact containers whose owner process is gone (a host that crashed or was killed
- * before `close()`). A container of a live process, or of another machine, is never touched.
+ * before `close()`). A container of a live process — or of one this process cannot see (another machine,
+ * another boot, another pid namespace) — is never touched. Every sandbox's first `start()` reaps.
  */
 import type Docker from 'dockerode'
-import os from 'node:os'
-import { connectEngines, LABEL, OWNER_LABEL } from './engine.js'
+import { connectEngines, LABEL } from './engine.js'
+import { ownerGone } from './owner.js'
 import { removeContainer } from './spawn.js'
 
 export interface ReapResult {
@@ -14,23 +15,9 @@ export interface ReapResult {
   errors: string[]
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' // alive, someone else's
-  }
-}
-
-/** Is the `hostname:pid` owner of a container a process of this machine that no longer exists? */
-export function isOrphan(owner: string | undefined): boolean {
-  if (!owner) return false
-  const at = owner.lastIndexOf(':')
-  const host = owner.slice(0, at)
-  const pid = Number(owner.slice(at + 1))
-  if (at < 0 || host !== os.hostname() || !Number.isInteger(pid) || pid <= 0) return false
-  return pid !== process.pid && !processAlive(pid)
+/** Is the owner of a container (by its labels) a process that is certainly gone? See owner.ts. */
+export function isOrphan(labels: Record<string, string> | undefined): boolean {
+  return ownerGone(labels)
 }
 
 export async function reapOrphans(options: { engines?: Docker.DockerOptions[] } = {}): Promise<ReapResult> {
@@ -45,7 +32,7 @@ export async function reapOrphans(options: { engines?: Docker.DockerOptions[] } 
       result.errors.push(`${engine.label}: ${(e as Error).message}`)
       continue
     }
-    const orphans = list.filter((info) => isOrphan(info.Labels[OWNER_LABEL]))
+    const orphans = list.filter((info) => isOrphan(info.Labels))
     const gone = await Promise.all(orphans.map((info) => removeContainer(engine.docker.getContainer(info.Id))))
     orphans.forEach((info, i) => {
       if (gone[i]) result.removed.push(info.Id)

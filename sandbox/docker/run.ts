@@ -7,6 +7,7 @@ import type { LogEntry } from '../../vocabulary/types.js'
 import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
 import { preludeOutcome, type FromRunner } from './protocol.js'
 import type { ReadyContainer } from './spawn.js'
+import { isGvisor } from './spec.js'
 
 /** How long a run that ended (not stopped) with tool calls still in flight waits for their answers. */
 const PENDING_GRACE_MS = 2_000
@@ -183,12 +184,25 @@ async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'r
   if (c.channel.protocolError) return { kind: 'runtime', message: c.channel.protocolError }
   try {
     // The stream can end a moment before the engine records the exit.
-    let state = (await c.container.inspect()).State
+    const info = await c.container.inspect()
+    let state = info.State
     for (let i = 0; i < 20 && state.Running; i++) {
       await new Promise((r) => setTimeout(r, 25))
       state = (await c.container.inspect()).State
     }
+    // A SIGKILL we did not send is most often the OOM killer, whose verdict the engine can record a moment
+    // after the exit (seen under gVisor): ask again before calling it a plain kill.
+    for (let i = 0; i < 10 && state.ExitCode === 137 && !state.OOMKilled; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      state = (await c.container.inspect()).State
+    }
     if (state.OOMKilled) return { kind: 'memory', message: `${memory} (the container was OOM-killed)` }
+    // Under gVisor the host's OOM killer ends the sandbox's kernel, and the engine does not always record
+    // it as OOMKilled: a SIGKILL nobody here sent is the memory limit there (a program that SIGKILLs itself
+    // is the one other way, and reads the same).
+    if (state.ExitCode === 137 && isGvisor(info.HostConfig?.Runtime)) {
+      return { kind: 'memory', message: `${memory} (the gVisor sandbox was killed by SIGKILL, as the memory limit does)` }
+    }
     const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
     const why = state.ExitCode === 137 ? 'was killed (SIGKILL)' : `exited with code ${state.ExitCode}`
     return { kind: 'runtime', message: `the program's process ${why} before the program finished${tail ? `:\n${tail}` : ''}` }

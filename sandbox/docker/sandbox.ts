@@ -2,6 +2,7 @@
  * The Docker backend: the `Sandbox` seam over a warm pool of single-use, hardened containers, each running
  * images/runner.mjs. Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
  */
+import type Docker from 'dockerode'
 import { randomUUID } from 'node:crypto'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
@@ -55,9 +56,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     removals.add(p)
     void p.finally(() => removals.delete(p))
   }
+  // Containers a removal gave up on (the engine was away): tried again once an engine answers again (a
+  // container starts) and at close(), so an outage leaves nothing behind.
+  const leftovers = new Set<Docker.Container>()
+  const remove = (container: Docker.Container): void =>
+    track(removeContainer(container).then((gone) => (gone ? leftovers.delete(container) : leftovers.add(container))))
   const destroy = (c: ReadyContainer): void => {
     c.channel.destroy()
-    track(removeContainer(c.container))
+    remove(c.container)
+  }
+  const retryLeftovers = (): void => {
+    for (const container of leftovers) remove(container)
   }
   let turn = 0
   const pool = new WarmPool({
@@ -75,7 +84,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         let attempt = await start()
         // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
         if (!attempt.ok && attempt.busy && !closed) attempt = await start()
-        if (attempt.ok) return attempt
+        if (attempt.ok) {
+          retryLeftovers()
+          return attempt
+        }
         spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
       }
       return spawned
@@ -187,6 +199,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       // Runs in flight end as `aborted` and remove their containers; wait for every removal (a minute at most).
       // With no removal pending yet (a run still killing its container), Promise.all([]) would resolve at
       // once: wait on the tick alone, or this loop spins in microtasks, starving the kill it waits for.
+      retryLeftovers()
       for (const until = Date.now() + 60_000; (removals.size > 0 || active.size > 0) && Date.now() < until; ) {
         let timer: NodeJS.Timeout | undefined
         const tick = new Promise((r) => (timer = setTimeout(r, 50)))

@@ -3,20 +3,64 @@
  * test/docker/hardening.test.ts attacks each of them.
  */
 import type Docker from 'dockerode'
-import { INSTANCE_LABEL, LABEL, OWNER_LABEL, ownerId } from './engine.js'
+import { INSTANCE_LABEL, LABEL } from './engine.js'
+import { ownerLabels } from './owner.js'
 import type { WorkspaceMount } from './mount.js'
 import type { ResolvedOptions } from './options.js'
 
 export const NOBODY = '65534:65534'
 
+/** The calling process's `uid:gid`, or undefined where the platform has none (Windows). */
+function callerIds(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || typeof process.getgid !== 'function') return undefined
+  return { uid: process.getuid(), gid: process.getgid() }
+}
+
 /**
- * The program's `uid:gid`: an explicit choice as given (`0:0` is root without capabilities, an opt-in),
- * else the workspace owner when that is not root, else nobody. Never root by default.
+ * The program's `uid:gid`. An explicit choice is used as given. Otherwise the container runs as the
+ * workspace's owner — root included, the common case in CI and in containers — but only when the caller
+ * could act as that owner anyway (it is that owner, or it is root): the program never gets more than the
+ * caller has. A caller that is neither gets its own ids (a shared folder it can write by its mode bits).
+ * Without a workspace: nobody. Every capability is dropped and no-new-privileges set whatever the user, so
+ * root in the container owns files and nothing more (no CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_SYS_ADMIN …).
+ * A user namespace would map it to an unprivileged host uid, but Docker only offers that engine-wide
+ * (`userns-remap`), not per container.
  */
-export function containerUser(explicit: string | undefined, mount: WorkspaceMount | undefined): string {
+export function containerUser(
+  explicit: string | undefined,
+  mount: WorkspaceMount | undefined,
+  caller: { uid: number; gid: number } | undefined = callerIds(),
+): string {
   if (explicit !== undefined) return explicit
-  if (mount && mount.owner.uid !== 0) return `${mount.owner.uid}:${mount.owner.gid}`
-  return NOBODY
+  if (!mount) return NOBODY
+  const { uid, gid } = mount.owner
+  if (caller === undefined || caller.uid === 0 || caller.uid === uid) return `${uid}:${gid}`
+  return `${caller.uid}:${caller.gid}`
+}
+
+/**
+ * The runner's command line, as images/Dockerfile's ENTRYPOINT has it (test/docker/image.test.ts holds
+ * them equal). `--experimental-vm-modules`: the program's own import() hook (built-in modules only).
+ * `--experimental-permission` with everything allowed but the inspector.
+ */
+export const RUNNER_ARGS = [
+  '--experimental-vm-modules',
+  '--experimental-permission',
+  '--allow-fs-read=*',
+  '--allow-fs-write=*',
+  '--allow-child-process',
+  '--allow-worker',
+  '--disable-warning=ExperimentalWarning',
+  '--disable-warning=SecurityWarning',
+  '/opt/codeact/runner.mjs',
+] as const
+/** The image's execute-only copy of node (a non-dumpable runner) and the readable one. */
+export const RUNNER_NODE = '/opt/codeact/node'
+const READABLE_NODE = '/usr/local/bin/node'
+
+/** gVisor (`runsc`, whatever the engine calls it) reads a binary to run it: an execute-only one fails. */
+export function isGvisor(runtime: string | undefined): boolean {
+  return runtime !== undefined && /runsc|gvisor/i.test(runtime)
 }
 
 export function containerSpec(
@@ -29,9 +73,11 @@ export function containerSpec(
   const bytes = Math.round(memoryMb * 1024 * 1024)
   return {
     Image: o.image,
+    // Under gVisor the readable node runs the runner (gVisor's /proc refuses another process's memory itself).
+    ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
-    Labels: { [LABEL]: '1', [OWNER_LABEL]: ownerId(), [INSTANCE_LABEL]: instanceId },
+    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId },
     User: user,
     WorkingDir: mount ? mount.mountAt : '/tmp',
     // The protocol: stdin stays open while the host is attached; when the host goes away, stdin ends

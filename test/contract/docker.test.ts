@@ -1,16 +1,19 @@
 import { execFileSync } from 'node:child_process'
 import { describe } from 'vitest'
-import { dockerEngine } from '../docker/engine.js'
+import { dockerRuntimeCases } from '../docker/engine.js'
 import { ensureImage } from '../docker/helpers.js'
 import { sandboxContract } from './contract.js'
 
-// Skipped, with the reason printed, only where no Docker engine answers; CI counts that skip as a failure.
-describe.skipIf(!dockerEngine.available)('docker backend', () => {
-  sandboxContract('docker', {
-    runtime: { sandbox: 'docker' },
-    setup: ensureImage,
-    // The container runs as nobody (65534) unless the workspace has a non-root owner: give it the workspace,
-    // as a user's own files would be theirs.
-    prepareWorkspace: (dir) => execFileSync('chown', ['-R', '65534:65534', dir]),
+// Once per OCI runtime: runc, and gVisor (`runsc`) where the engine has it. Skipped, with the reason
+// printed, only where no engine (or no runsc) answers; CI counts that skip as a failure.
+for (const runtime of dockerRuntimeCases) {
+  describe.skipIf(runtime.skip !== undefined)(`docker backend (${runtime.name})`, () => {
+    sandboxContract(`docker-${runtime.name}`, {
+      runtime: { sandbox: 'docker', docker: { ...runtime.option } },
+      setup: ensureImage,
+      // The container runs as the workspace's owner (this process is root): give it the workspace as a
+      // user's own files would be theirs, and check the non-root path at the same time.
+      prepareWorkspace: (dir) => execFileSync('chown', ['-R', '65534:65534', dir]),
+    })
   })
-})
+}

@@ -85,7 +85,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
     expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: 'the runner did not start within 1 ms' } })
   })
 
-  it("a workspace that does not exist, escapes through a read-only entry, or cannot be used by the container's user is refused", async () => {
+  it("a workspace that does not exist, escapes through a read-only entry, or cannot be used by an explicitly chosen container user is refused", async () => {
     const ws = tempWorkspace()
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'))
     const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'codeact-closed-')) // 0700, owned by this (root) user
@@ -94,7 +94,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
       [{ workspace: { root: ws, readOnly: ['etc-link'] } }, /the read-only path etc-link resolves outside the workspace/],
       [{ workspace: { root: ws, readOnly: ['../x'] } }, /the read-only path \.\.\/x is outside the workspace/],
       [{ workspace: { root: ws, mountAt: '/usr/lib' } }, /cannot be mounted at \/usr\/lib/],
-      [{ workspace: { root: closed } }, /the workspace .* \(owner 0:0, mode 700\) is not writable by the container's user 65534:65534: chown it/],
+      [{ workspace: { root: closed }, user: '65534:65534' }, /the workspace .* \(owner 0:0, mode 700\) is not writable by the container's user 65534:65534: chown it/],
       [{ workspace: { root: closed, readOnly: true }, user: '1234:1234' }, /is not readable by the container's user 1234:1234/],
     ]
     for (const [options, message] of cases) {

@@ -16,11 +16,12 @@ import type { SandboxHost, SandboxLimits, SandboxRunRequest } from '../../sandbo
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs) as they are now. */
+/** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs, then the Dockerfile) as they are now. */
 function runnerHash(): string {
   const h = createHash('sha256')
   const files = fs.readdirSync(path.join(repo, 'images')).filter((f) => f.endsWith('.mjs')).sort()
   for (const f of files) h.update(fs.readFileSync(path.join(repo, 'images', f)))
+  h.update(fs.readFileSync(path.join(repo, 'images', 'Dockerfile'))) // its entrypoint's flags
   return h.digest('hex').slice(0, 16)
 }
 

@@ -222,7 +222,8 @@ export const escapeAttacks: Attack[] = [
       }
       return out`,
     expect: { value: ['ReferenceError', 'ReferenceError', 'ReferenceError', 'ReferenceError'] },
-    docker: { value: ['container', 'ReferenceError', 'returned', 'TypeError'] },
+    // process.binding is refused by the runner's permission model (images/Dockerfile).
+    docker: { value: ['container', 'ReferenceError', 'Error', 'TypeError'] },
   },
   {
     name: 'indirect eval and new Function see the same empty realm',

@@ -43,8 +43,9 @@ function matches(result: RunResult, want: Expect): boolean {
   }
 }
 
-export function runCorpus(backend: Backend, attacks: readonly Attack[] = ATTACKS): void {
-  describe(`attack corpus (${backend})`, () => {
+/** `docker`: extra Docker options (the OCI runtime); `label` names the variant in the suite's title. */
+export function runCorpus(backend: Backend, attacks: readonly Attack[] = ATTACKS, variant: { docker?: Record<string, unknown>; label?: string } = {}): void {
+  describe(`attack corpus (${variant.label ?? backend})`, () => {
     const record: HostRecord = { saw: [] }
     let rt: Runtime
     beforeAll(async () => {
@@ -52,7 +53,7 @@ export function runCorpus(backend: Backend, attacks: readonly Attack[] = ATTACKS
         sandbox: backend,
         typecheck: 'off',
         tools: probeTools(record),
-        ...(backend === 'docker' ? { docker: { poolSize: 2 } } : {}),
+        ...(backend === 'docker' ? { docker: { poolSize: 2, ...variant.docker } } : {}),
       })
       await rt.sandbox.start()
     })
