@@ -57,7 +57,9 @@ export function renderToolsInterface(tools: readonly ToolDefinition[], options: 
   const argSchemas = sorted.map((tool) => typeSchemaOf(tool.parameters, 'input'))
   // Repeated field docs are said once per family of tools (an MCP server's `server__` prefix, else all).
   const families = new Map<string, number[]>()
-  sorted.forEach((tool, i) => families.set(familyOf(tool.name), [...(families.get(familyOf(tool.name)) ?? []), i]))
+  sorted.forEach((tool, i) => {
+    families.set(familyOf(tool.name), [...(families.get(familyOf(tool.name)) ?? []), i])
+  })
   const docsByFamily = new Map([...families].map(([family, at]) => [family, sharedFieldDocs(at.map((i) => argSchemas[i] ?? {}))]))
   const sentencesByFamily = new Map([...families].map(([family, at]) => [family, sharedSentences(at.map((i) => sorted[i]?.description ?? ''))]))
   const methods = sorted.map((tool, i) => {

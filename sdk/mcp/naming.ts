@@ -51,7 +51,9 @@ function withSuffix(name: string, ref: McpToolRef): string {
 export function assignNames(refs: readonly McpToolRef[], taken: ReadonlySet<string> = new Set()): string[] {
   const bases = refs.map(baseName)
   const groups = new Map<string, number[]>()
-  bases.forEach((b, i) => groups.set(b, [...(groups.get(b) ?? []), i]))
+  bases.forEach((b, i) => {
+    groups.set(b, [...(groups.get(b) ?? []), i])
+  })
   const names = bases.map((base, i) => {
     const ref = refs[i]!
     const group = groups.get(base)!

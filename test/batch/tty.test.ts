@@ -51,6 +51,7 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     const { status, screen } = await underPty(['run', job, '--workspace', root, '--typecheck=off'])
     expect(status).toBe(0)
     // Redrawn in place (carriage return + erase line), never one line per call.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is asserted
     expect(screen).toMatch(/\r\x1b\[K\d+\.\d s · \d[\d,]* calls \(/)
     expect(screen).toMatch(/calls \((read_file|write_file) \d+, (read_file|write_file) \d+, glob 1\)/)
     expect(screen).toMatch(/files written · “done (1|2|3|4)00”/)

@@ -82,7 +82,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
     const host = testHost()
     const out = await sandbox.run(request(`await tools.echo({ id: require('node:os').hostname() }); while (true) {}`, { timeoutMs: 1500 }), host, never())
     expect(out).toMatchObject({ ok: false, error: { kind: 'timeout', message: 'the program exceeded the time limit of 1500 ms' } })
-    expect(await isRunning(String((host.calls[0]?.args as { id: string }).id))).toBe(false)
+    expect(await isRunning(String((host.calls[0]!.args as { id: string }).id))).toBe(false)
   })
 
   it('an abort kills the container and the outcome is aborted', async () => {
@@ -95,7 +95,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
     }
     const out = await sandbox.run(request(`await tools.echo({ id: require('node:os').hostname() }); await new Promise(() => {})`), host, ac.signal)
     expect(out).toMatchObject({ ok: false, error: { kind: 'aborted' } })
-    expect(await isRunning(String((host.calls[0]?.args as { id: string }).id))).toBe(false)
+    expect(await isRunning(String((host.calls[0]!.args as { id: string }).id))).toBe(false)
   })
 
   it('process.exit before the program finishes is a runtime error naming the exit', async () => {

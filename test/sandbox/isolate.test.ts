@@ -122,7 +122,9 @@ describe('isolate sandbox: running a program', () => {
       seen.push(`call ${name}`)
       return callTool(name, args)
     }
-    host.log = (entries) => entries.forEach((e) => seen.push(`log ${e.text}`))
+    host.log = (entries) => {
+      for (const e of entries) seen.push(`log ${e.text}`)
+    }
     await run(`console.log('one'); await tools.noop(); console.log('two'); return 0`, host)
     expect(seen).toEqual(['log one', 'call noop', 'log two'])
   })
