@@ -6,7 +6,6 @@
  */
 import { readFile, readlink } from 'node:fs/promises'
 import type { ExecRequest, ExecResult, WorkspaceConfig, WorkspaceOps } from '../../sandbox/workspace/ops.js'
-import { WorkspaceError } from '../../sandbox/workspace/ops.js'
 import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
 import { createStage } from '../../sandbox/workspace/staging/stage-dir.js'
 import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'

@@ -15,7 +15,7 @@ import {
   statBeneath,
   walkBeneath,
   writeBeneath,
-} from './beneath.js'
+} from './beneath-files.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
 
 

@@ -12,7 +12,7 @@
  */
 import { lstatSync, rmdirSync } from 'node:fs'
 import { dirname, relative, sep } from 'node:path'
-import { mkdirBeneathSync } from './beneath.js'
+import { mkdirBeneathSync } from './beneath-files.js'
 import { isWithin } from './paths.js'
 import type { WorkspaceConfig } from './ops.js'
 

@@ -7,7 +7,7 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import type { Tool as AiTool, ToolSet } from 'ai'
 import type { FunctionTool, Tool as AgentsTool } from '@openai/agents'
 import type { AIMessage, ToolCall as LangChainSdkToolCall } from '@langchain/core/messages'
-import type { DynamicStructuredTool, DynamicTool, StructuredToolInterface } from '@langchain/core/tools'
+import type { DynamicStructuredTool, StructuredToolInterface } from '@langchain/core/tools'
 import type { tool as langchainTool } from '@langchain/core/tools'
 import type OpenAI from 'openai'
 import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions'

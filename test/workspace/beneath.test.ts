@@ -2,17 +2,17 @@
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
+import { splitRel } from '../../sandbox/workspace/beneath.js'
 import {
   mkdirBeneath,
   readTextBeneath,
   readdirBeneath,
   removeBeneath,
   renameBeneath,
-  splitRel,
   statBeneath,
   walkBeneath,
   writeBeneath,
-} from '../../sandbox/workspace/beneath.js'
+} from '../../sandbox/workspace/beneath-files.js'
 import { harness, type Harness } from './helpers.js'
 
 let h: Harness

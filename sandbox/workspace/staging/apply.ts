@@ -11,8 +11,9 @@
  */
 import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
 import { open, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
-import { closeDir, entryPath, mkdirBeneath, openDirBeneath, removeBeneath, type DirRef } from '../beneath.js'
-import { basename, join } from 'node:path'
+import { closeDir, entryPath, openDirBeneath, type DirRef } from '../beneath.js'
+import { mkdirBeneath, removeBeneath } from '../beneath-files.js'
+import { join } from 'node:path'
 import { isWithin } from '../paths.js'
 import { WorkspaceError } from '../ops.js'
 import type { StagedChange } from './staged-changes.js'

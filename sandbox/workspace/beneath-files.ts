@@ -1,0 +1,297 @@
+/**
+ * The file operations on top of beneath.ts's by-descriptor walk: read, atomic write, mkdir, rename, remove,
+ * readdir, stat and walk. Each names its last component through the descriptor of the folder that holds it.
+ */
+import { closeSync, constants, fchmodSync, fchownSync, fstatSync, fsync, openSync, read, readSync, renameSync, unlinkSync, write, writeSync, type Dirent, type Stats } from 'node:fs'
+import { lstat, open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { promisify } from 'node:util'
+import { WorkspaceError, type DirEntry, type FileInfo, type WalkEntry, type WalkResult } from './ops.js'
+import {
+  beneathError,
+  byName,
+  closeDir,
+  dirPath,
+  entryPath,
+  entryTypeOf,
+  lstatOrUndefined,
+  openChildDir,
+  openDirBeneath,
+  splitRel,
+  withDir,
+  withParent,
+  type DirRef,
+} from './beneath.js'
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+/** Files up to this size are read and written with synchronous calls (beneath.ts says why). */
+const SMALL_BYTES = 256 * 1024
+const readAsync = promisify(read)
+const writeAsync = promisify(write)
+const fsyncFd = promisify(fsync)
+
+/** UTF-8 text of a regular file. EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder. */
+export function readTextBeneath(root: string, rel: string, maxBytes: number): Promise<string> {
+  return withParent(root, rel, false, async (parent, name, at) => {
+    let fd: number
+    try {
+      // O_NONBLOCK: a FIFO planted in the workspace must not hang the host.
+      fd = openSync(entryPath(parent, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    } catch (err) {
+      throw beneathError(err, at)
+    }
+    try {
+      const st = fstatSync(fd)
+      if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${at} is a folder; use list_dir`)
+      if (!st.isFile()) throw new WorkspaceError('EIO', `${at} is not a regular file`)
+      if (st.size > maxBytes) {
+        throw new WorkspaceError('EFBIG', `${at} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`)
+      }
+      const bytes = st.size <= SMALL_BYTES ? readAllSync(fd, st.size, maxBytes) : await readAll(fd, maxBytes)
+      if (bytes === undefined) throw new WorkspaceError('EFBIG', `${at} grew past the ${maxBytes}-byte read limit while being read`)
+      const nul = bytes.indexOf(0)
+      if (nul !== -1) throw new WorkspaceError('EILSEQ', `${at} is a binary file (NUL byte at offset ${nul}); not returned as text`)
+      try {
+        return utf8.decode(bytes)
+      } catch {
+        throw new WorkspaceError('EILSEQ', `${at} is not valid UTF-8 text; not returned as text`)
+      }
+    } catch (err) {
+      throw beneathError(err, at)
+    } finally {
+      closeSync(fd)
+    }
+  })
+}
+
+/** Reads to the end (the size may have changed since fstat); undefined past `maxBytes`. */
+function readAllSync(fd: number, size: number, maxBytes: number): Buffer | undefined {
+  const chunks: Buffer[] = []
+  let total = 0
+  for (let want = Math.max(size, 4096); ; want = 64 * 1024) {
+    const buf = Buffer.allocUnsafe(want)
+    const n = readSync(fd, buf, 0, want, null)
+    if (n === 0) break
+    chunks.push(buf.subarray(0, n))
+    total += n
+    if (total > maxBytes) return undefined
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)
+}
+
+/** `readAllSync`, off the thread (for big files). */
+async function readAll(fd: number, maxBytes: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = []
+  let total = 0
+  for (;;) {
+    const buf = Buffer.allocUnsafe(1024 * 1024)
+    const { bytesRead } = await readAsync(fd, buf, 0, buf.length, null)
+    if (bytesRead === 0) return Buffer.concat(chunks, total)
+    chunks.push(buf.subarray(0, bytesRead))
+    total += bytesRead
+    if (total > maxBytes) return undefined
+  }
+}
+
+export interface WriteOptions {
+  /** Create missing parent folders (default true). */
+  parents?: boolean
+  /** fsync the file and its folder before returning (crash-safe; slower). */
+  durable?: boolean
+}
+
+/**
+ * Creates or replaces a file atomically: a temp file created `O_EXCL | O_NOFOLLOW` in the same folder
+ * descriptor, then renamed over the name. Readers see the old or the new content, never half of it; a hard
+ * link shared with another file is never written through; an existing file keeps its mode (and, run as
+ * root, its owner).
+ */
+export function writeBeneath(root: string, rel: string, content: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
+  return withParent(root, rel, options.parents ?? true, async (parent, name, at) => {
+    const target = entryPath(parent, name)
+    const old = lstatOrUndefined(target)
+    if (old?.isDirectory() === true) throw new WorkspaceError('EISDIR', `${at} is a folder`)
+    if (old?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${at} is a symlink at the point of use; refused`)
+    const temp = entryPath(parent, `.${name.slice(0, 200)}.codeact-${randomBytes(6).toString('hex')}`)
+    let fd: number
+    try {
+      fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, old ? old.mode & 0o7777 : 0o666)
+    } catch (err) {
+      throw beneathError(err, at)
+    }
+    let closed = false
+    try {
+      if (old) {
+        // open() applied the umask; the replacement keeps exactly the old bits (and owner, when we may).
+        fchmodSync(fd, old.mode & 0o7777)
+        if (process.getuid?.() === 0 && (old.uid !== 0 || old.gid !== 0)) {
+          try {
+            fchownSync(fd, old.uid, old.gid)
+          } catch {
+            // best effort
+          }
+        }
+      }
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
+      if (bytes.length <= SMALL_BYTES) {
+        for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
+      } else {
+        for (let off = 0; off < bytes.length; ) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
+      }
+      if (options.durable === true) await fsyncFd(fd)
+      closeSync(fd)
+      closed = true
+      renameSync(temp, target)
+      if (options.durable === true) await fsyncDir(parent)
+    } catch (err) {
+      if (!closed) closeSync(fd)
+      try {
+        unlinkSync(temp)
+      } catch {
+        // never made it, or renamed already
+      }
+      throw beneathError(err, at)
+    }
+  })
+}
+
+
+async function fsyncDir(dir: DirRef): Promise<void> {
+  const fh = await open(dirPath(dir), O_RDONLY | O_DIRECTORY)
+  try {
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+/** Creates a folder and its parents; fine if it is a folder already, EEXIST if it is something else. */
+export async function mkdirBeneath(root: string, rel: string): Promise<void> {
+  mkdirBeneathSync(root, rel)
+}
+
+/** `mkdirBeneath`, synchronously (a few metadata syscalls), for set-up code that must finish before it goes on. */
+export function mkdirBeneathSync(root: string, rel: string): void {
+  const parts = splitRel(rel)
+  if (parts.length === 0) return
+  try {
+    closeDir(openDirBeneath(root, parts, true))
+  } catch (err) {
+    if (err instanceof WorkspaceError && err.code === 'ENOTDIR') {
+      throw new WorkspaceError('EEXIST', `${err.message.replace(/ is not a folder$/, '')} exists and is not a folder`)
+    }
+    throw err
+  }
+}
+
+/** Renames `from` to `to` (both beneath the root; missing parents of `to` are created). Replaces a file at `to`. */
+export function renameBeneath(root: string, from: string, to: string): Promise<void> {
+  return withParent(root, from, false, (src, srcName, fromRel) =>
+    withParent(root, to, true, async (dst, dstName) => {
+      try {
+        await rename(entryPath(src, srcName), entryPath(dst, dstName))
+      } catch (err) {
+        throw beneathError(err, fromRel)
+      }
+    }),
+  )
+}
+
+/**
+ * Removes a file, a symlink (never its target) or a folder (ENOTEMPTY unless `recursive`). A recursive
+ * remove opens each folder by descriptor before emptying it: a folder swapped for a symlink mid-way is
+ * unlinked as the symlink it now is, never descended into.
+ */
+export function removeBeneath(root: string, rel: string, recursive: boolean): Promise<void> {
+  return withParent(root, rel, false, async (parent, name, at) => {
+    try {
+      await removeEntry(parent, name, recursive)
+    } catch (err) {
+      throw beneathError(err, at)
+    }
+  })
+}
+
+async function removeEntry(parent: DirRef, name: string, recursive: boolean): Promise<void> {
+  const path = entryPath(parent, name)
+  const st = await lstat(path)
+  if (!st.isDirectory()) return unlink(path)
+  if (recursive) {
+    let dir: DirRef
+    try {
+      dir = openChildDir(parent, name)
+    } catch (err) {
+      // It stopped being a folder between the lstat and the open: remove whatever it is now.
+      if (err instanceof WorkspaceError && (err.code === 'EACCES' || err.code === 'ENOTDIR')) return unlink(path)
+      throw err
+    }
+    try {
+      for (const child of await readdir(dirPath(dir))) await removeEntry(dir, child, true)
+    } finally {
+      closeDir(dir)
+    }
+  }
+  await rmdir(path)
+}
+
+/** A folder's entries, sorted by name; symlinks are reported as such, never followed. */
+export function readdirBeneath(root: string, rel: string): Promise<DirEntry[]> {
+  return withDir(root, rel, async (dir) => {
+    try {
+      const out: DirEntry[] = []
+      for (const d of await readdir(dirPath(dir), { withFileTypes: true })) {
+        const st = await lstat(entryPath(dir, d.name)).catch(() => undefined)
+        out.push({ name: d.name, type: entryTypeOf(st ?? d), size: st && !st.isDirectory() ? st.size : 0 })
+      }
+      return out.sort(byName)
+    } catch (err) {
+      throw beneathError(err, dir.rel)
+    }
+  })
+}
+
+/** Does not follow a final symlink. */
+export async function statBeneath(root: string, rel: string): Promise<FileInfo> {
+  const info = (st: Stats): FileInfo => ({ type: entryTypeOf(st), size: st.isDirectory() ? 0 : st.size, mtimeMs: Math.round(st.mtimeMs), mode: st.mode & 0o7777 })
+  if (splitRel(rel).length === 0) return withDir(root, '.', async (dir) => info(await lstat(dirPath(dir))))
+  return withParent(root, rel, false, async (parent, name, at) => {
+    try {
+      return info(await lstat(entryPath(parent, name)))
+    } catch (err) {
+      throw beneathError(err, at)
+    }
+  })
+}
+
+/** Every entry under `rel`, depth first over sorted names; each folder opened by descriptor, never a symlink. */
+export function walkBeneath(root: string, rel: string, limit: number): Promise<WalkResult> {
+  return withDir(root, rel, async (top) => {
+    const entries: WalkEntry[] = []
+    const visit = async (dir: DirRef, prefix: string): Promise<boolean> => {
+      const dirents = await readdir(dirPath(dir), { withFileTypes: true }).catch((): Dirent[] => [])
+      dirents.sort(byName)
+      for (const d of dirents) {
+        if (entries.length >= limit) return false
+        const path = prefix === '' ? d.name : `${prefix}/${d.name}`
+        const type = entryTypeOf(d)
+        entries.push({ path, type })
+        if (type !== 'dir') continue
+        let child: DirRef
+        try {
+          child = openChildDir(dir, d.name)
+        } catch {
+          continue // gone, or swapped for a symlink since the listing: not descended into
+        }
+        try {
+          if (!(await visit(child, path))) return false
+        } finally {
+          closeDir(child)
+        }
+      }
+      return true
+    }
+    const complete = await visit(top, '')
+    return { entries, truncated: !complete }
+  })
+}
