@@ -9,6 +9,7 @@ import type { Sandbox } from '../sandbox/types.js'
 import { createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
+import { Approvals, policyHook, type ApprovalPolicy } from './approval.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
@@ -26,7 +27,7 @@ import {
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
-import type { AnyToolDefinition, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
+import type { AnyToolDefinition, ApprovalHandler, ApprovalRequest, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */
@@ -59,6 +60,15 @@ export interface RuntimeOptions {
    * `{ url }` (streamable HTTP). A server that fails to start is listed in `rt.mcp.failures`; the others serve.
    */
   mcp?: McpServersConfig
+  /**
+   * Ask before these tools run (`['bash', 'remove', 'write_file']`), or before the calls a predicate picks
+   * (`true` or the question's text). Asked after the workspace policy, so a refused call is never asked.
+   */
+  approve?: ApprovalPolicy
+  /** Answers approval requests (from `approve` or a hook's `{ ask }`) unless a front door answers for the run. */
+  onApproval?: ApprovalHandler
+  /** How long a question waits for its answer before it counts as a no (default 5 min). */
+  approvalTimeoutMs?: number
 }
 
 export interface Runtime {
@@ -87,6 +97,12 @@ export interface Runtime {
   readonly sandbox: Sandbox
   /** The imported MCP servers (status, start failures), when `mcp` was given. */
   readonly mcp: McpImport | undefined
+  /** Says yes to a call waiting for approval; false if `callId` is not waiting. */
+  approve(callId: string): boolean
+  /** Says no (the call fails with EACCES, "not approved: REASON"); false if `callId` is not waiting. */
+  deny(callId: string, reason?: string): boolean
+  /** The questions waiting for an answer now. */
+  pendingApprovals(): ApprovalRequest[]
   close(): Promise<void>
 }
 
@@ -102,6 +118,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry.register(workspace.tools)
     hooks.on('pre-execute', workspace.policy)
   }
+  if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
   registry.register(toList(options.tools))
   // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
   const mcp =
@@ -123,6 +140,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     services: (runId) => sandbox.services?.(runId) ?? {},
     toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
     gate: (call) => gate(call, mode, registry),
+    approvals: new Approvals({
+      log,
+      ...(options.onApproval ? { handler: options.onApproval } : {}),
+      ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
+    }),
   }
 
   let declarations: string | undefined
@@ -140,7 +162,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         description: 'Run a TypeScript program against the tools.',
         parameters: RUN_CODE_PARAMETERS,
         exclusive: true,
-        timeoutMs: limits.timeoutMs + 10_000,
+        timeoutMs: limits.deadlineMs + 10_000,
         execute: async (args: { code: string }, ctx) => {
           const result = await runCode(deps, args.code, { parentId: ctx.callId, signal: ctx.signal })
           return { ok: result.ok, observation: result.observation }
@@ -184,6 +206,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     limits,
     sandbox,
     mcp,
+    approve: (callId) => env.approvals!.answer(callId, true),
+    deny: (callId, reason) => env.approvals!.answer(callId, false, reason),
+    pendingApprovals: () => env.approvals!.pending(),
     close: async () => {
       closed = true
       await mcp?.close()

@@ -3,6 +3,7 @@ import type { Limits } from '../vocabulary/types.js'
 /** Defaults a user would expect of a code runner: 30 s, 128 MB, 1 MiB of console output. */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   timeoutMs: 30_000,
+  deadlineMs: 600_000,
   memoryMb: 128,
   maxOutputBytes: 1024 * 1024,
   maxToolCalls: 1_000,

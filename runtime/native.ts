@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
-import type { JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type { ApprovalHandler, JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export interface OpenAIToolCall {
   id: string
@@ -36,6 +36,8 @@ export type ToolAnswers<T> = T[] & { concludesTurn: boolean }
 
 export interface ExecuteToolCallsOptions {
   signal?: AbortSignal
+  /** Answers the approvals this batch's calls ask for (a `run_code` call's sub-calls included). */
+  onApproval?: ApprovalHandler
 }
 
 /** Renders a committed result as the content a model reads. `run_code` answers with its observation. */
@@ -69,6 +71,8 @@ export async function executeToolCalls(
   env.log.append('batch/start', { batchId, ids: parsed.map((p) => p.call.id), shape })
   const signal = options.signal ?? new AbortController().signal
   const scheduler = new CallScheduler({ env, signal, maxParallel, onCommit: () => {} })
+  const handler = options.onApproval
+  const unscope = handler && env.approvals ? parsed.map((p) => env.approvals!.scope(p.call.id, handler)) : []
   const results = await Promise.all(
     parsed.map((p) => {
       if (p.argsError === undefined) return scheduler.submit(p.call)
@@ -79,6 +83,7 @@ export async function executeToolCalls(
       return Promise.resolve(result)
     }),
   )
+  for (const off of unscope) off()
   const concludesTurn = results.some((r) => r.ok && r.concludesTurn === true)
   env.log.append('batch/end', { batchId, concludesTurn, aborted: signal.aborted })
   const answers = results.map((r, i) => {
