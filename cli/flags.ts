@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
+import { askOnTerminal } from './ask.js'
 import { loadToolsModule } from './load-tools.js'
 
 /** Bad usage of the command line: exit status 2 with the usage text. */
@@ -13,6 +14,8 @@ export const RUNTIME_FLAGS = {
   tools: { type: 'string', multiple: true },
   log: { type: 'string' },
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
+  ask: { type: 'string', multiple: true },
   memory: { type: 'string' },
   typecheck: { type: 'string' },
   workspace: { type: 'string' },
@@ -26,6 +29,8 @@ export const RUNTIME_FLAGS = {
 export interface RuntimeFlagValues {
   tools?: string[]
   timeout?: string
+  deadline?: string
+  ask?: string[]
   memory?: string
   log?: string
   typecheck?: string
@@ -43,6 +48,9 @@ export async function runtimeOptions(values: RuntimeFlagValues): Promise<Runtime
   for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
   const options: RuntimeOptions = { tools, limits: {} }
   if (values.timeout !== undefined) options.limits!.timeoutMs = positive('--timeout', values.timeout)
+  if (values.deadline !== undefined) options.limits!.deadlineMs = positive('--deadline', values.deadline)
+  // Asked on the terminal; the MCP server answers its runs through the client instead (mcp/elicit.ts).
+  if (values.ask?.length) Object.assign(options, { approve: values.ask, onApproval: askOnTerminal() })
   if (values.memory !== undefined) options.limits!.memoryMb = positive('--memory', values.memory)
   if (values.log) options.logFile = values.log
   if (values.typecheck !== undefined) {

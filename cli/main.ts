@@ -16,7 +16,8 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
 
 const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
-                         [--timeout MS] [--memory MB] [--typecheck=error|warn|off]
+                         [--timeout MS] [--deadline MS] [--memory MB] [--typecheck=error|warn|off]
+                         [--ask TOOL]...   ask on the terminal before each call of TOOL (y/n/a)
                          [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]]
                          [--sandbox isolate|docker]
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
