@@ -18,7 +18,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Runtime } from '../runtime/create-runtime.js'
-import type { EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
+import type { ApprovalHandler, EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
 import {
   DESCRIBE_TOOL,
   DESCRIBE_TOOL_SCHEMA,
@@ -29,6 +29,7 @@ import {
   needsDiscovery,
   searchTools,
 } from '../sdk/mcp/discovery.js'
+import { elicitApproval } from './elicit.js'
 
 const RUN_CODE = 'run_code'
 
@@ -84,8 +85,8 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     return list
   }
 
-  const callTool = async (name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
-    if (name === RUN_CODE) return runCode(rt, args, extra)
+  const callTool = async (name: string, args: Record<string, unknown>, extra: Extra, onApproval?: ApprovalHandler): Promise<CallToolResult> => {
+    if (name === RUN_CODE) return runCode(rt, args, extra, onApproval)
     if (name === SEARCH_TOOLS && discovery()) {
       if (typeof args.query !== 'string') return errorResult('EINVAL: search_tools needs { query: string }')
       const limit = typeof args.limit === 'number' ? args.limit : undefined
@@ -97,7 +98,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
       return found.ok ? { content: [{ type: 'text', text: '```ts\n' + found.text + '\n```' }] } : errorResult(found.message)
     }
     if (!options.exposeTools) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}`)
-    const [answer] = await rt.executeToolCalls([{ type: 'tool_use', id: `mcp_${randomUUID().slice(0, 8)}`, name, input: args }], { signal: extra.signal })
+    const [answer] = await rt.executeToolCalls([{ type: 'tool_use', id: `mcp_${randomUUID().slice(0, 8)}`, name, input: args }], { signal: extra.signal, ...(onApproval ? { onApproval } : {}) })
     return { content: [{ type: 'text', text: answer!.content }], ...(answer!.is_error ? { isError: true } : {}) }
   }
 
@@ -108,7 +109,9 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         { capabilities: { tools: { listChanged: true }, logging: {} } },
       )
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
-      server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra))
+      // Calls that ask for approval are put to this connection's client (elicitation).
+      const onApproval = elicitApproval(server)
+      server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, onApproval))
       servers.add(server)
       server.onclose = () => servers.delete(server)
       return server
@@ -120,7 +123,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
 }
 
 /** One program: console lines stream to the client while it runs; the answer is the observation. */
-async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra, onApproval?: ApprovalHandler): Promise<CallToolResult> {
   if (typeof args.code !== 'string') return errorResult('EINVAL: run_code needs { code: string } (a TypeScript program)')
   const runId = `mcp_${randomUUID().slice(0, 8)}`
   const progressToken = extra._meta?.progressToken
@@ -134,7 +137,7 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra)
     if (progressToken !== undefined) notify({ method: 'notifications/progress', params: { progressToken, progress: ++lines, message: data.text } })
   })
   try {
-    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId })
+    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId, ...(onApproval ? { onApproval } : {}) })
     const { events: _events, ...rest } = result
     const structured = JSON.parse(JSON.stringify(rest)) as Record<string, unknown>
     return { content: [{ type: 'text', text: result.observation }], structuredContent: structured, ...(result.ok ? {} : { isError: true }) }

@@ -35,8 +35,11 @@ export class Approvals {
   readonly #timeoutMs: number
   readonly #pending = new Map<string, { request: ApprovalRequest; answer: (d: Decided) => void }>()
   readonly #scoped = new Map<string, ApprovalHandler>()
-  /** Tools answered "always" (for this runtime's life). */
-  readonly #always = new Set<string>()
+  /**
+   * Tools answered "always", per handler: an "always" holds for whoever said it (one MCP connection,
+   * one terminal), never for another client of the same runtime.
+   */
+  readonly #always = new WeakMap<ApprovalHandler, Set<string>>()
 
   constructor(options: ApprovalsOptions) {
     this.#log = options.log
@@ -73,8 +76,13 @@ export class Approvals {
     const message = String(rawMessage ?? `run ${call.name}?`)
     const request: ApprovalRequest = { callId: call.id, name: call.name, args: call.args, origin: call.origin, ...(runId ? { runId } : {}), message, details: details as { [key: string]: JsonValue } }
     this.#log.append('approval/request', { ...(runId ? { runId } : {}), callId: call.id, name: call.name, message, ...(Object.keys(details).length ? { details: request.details } : {}) })
-    const decided = this.#always.has(call.name) ? { approved: true, by: 'always' as const } : await this.#wait(request, signal)
-    if (decided.approved && decided.always) this.#always.add(call.name)
+    const handler = (runId !== undefined ? this.#scoped.get(runId) : undefined) ?? this.#scoped.get(call.id) ?? this.#handler
+    const always = handler ? this.#always.get(handler) : undefined
+    const decided = always?.has(call.name) ? { approved: true, by: 'always' as const } : await this.#wait(request, handler, signal)
+    if (handler && decided.approved && decided.always) {
+      if (!always) this.#always.set(handler, new Set([call.name]))
+      else always.add(call.name)
+    }
     this.#log.append('approval/answer', {
       ...(runId ? { runId } : {}),
       callId: call.id,
@@ -87,7 +95,7 @@ export class Approvals {
     return { code: 'EACCES', message: `not approved: ${decided.reason ?? 'the request was declined'}` }
   }
 
-  #wait(request: ApprovalRequest, signal: AbortSignal | undefined): Promise<Decided> {
+  #wait(request: ApprovalRequest, handler: ApprovalHandler | undefined, signal: AbortSignal | undefined): Promise<Decided> {
     return new Promise<Decided>((resolve) => {
       const controller = new AbortController()
       let timer: NodeJS.Timeout | undefined
@@ -104,7 +112,6 @@ export class Approvals {
       timer = setTimeout(() => answer({ approved: false, reason: `no answer within ${this.#timeoutMs} ms (approvalTimeoutMs)`, by: 'timeout' }), this.#timeoutMs)
       if (signal?.aborted) return onAbort()
       signal?.addEventListener('abort', onAbort, { once: true })
-      const handler = (request.runId !== undefined ? this.#scoped.get(request.runId) : undefined) ?? this.#scoped.get(request.callId) ?? this.#handler
       if (!handler) return // the embedder answers with approve()/deny(), or the timeout does
       Promise.resolve()
         .then(() => handler(request, controller.signal))
