@@ -6,12 +6,12 @@
 import { createInterface } from 'node:readline'
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from '../vocabulary/types.js'
 
-export interface TerminalStreams {
+interface TerminalStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean }
   output: NodeJS.WritableStream
 }
 
-export const NO_TTY_REASON = 'codeact asks before this tool runs (--ask) and stdin is not a terminal, so nobody could answer; run it from a terminal, or drop --ask for this tool'
+const NO_TTY_REASON = 'codeact asks before this tool runs (--ask) and stdin is not a terminal, so nobody could answer; run it from a terminal, or drop --ask for this tool'
 
 export function askOnTerminal(streams: TerminalStreams = { input: process.stdin, output: process.stderr }): ApprovalHandler {
   return (request, signal) => {

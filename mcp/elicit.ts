@@ -10,7 +10,7 @@ import type { ApprovalHandler } from '../vocabulary/types.js'
 /** The approval's own timeout (and the run's end) decide how long to wait, not the SDK's 60 s default. */
 const NO_REQUEST_TIMEOUT_MS = 2 ** 31 - 1
 
-export const NO_ELICITATION_REASON =
+const NO_ELICITATION_REASON =
   'this MCP client cannot be asked (it does not declare the elicitation capability), and this call needs approval'
 
 export function elicitApproval(server: Server): ApprovalHandler {

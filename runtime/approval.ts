@@ -11,7 +11,7 @@
 import type { EventLog } from './event-log.js'
 import type { ApprovalAnswer, ApprovalAsk, ApprovalHandler, ApprovalRequest, JsonValue, ToolCall, ToolError } from '../vocabulary/types.js'
 
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000
+const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 type By = 'embedder' | 'handler' | 'always' | 'timeout' | 'cancelled'
@@ -22,7 +22,7 @@ interface Decided {
   by: By
 }
 
-export interface ApprovalsOptions {
+interface ApprovalsOptions {
   log: EventLog
   /** The runtime's own handler, used when no front door scoped one to the run. */
   handler?: ApprovalHandler
