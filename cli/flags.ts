@@ -5,6 +5,7 @@
 import type { ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { dockerOptionsFromFlags, type DockerFlagValues } from './docker-flags.js'
+import { askOnTerminal } from './ask.js'
 import { loadToolsModule } from './load-tools.js'
 import { LIMIT_FLAGS, STAGING_FLAGS, limitsFromFlags, stagingFromFlags, type LimitFlagValues, type StagingFlagValues } from './limit-flags.js'
 
@@ -15,6 +16,7 @@ export { UsageError }
 export const RUNTIME_FLAGS = {
   tools: { type: 'string', multiple: true },
   log: { type: 'string' },
+  ask: { type: 'string', multiple: true },
   typecheck: { type: 'string' },
   workspace: { type: 'string' },
   'read-only': { type: 'string', multiple: true },
@@ -40,6 +42,7 @@ export const RUNTIME_FLAGS = {
 
 export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues, DockerFlagValues {
   tools?: string[]
+  ask?: string[]
   log?: string
   typecheck?: string
   workspace?: string
@@ -55,6 +58,8 @@ export async function runtimeOptions(values: RuntimeFlagValues): Promise<Runtime
   const tools = []
   for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
   const options: RuntimeOptions = { tools, limits: limitsFromFlags(values) }
+  // Asked on the terminal; the MCP server answers its runs through the client instead (mcp/elicit.ts).
+  if (values.ask?.length) Object.assign(options, { approve: values.ask, onApproval: askOnTerminal() })
   if (values.log) options.logFile = values.log
   if (values.typecheck !== undefined) {
     if (!['error', 'warn', 'off'].includes(values.typecheck)) throw new UsageError('--typecheck must be error, warn or off')

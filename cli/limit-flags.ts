@@ -10,6 +10,7 @@ import { UsageError } from './usage-error.js'
 
 export const LIMIT_FLAGS = {
   timeout: { type: 'string' },
+  deadline: { type: 'string' },
   memory: { type: 'string' },
   'max-tool-calls': { type: 'string' },
   'max-parallel': { type: 'string' },
@@ -27,7 +28,7 @@ export type LimitFlagValues = { [K in keyof typeof LIMIT_FLAGS]?: string }
 export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }
 
 export const LIMIT_USAGE =
-  '[--timeout MS|30s|5m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
+  '[--timeout MS|30s|5m] [--deadline MS|10m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
   '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]'
 
 const FLAG_TO_LIMIT = Object.fromEntries(Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits])) as Record<keyof typeof LIMIT_FLAGS, keyof Limits>

@@ -23,6 +23,7 @@ const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
                          [--typecheck=error|warn|off] [--verbose]
                          ${LIMIT_USAGE}
+                         [--ask TOOL]...   ask on the terminal before each call of TOOL (y/n/a)
                          [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]
                                           [--dry-run | --atomic | --review]]
                          [--sandbox isolate|docker [--docker-OPTION VALUE]...]

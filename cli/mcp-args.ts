@@ -18,6 +18,7 @@ export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-or
               [--expose-tools] [--discovery auto|always|never]
               [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
               [--sandbox isolate|docker] [--typecheck=error|warn|off] [--timeout MS] [--memory MB] [--log FILE.jsonl]
+              [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
               [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
               serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP
               on 127.0.0.1:PORT/mcp (token also from CODEACT_MCP_TOKEN; defaults: 100 sessions,

@@ -20,7 +20,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Runtime } from '../runtime/create-runtime.js'
-import type { EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
+import type { ApprovalHandler, EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
 import {
   DESCRIBE_TOOL,
   DESCRIBE_TOOL_SCHEMA,
@@ -31,6 +31,7 @@ import {
   needsDiscovery,
   searchTools,
 } from '../sdk/mcp/discovery.js'
+import { elicitApproval } from './elicit.js'
 import { callExposedTool, exposedTool } from './exposed-tools.js'
 import { RUN_CODE_OUTPUT_SCHEMA, structuredRunResult } from './run-result.js'
 
@@ -124,7 +125,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     }
     const def = options.exposeTools ? rt.tools.get(name) : undefined
     if (!def) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}${options.exposeTools ? ' and the tools tools/list names' : ''}`)
-    return callExposedTool(rt, def, args, extra.signal)
+    return callExposedTool(rt, def, args, extra.signal, session.onApproval)
   }
 
   const notifyToolsChanged = () => {
@@ -147,7 +148,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         { name: options.name ?? 'codeact', version: options.version ?? '0.1.0' },
         { capabilities: { tools: { listChanged: true }, logging: {} } },
       )
-      const session: Session = { caller: serverOptions.caller ?? `mcp_${randomUUID()}`, minLevel: 'debug' }
+      const session: Session = { caller: serverOptions.caller ?? `mcp_${randomUUID()}`, minLevel: 'debug', onApproval: elicitApproval(server) }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
       server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))
       // Replaces the SDK's own handler: the level is this connection's (one server per stdio client or HTTP session).
@@ -171,6 +172,8 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
 interface Session {
   caller: string
   minLevel: LoggingLevel
+  /** Calls that ask for approval are put to this connection's client (elicitation). */
+  onApproval: ApprovalHandler
 }
 
 /**
@@ -195,7 +198,7 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra,
   })
   try {
     // The session is the caller: runs of different sessions never share a sandbox process.
-    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId, caller: session.caller })
+    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId, caller: session.caller, onApproval: session.onApproval })
     await Promise.all(sent)
     return {
       content: [{ type: 'text', text: result.observation }],

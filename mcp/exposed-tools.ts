@@ -10,7 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Runtime } from '../runtime/create-runtime.js'
 import { createValidator } from '../runtime/validate.js'
 import { toJsonSchema } from '../sdk/schema.js'
-import type { AnyToolDefinition, EventData, JsonSchema, JsonValue, ToolResult } from '../vocabulary/types.js'
+import type { AnyToolDefinition, ApprovalHandler, EventData, JsonSchema, JsonValue, ToolResult } from '../vocabulary/types.js'
 
 interface Output {
   schema: JsonSchema
@@ -48,7 +48,7 @@ export function exposedTool(def: AnyToolDefinition): Tool {
 }
 
 /** Runs one registered tool as a native call and answers it the MCP way. */
-export async function callExposedTool(rt: Runtime, def: AnyToolDefinition, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+export async function callExposedTool(rt: Runtime, def: AnyToolDefinition, args: Record<string, unknown>, signal: AbortSignal, onApproval?: ApprovalHandler): Promise<CallToolResult> {
   const id = `mcp_${randomUUID().slice(0, 8)}`
   // The committed result (after post-execute hooks) is the log's `tool/result` for this call.
   let committed: ToolResult | undefined
@@ -57,7 +57,7 @@ export async function callExposedTool(rt: Runtime, def: AnyToolDefinition, args:
   })
   let answer
   try {
-    ;[answer] = await rt.executeToolCalls([{ type: 'tool_use', id, name: def.name, input: args }], { signal })
+    ;[answer] = await rt.executeToolCalls([{ type: 'tool_use', id, name: def.name, input: args }], { signal, ...(onApproval ? { onApproval } : {}) })
   } finally {
     off()
   }

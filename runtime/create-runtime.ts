@@ -14,6 +14,7 @@ import { stagedExecFor } from '../sandbox/workspace/staging/exec.js'
 import { WORKSPACE_SERVICE, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import type { McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
+import { Approvals, policyHook, type ApprovalPolicy } from './approval.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
@@ -33,7 +34,7 @@ import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createTypecheck, type TypecheckMode } from './typecheck.js'
-import type { AnyToolDefinition, ChangeMode, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
+import type { AnyToolDefinition, ApprovalHandler, ApprovalRequest, ChangeMode, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */
@@ -75,6 +76,15 @@ export interface RuntimeOptions {
    * that change the workspace are refused (EPERM): changes go through programs, where they are staged.
    */
   changes?: ChangeMode
+  /**
+   * Ask before these tools run (`['bash', 'remove', 'write_file']`), or before the calls a predicate picks
+   * (`true` or the question's text). Asked after the workspace policy, so a refused call is never asked.
+   */
+  approve?: ApprovalPolicy
+  /** Answers approval requests (from `approve` or a hook's `{ ask }`) unless a front door answers for the run. */
+  onApproval?: ApprovalHandler
+  /** How long a question waits for its answer before it counts as a no (default 5 min). */
+  approvalTimeoutMs?: number
 }
 
 export interface Runtime {
@@ -118,6 +128,12 @@ export interface Runtime {
   readonly mcp: McpImport | undefined
   /** Staged applies a killed host left half done, finished at start-up (and stale stages removed). */
   readonly recovered: readonly Recovered[]
+  /** Says yes to a call waiting for approval; false if `callId` is not waiting. */
+  approve(callId: string): boolean
+  /** Says no (the call fails with EACCES, "not approved: REASON"); false if `callId` is not waiting. */
+  deny(callId: string, reason?: string): boolean
+  /** The questions waiting for an answer now. */
+  pendingApprovals(): ApprovalRequest[]
   close(): Promise<void>
 }
 
@@ -133,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     registry.register(withWorkspaceAnnotations(workspace.tools, workspace.config))
     hooks.on('pre-execute', workspace.policy)
   }
+  if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
   registry.register(toList(options.tools))
   const changeMode: ChangeMode = options.changes ?? 'apply'
   if (!['apply', 'atomic', 'dry-run'].includes(changeMode)) throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
@@ -165,6 +182,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     toolTimeoutMs: options.toolTimeoutMs ?? 120_000,
     gate: (call) => gate(call, mode, registry),
+    approvals: new Approvals({
+      log,
+      ...(options.onApproval ? { handler: options.onApproval } : {}),
+      ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
+    }),
   }
 
   let declarations: string | undefined
@@ -200,7 +222,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         description: 'Run a TypeScript program against the tools.',
         parameters: RUN_CODE_PARAMETERS,
         exclusive: true,
-        timeoutMs: limits.timeoutMs + 10_000,
+        timeoutMs: limits.deadlineMs + 10_000,
         execute: async (args: { code: string }, ctx) => {
           const result = await runCode(deps, args.code, { parentId: ctx.callId, signal: ctx.signal })
           return { ok: result.ok, observation: result.observation }
@@ -254,6 +276,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     sandbox,
     mcp,
     recovered,
+    approve: (callId) => env.approvals!.answer(callId, true),
+    deny: (callId, reason) => env.approvals!.answer(callId, false, reason),
+    pendingApprovals: () => env.approvals!.pending(),
     close: async () => {
       closed = true
       await settleStageRemovals()

@@ -4,6 +4,7 @@
  * Each stage returns values; nothing here throws into the caller.
  */
 import { closestNames } from '../sdk/suggest.js'
+import type { Approvals } from './approval.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
@@ -19,6 +20,8 @@ export interface DispatchEnv {
   toolTimeoutMs: number
   /** Refuses a call before anything else (code mode refuses direct native calls of tools). */
   gate?: (call: ToolCall) => ToolError | undefined
+  /** Where a hook's `{ ask }` waits for its answer; without it an ask is refused (nobody can answer). */
+  approvals?: Approvals
 }
 
 export type Prepared =
@@ -29,7 +32,7 @@ export function failure(code: string, message: string): ToolResult {
   return { ok: false, error: { code, message } }
 }
 
-export async function prepare(env: DispatchEnv, call: ToolCall): Promise<Prepared> {
+export async function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal): Promise<Prepared> {
   const gated = env.gate?.(call)
   if (gated) return { ok: false, call, result: { ok: false, error: gated } }
   const tool = env.registry.get(call.name)
@@ -47,6 +50,13 @@ export async function prepare(env: DispatchEnv, call: ToolCall): Promise<Prepare
         return { ok: false, call: current, result: { ok: false, error: { code: String(decision.deny.code), message: String(decision.deny.message) } } }
       }
       if (decision && 'args' in decision) current = { ...current, args: decision.args }
+      if (decision && 'ask' in decision) {
+        // Waits here, inside the serial pre-execute stage: later calls' hooks wait for this answer too.
+        const refused = env.approvals
+          ? await env.approvals.request(current, decision.ask, signal)
+          : { code: 'EACCES', message: 'not approved: a hook asked for approval and this runtime has no way to ask' }
+        if (refused) return { ok: false, call: current, result: { ok: false, error: refused } }
+      }
     } catch (e) {
       return { ok: false, call: current, result: failure('EHOOK', `a pre-execute hook failed: ${messageOf(e)}`) }
     }

@@ -47,8 +47,13 @@ export type { StandardToolSchema } from '../sdk/standard-schema.js'
 export { createWorkspace } from '../sandbox/workspace/index.js'
 // MCP (import and export) lives at the `codeact/mcp` subpath, so the root import never loads the MCP SDK.
 export type { WorkspaceOptions } from '../sandbox/workspace/index.js'
+export type { ApprovalPolicy } from './approval.js'
 export type {
   AnyToolDefinition,
+  ApprovalAnswer,
+  ApprovalAsk,
+  ApprovalHandler,
+  ApprovalRequest,
   CallOrigin,
   CallRecord,
   JsonSchema,

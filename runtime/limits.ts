@@ -7,6 +7,7 @@ import type { Limits } from '../vocabulary/types.js'
  */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   timeoutMs: 30_000,
+  deadlineMs: 600_000,
   memoryMb: 128,
   maxOutputBytes: 1024 * 1024,
   maxToolCalls: 100_000,
@@ -21,6 +22,7 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1 - 120_000
 /** Per limit: the CLI flag that sets it, its unit, and the range a value is clamped to. */
 export const LIMIT_SPECS: Readonly<Record<keyof Limits, { flag: string; unit: 'ms' | 'MB' | 'bytes' | 'count'; min: number; max: number }>> = Object.freeze({
   timeoutMs: { flag: '--timeout', unit: 'ms', min: 1, max: MAX_TIMEOUT_MS },
+  deadlineMs: { flag: '--deadline', unit: 'ms', min: 1, max: MAX_TIMEOUT_MS },
   memoryMb: { flag: '--memory', unit: 'MB', min: 8, max: 64 * 1024 },
   maxOutputBytes: { flag: '--max-output', unit: 'bytes', min: 1, max: 2 ** 31 },
   maxToolCalls: { flag: '--max-tool-calls', unit: 'count', min: 1, max: 1e9 },

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { toJson, type DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
 import { answerIn, readElement, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
-import type { JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type { ApprovalHandler, JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export * from './native-shapes.js'
 
@@ -18,6 +18,8 @@ export type ToolAnswers<T> = T[] & { concludesTurn: boolean }
 export interface ExecuteToolCallsOptions {
   /** Cancels the batch (`null` as some SDKs type their signals is the same as none). */
   signal?: AbortSignal | null | undefined
+  /** Answers the approvals this batch's calls ask for (a `run_code` call's sub-calls included). */
+  onApproval?: ApprovalHandler
 }
 
 export const RUN_CODE = 'run_code'
@@ -53,7 +55,7 @@ export async function executeToolCalls<C extends NativeToolCall>(
     if (r.kind === 'skip') return []
     return [r.argsError === undefined || fallback === 'openai' ? r : readElement(c, i, fallback)].flatMap((x) => (x.kind === 'call' ? [x] : []))
   })
-  const { results, concludesTurn } = await runBatch(env, maxParallel, parsed, options.signal, batchShape(parsed.map((p) => p.shape)))
+  const { results, concludesTurn } = await runBatch(env, maxParallel, parsed, options.signal, batchShape(parsed.map((p) => p.shape)), options.onApproval)
   const answers = results.map((r, i) => {
     const { call, shape } = parsed[i]!
     const { content, isError } = renderContent(call, r)
@@ -65,11 +67,12 @@ export async function executeToolCalls<C extends NativeToolCall>(
 
 type ParsedCall = { call: ToolCall; argsError?: string }
 
-async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly ParsedCall[], callerSignal: AbortSignal | null | undefined, shape: string) {
+async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly ParsedCall[], callerSignal: AbortSignal | null | undefined, shape: string, handler?: ApprovalHandler) {
   const batchId = `batch_${randomUUID().slice(0, 8)}`
   env.log.append('batch/start', { batchId, ids: parsed.map((p) => p.call.id), shape })
   const signal = callerSignal ?? new AbortController().signal
   const scheduler = new CallScheduler({ env, signal, maxParallel, onCommit: () => {} })
+  const unscope = handler && env.approvals ? parsed.map((p) => env.approvals!.scope(p.call.id, handler)) : []
   const results = await Promise.all(
     parsed.map((p) => {
       if (p.argsError === undefined) return scheduler.submit(p.call)
@@ -80,6 +83,7 @@ async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly 
       return Promise.resolve(result)
     }),
   )
+  for (const off of unscope) off()
   const concludesTurn = results.some((r) => r.ok && r.concludesTurn === true)
   env.log.append('batch/end', { batchId, concludesTurn, aborted: signal.aborted })
   return { results, concludesTurn }

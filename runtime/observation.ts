@@ -11,6 +11,8 @@ export interface RunRecord {
   logs: LogEntry[]
   calls: CallRecord[]
   denials: (ToolError & { callId?: string })[]
+  /** What the run's calls asked a person, and the answers, in the order asked. */
+  approvals?: { callId: string; name: string; message: string; answer?: EventData['approval/answer'] }[]
   end: EventData['run/end']
 }
 
@@ -19,6 +21,7 @@ export function recordFromEvents(events: readonly RunEvent[], runId: string): Ru
   const logs: LogEntry[] = []
   const calls = new Map<string, CallRecord>()
   const denials: RunRecord['denials'] = []
+  const approvals: NonNullable<RunRecord['approvals']> = []
   let end: EventData['run/end'] | undefined
   for (const e of events) {
     if (e.type === 'console') {
@@ -39,12 +42,19 @@ export function recordFromEvents(events: readonly RunEvent[], runId: string): Ru
     } else if (e.type === 'denial') {
       const d = e.data as EventData['denial']
       if (d.runId === runId) denials.push({ code: d.code, message: d.message, ...(d.callId ? { callId: d.callId } : {}) })
+    } else if (e.type === 'approval/request') {
+      const d = e.data as EventData['approval/request']
+      if (d.runId === runId) approvals.push({ callId: d.callId, name: d.name, message: d.message })
+    } else if (e.type === 'approval/answer') {
+      const d = e.data as EventData['approval/answer']
+      const asked = d.runId === runId ? approvals.find((a) => a.callId === d.callId && !a.answer) : undefined
+      if (asked) asked.answer = d
     } else if (e.type === 'run/end') {
       const d = e.data as EventData['run/end']
       if (d.runId === runId) end = d
     }
   }
-  return end ? { runId, logs, calls: [...calls.values()], denials, end } : undefined
+  return end ? { runId, logs, calls: [...calls.values()], denials, ...(approvals.length ? { approvals } : {}), end } : undefined
 }
 
 /** The events that belong to one run, out of a log where runs may interleave. */
@@ -63,6 +73,8 @@ export function eventsOfRun(events: readonly RunEvent[], runId: string): RunEven
       case 'run/end':
       case 'console':
       case 'denial':
+      case 'approval/request':
+      case 'approval/answer':
         return d.runId === runId
       default:
         return false
@@ -80,6 +92,7 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   if (end.droppedOutputBytes > 0) sections.push(`[${end.droppedOutputBytes} bytes of console output were dropped by the output cap; raise it with --max-output (limits.maxOutputBytes)]`)
   if (end.value !== undefined) sections.push(`Return value:\n${renderValue(end.value)}`)
   if (end.valueNote) sections.push(end.valueNote.split('\n').map((n) => `Note: ${n}`).join('\n'))
+  if (record.approvals?.length) sections.push(`Approvals (${record.approvals.length}):\n${listed(record.approvals.map(renderApproval))}`)
   const failed = record.calls.filter((c) => !c.ok)
   const refused = failed.filter((c) => DENIAL_CODES.has(c.error?.code ?? ''))
   const otherFailed = failed.filter((c) => !DENIAL_CODES.has(c.error?.code ?? ''))
@@ -106,6 +119,12 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
 
 function renderFailedCall(c: CallRecord): string {
   return `- ${c.name}(${clip(JSON.stringify(c.args), 120)}) → ${c.error!.code}: ${c.error!.message}`
+}
+
+function renderApproval(a: NonNullable<RunRecord['approvals']>[number]): string {
+  const answer = a.answer
+  const outcome = !answer ? 'no answer' : answer.approved ? (answer.by === 'always' ? 'approved (always for this tool)' : 'approved') : `denied${answer.reason ? `: ${answer.reason}` : ''}`
+  return `- ${a.name} (${a.callId}) asked "${clip(a.message, 200)}" → ${outcome}`
 }
 
 function renderLog(entry: LogEntry): string {

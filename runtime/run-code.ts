@@ -15,7 +15,7 @@ import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
-import type { ChangeMode, ChangeOutcome, EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type { ApprovalHandler, ChangeMode, ChangeOutcome, EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
 import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
@@ -71,6 +71,8 @@ export interface RunCodeOptions {
   changes?: ChangeMode
   /** Review each change of an atomic run that ended ok before it is applied (implies `atomic`). */
   review?: ReviewChange
+  /** Answers the approvals this run's calls ask for (a front door's prompt); else the runtime's `onApproval`. */
+  onApproval?: ApprovalHandler
 }
 
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
@@ -125,6 +127,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
   }
 
+  const unscope = options.onApproval && env.approvals ? env.approvals.scope(runId, options.onApproval) : () => {}
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))
   options.signal?.addEventListener('abort', onOuterAbort, { once: true })
@@ -181,9 +184,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let timer: NodeJS.Timeout | undefined
   // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
   // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
-  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.timeoutMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))))
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))))
   const run = deps.sandbox.run(
-    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes }, ...(options.caller !== undefined ? { callerId: options.caller } : {}) },
+    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, deadlineMs: limits.deadlineMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes }, ...(options.caller !== undefined ? { callerId: options.caller } : {}) },
     host,
     controller.signal,
   )
@@ -194,9 +197,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   controller.abort(new Error('run over'))
   options.signal?.removeEventListener('abort', onOuterAbort)
   await scheduler.drain()
+  unscope()
 
   const outcome: SandboxOutcome =
-    raced === 'timeout' ? { ok: false, error: { kind: 'timeout', message: `the sandbox did not stop within ${limits.timeoutMs} ms` }, droppedOutputBytes: 0 } : raced
+    raced === 'timeout' ? { ok: false, error: { kind: 'timeout', budget: 'deadline', message: `the sandbox did not stop within ${limits.deadlineMs} ms` }, droppedOutputBytes: 0 } : raced
   for (const d of outcome.denials ?? []) env.log.append('denial', { runId, code: d.code, message: d.message })
   if (wsRun) {
     deps.workspace!.runOps.delete(runId)
@@ -231,7 +235,11 @@ function describeFailure(outcome: SandboxOutcome & { ok: false }, program: Compi
     if (at) Object.assign(base, { line: at.line, column: at.column })
   }
   if (error.kind === 'timeout') {
-    base.message = `the program ran longer than the ${limits.timeoutMs} ms limit and was stopped`
+    // Say which budget ran out and what raises it, so the next attempt can fix it in one step.
+    base.message =
+      error.budget === 'deadline'
+        ? `the run passed its ${limits.deadlineMs} ms deadline (the whole run, tool calls and approvals included) and was stopped; raise deadlineMs (--deadline)`
+        : `the program used its ${limits.timeoutMs} ms of program time (running JS or waiting on itself; waits on tool calls are not counted) and was stopped; raise timeoutMs (--timeout)`
     if (pendingNames.length) base.message += `; still waiting on: ${summarize(pendingNames)}`
     base.message += ` (${raiseHint('timeoutMs')})`
   }

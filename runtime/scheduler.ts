@@ -74,7 +74,7 @@ export class CallScheduler {
 
   async #stage(call: ToolCall) {
     if (this.#signal.aborted) return { ok: false as const, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
-    return prepare(this.#env, call)
+    return prepare(this.#env, call, this.#signal)
   }
 
   async #run(prepared: Parameters<typeof execute>[1]): Promise<ToolResult> {

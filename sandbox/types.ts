@@ -17,7 +17,13 @@ export interface SandboxHost {
 }
 
 export interface SandboxLimits {
+  /**
+   * The program's own time: wall time while no tool call of it is pending (and its CPU time, always).
+   * Time spent waiting on the host (tool calls, approvals) is not charged to it.
+   */
   timeoutMs: number
+  /** The whole run's wall clock, whatever it waits on. Unset: no bound beyond `timeoutMs`'s clock. */
+  deadlineMs?: number
   memoryMb: number
   maxOutputBytes: number
 }
@@ -55,6 +61,8 @@ export type SandboxOutcome =
         kind: RunErrorKind
         message: string
         code?: string
+        /** For kind `timeout`: which budget ran out (the program's own time, or the run's deadline). */
+        budget?: 'program' | 'deadline'
         /** The guest's stack (compiled-JS positions); the runtime maps it to the user's source. */
         stack?: string
       }

@@ -96,14 +96,46 @@ export interface ToolCall {
   parentId?: string
 }
 
-/** What a pre-execute hook may answer: nothing (allow), a denial, or rewritten arguments. */
-export type PreExecuteDecision = void | undefined | { deny: ToolError } | { args: JsonValue }
+/**
+ * What a pre-execute hook may ask a person (or the embedder) before the call runs: a message, plus any
+ * JSON details a front door may show. The call waits for the answer; the wait is not the program's time.
+ */
+export interface ApprovalAsk {
+  message: string
+  [detail: string]: JsonValue
+}
+
+/**
+ * What a pre-execute hook may answer: nothing (allow), a denial, rewritten arguments, or a question that
+ * must be answered yes before the call runs (no: `EACCES`, "not approved: …").
+ */
+export type PreExecuteDecision = void | undefined | { deny: ToolError } | { args: JsonValue } | { ask: ApprovalAsk }
 export type PreExecuteHook = (call: Readonly<ToolCall>) => PreExecuteDecision | Promise<PreExecuteDecision>
 /** A post-execute hook may return a replacement result. */
 export type PostExecuteHook = (
   call: Readonly<ToolCall>,
   result: ToolResult,
 ) => void | undefined | ToolResult | Promise<void | undefined | ToolResult>
+
+/** One pending question, as an `onApproval` handler (or `rt.pendingApprovals()`) sees it. */
+export interface ApprovalRequest {
+  /** The call waiting for the answer; `rt.approve(callId)` / `rt.deny(callId, reason)` answer it. */
+  callId: string
+  name: string
+  args: JsonValue
+  origin: CallOrigin
+  /** The program run the call belongs to (sub-calls), if any. */
+  runId?: string
+  message: string
+  /** The ask's other fields. */
+  details: { [key: string]: JsonValue }
+}
+
+/** An answer: yes/no, or with a reason (shown to the model on a no) and `always` (yes to this tool from now on). */
+export type ApprovalAnswer = boolean | { approve: boolean; reason?: string; always?: boolean }
+
+/** Answers approval requests. `signal` aborts when the call no longer needs the answer (run over, timeout). */
+export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => ApprovalAnswer | Promise<ApprovalAnswer>
 
 export interface HookMap {
   'pre-execute': PreExecuteHook
@@ -219,6 +251,9 @@ export interface EventData {
   console: { runId: string; level: LogLevel; text: string }
   /** A refusal inside a call or a program that did not fail the call (kernel EROFS in bash, caught EACCES …). */
   denial: { runId?: string; callId?: string; code: string; message: string }
+  'approval/request': { runId?: string; callId: string; name: string; message: string; details?: { [key: string]: JsonValue } }
+  /** `by`: who answered — the embedder (`approve`/`deny`), a handler, an earlier "always", or nobody in time. */
+  'approval/answer': { runId?: string; callId: string; name: string; approved: boolean; reason?: string; by: 'embedder' | 'handler' | 'always' | 'timeout' | 'cancelled' }
   'batch/start': {
     batchId: string
     ids: string[]
@@ -231,8 +266,13 @@ export type EventType = keyof EventData
 
 /** Limits of one run. */
 export interface Limits {
-  /** Wall clock for the whole run, including awaited tool calls. Default 30 s. */
+  /**
+   * The program's own time: running JS and waiting on nothing but itself. Time in which the program only
+   * waits on tool calls or approvals is not charged (each call has its own timeout). Default 30 s.
+   */
   timeoutMs: number
+  /** The whole run's wall clock, whatever it waits on (tool calls and approvals included). Default 10 min. */
+  deadlineMs: number
   /** Heap limit of the sandbox. Default 128 MB. */
   memoryMb: number
   /** Console output kept per run; the rest is cut with a marker. Default 1 MiB. */

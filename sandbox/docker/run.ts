@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LogEntry } from '../../vocabulary/types.js'
 import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
+import { ProgramClock } from '../program-clock.js'
 import { preludeOutcome, type FromRunner } from './protocol.js'
 import type { ReadyContainer } from './spawn.js'
 import { isGvisor } from './spec.js'
@@ -39,6 +40,7 @@ export function runInContainer(
       if (settled) return
       settled = true
       clearTimeout(timer)
+      clock.dispose()
       signal.removeEventListener('abort', onAbort)
       offClose()
       c.channel.handler = (msg) => {
@@ -64,12 +66,15 @@ export function runInContainer(
 
     // Timeout and abort kill the container first; its stream then ends, which must not read as a crash.
     let stopping = false
-    const stop = (kind: 'timeout' | 'aborted', message: string): void => {
+    const stop = (kind: 'timeout' | 'aborted', message: string, budget?: 'program' | 'deadline'): void => {
       if (settled || stopping) return
       stopping = true
-      void kill().then(() => fail(kind, message))
+      void kill().then(() => finish({ ok: false, error: { kind, message, ...(budget ? { budget } : {}) }, droppedOutputBytes: 0 }))
     }
-    const timer = setTimeout(() => stop('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`), limits.timeoutMs)
+    // Two budgets: the program's own time (paused while a call is pending) and the run's whole deadline.
+    const clock = new ProgramClock(limits.timeoutMs, () => stop('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`, 'program'))
+    const deadlineMs = Math.min(limits.deadlineMs ?? 600_000, 2 ** 31 - 1)
+    const timer = setTimeout(() => stop('timeout', `the run exceeded its deadline of ${deadlineMs} ms`, 'deadline'), deadlineMs)
     const onAbort = (): void => stop('aborted', 'the run was aborted')
     signal.addEventListener('abort', onAbort, { once: true })
 
@@ -97,8 +102,10 @@ export function runInContainer(
       if (settled || stopping) return msg.type === 'opResult' ? hooks.onOpResult(msg) : undefined
       switch (msg.type) {
         case 'call': {
+          clock.callStarted()
           const p = host
             .callTool(msg.name, msg.argsJson)
+            .finally(() => clock.callSettled())
             .catch(() => JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the tool bridge failed' } }))
             .then((resultJson) => {
               c.channel.send({ type: 'result', id: msg.id, resultJson })

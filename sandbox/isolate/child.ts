@@ -80,9 +80,10 @@ function withLogs(state: Active): { logs?: ReturnType<LogBatch['take']> } {
 
 function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
   if (typeof limits !== 'object' || limits === null) return false
-  const { timeoutMs, memoryMb, maxOutputBytes } = limits as Record<string, unknown>
+  const { timeoutMs, deadlineMs, memoryMb, maxOutputBytes } = limits as Record<string, unknown>
   const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n)
-  return finite(timeoutMs) && timeoutMs > 0 && finite(memoryMb) && memoryMb >= 8 && finite(maxOutputBytes) && maxOutputBytes >= 0
+  const deadlineOk = deadlineMs === undefined || (finite(deadlineMs) && deadlineMs > 0)
+  return finite(timeoutMs) && timeoutMs > 0 && deadlineOk && finite(memoryMb) && memoryMb >= 8 && finite(maxOutputBytes) && maxOutputBytes >= 0
 }
 
 process.on('message', (message: ToChild) => {

@@ -9,6 +9,7 @@ import type { LogEntry } from '../../vocabulary/types.js'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
+import { ProgramClock } from '../program-clock.js'
 import { DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { SupervisedChild, type ChildExit } from './supervisor.js'
 
@@ -43,8 +44,10 @@ interface InFlight {
   readonly resolve: (outcome: SandboxOutcome) => void
   settled: boolean
   /** Set when this side gave up on the run before killing the child. */
-  reason: 'timeout' | 'aborted' | undefined
+  reason: 'timeout' | 'deadline' | 'aborted' | undefined
   backstop: NodeJS.Timeout | undefined
+  /** This side's copy of the program's clock (paused while a call is pending), plus the grace. */
+  clock: ProgramClock | undefined
   detach: () => void
 }
 
@@ -171,11 +174,14 @@ class IsolateSandboxImpl implements IsolateSandbox {
         settled: false,
         reason: undefined,
         backstop: undefined,
+        clock: undefined,
         detach: () => signal.removeEventListener('abort', onAbort),
       }
       this.#runs.set(id, run)
       signal.addEventListener('abort', onAbort, { once: true })
-      run.backstop = setTimeout(() => this.#giveUp(run, 'timeout', 0), limits.timeoutMs + this.#graceMs)
+      // The child enforces both budgets; these only catch a child that stops answering.
+      run.clock = new ProgramClock(limits.timeoutMs + this.#graceMs, () => this.#giveUp(run, 'timeout', 0))
+      run.backstop = setTimeout(() => this.#giveUp(run, 'deadline', 0), limits.deadlineMs! + this.#graceMs)
       child.hold(true)
       child.send({ t: 'run', id, js: request.js, toolNames: [...request.toolNames], limits })
     })
@@ -186,7 +192,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
    * not confirm within the grace period, it is killed. A run still silent past deadline plus grace means
    * the child itself is stuck: it is killed now, and the run ends as a timeout when it is gone.
    */
-  #giveUp(run: InFlight, reason: 'timeout' | 'aborted', graceMs: number): void {
+  #giveUp(run: InFlight, reason: 'timeout' | 'deadline' | 'aborted', graceMs: number): void {
     if (!this.#runs.has(run.id)) return
     run.reason ??= reason
     const kill = () => {
@@ -195,7 +201,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
       run.child.kill()
     }
     clearTimeout(run.backstop)
-    if (reason === 'timeout') return kill()
+    run.clock?.dispose()
+    if (reason !== 'aborted') return kill()
     this.#settle(run, stoppedOutcome('aborted', run.limits))
     run.child.send({ t: 'abort', id: run.id })
     run.backstop = setTimeout(kill, graceMs)
@@ -212,7 +219,9 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case 'call': {
         if (run.settled) return
         const { callId } = message
+        run.clock?.callStarted()
         callHost(run.host, message.name, message.argsJson).then((text) => {
+          run.clock?.callSettled()
           if (this.#runs.get(run.id) === run) child.send({ t: 'result', id: run.id, callId, text })
         })
         return
@@ -244,6 +253,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
 
   #finish(run: InFlight, outcome: SandboxOutcome): void {
     clearTimeout(run.backstop)
+    run.clock?.dispose()
     if (!this.#runs.delete(run.id)) return
     this.#settle(run, outcome)
     if (![...this.#runs.values()].some((r) => r.child === run.child)) run.child.hold(false)
@@ -258,11 +268,15 @@ class IsolateSandboxImpl implements IsolateSandbox {
   }
 }
 
+/** The whole run's wall clock when the request sets none (the runtime always does). */
+const DEFAULT_DEADLINE_MS = 600_000
+
 function normalizeLimits(limits: SandboxLimits, graceMs: number): SandboxLimits {
   const pick = (n: number, fallback: number, min: number) => (Number.isFinite(n) ? Math.max(min, n) : fallback)
   return {
     // Clamped so that deadline plus grace still fits a Node timer (above 2^31-1 ms it fires at once).
     timeoutMs: Math.min(pick(limits.timeoutMs, 30_000, 1), MAX_TIMER_MS - graceMs),
+    deadlineMs: Math.min(pick(limits.deadlineMs ?? DEFAULT_DEADLINE_MS, DEFAULT_DEADLINE_MS, 1), MAX_TIMER_MS - graceMs),
     // isolated-vm's floor is 8 MB.
     memoryMb: Math.round(pick(limits.memoryMb, 128, 8)),
     maxOutputBytes: pick(limits.maxOutputBytes, 1 << 20, 0),

@@ -9,6 +9,7 @@ import ivm from 'isolated-vm'
 import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
+import { ProgramClock } from '../program-clock.js'
 import type { PooledIsolate } from './pool.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
 
@@ -35,7 +36,7 @@ export interface RunIO {
   log(level: string, text: string): void
 }
 
-type StopReason = 'timeout' | 'memory' | 'aborted'
+type StopReason = 'timeout' | 'deadline' | 'memory' | 'aborted'
 
 export interface RunRequest {
   js: string
@@ -57,6 +58,8 @@ export class IsolateRun {
   #logsReceived = 0
   /** The program's timers (setTimeout/setInterval in the prelude), as host timers; all cleared at the end. */
   readonly #timers = new Map<number, NodeJS.Timeout>()
+  /** The program's own time (paused while a call is pending); set for the duration of execute(). */
+  #clock: ProgramClock | undefined
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
     this.#entry = entry
@@ -82,6 +85,7 @@ export class IsolateRun {
     if (this.#finished || size === undefined || !this.#control) return
     this.#pending.delete(callId)
     this.#argsBytesInFlight -= size
+    this.#clock?.callSettled()
     this.#control.applyIgnored(undefined, ['deliver', callId, text], { arguments: { copy: true } })
   }
 
@@ -89,11 +93,16 @@ export class IsolateRun {
   async execute(): Promise<SandboxOutcome> {
     const { isolate, lockdown, prelude } = this.#entry
     const { limits } = this.#request
-    const deadline = Date.now() + limits.timeoutMs
-    const remaining = () => Math.max(1, deadline - Date.now())
+    // Two budgets: the program's own time (timeoutMs, paused while a call is pending) and the whole run's
+    // wall clock (deadlineMs, whatever it waits on).
+    const clock = new ProgramClock(limits.timeoutMs, () => this.stop('timeout'))
+    this.#clock = clock
+    const deadlineMs = limits.deadlineMs ?? Number.POSITIVE_INFINITY
+    const deadline = Date.now() + deadlineMs
+    const remaining = () => Math.max(1, Math.min(clock.remaining(), deadline - Date.now()))
     const cpuStart = isolate.cpuTime
     // A longer delay would overflow Node's timer and fire at once; 24.8 days is "no limit" for a run.
-    const wall = setTimeout(() => this.stop('timeout'), Math.min(limits.timeoutMs, MAX_TIMER_MS))
+    const wall = Number.isFinite(deadlineMs) ? setTimeout(() => this.stop('deadline'), Math.min(deadlineMs, MAX_TIMER_MS)) : undefined
     const cpu = setInterval(() => {
       // cpuTime throws once the isolate is disposed (memory limit), before this run's finally clears us.
       if (isolate.isDisposed) return
@@ -132,6 +141,7 @@ export class IsolateRun {
         }
         this.#pending.set(callId, argsJson.length)
         this.#argsBytesInFlight += argsJson.length
+        this.#clock?.callStarted()
         this.#io.call(callId, name, argsJson)
       }, { ignored: true })
       const log = new ivm.Callback((level: unknown, text: unknown) => {
@@ -163,6 +173,7 @@ export class IsolateRun {
       )
       const text: unknown = await this.#control.apply(undefined, ['start'], {
         result: { promise: true, copy: true },
+        // The synchronous start of the program is its own time; what it awaits is bounded by the clocks.
         timeout: remaining(),
       })
       if (this.#stopped) return this.#stoppedOutcome()
@@ -187,6 +198,7 @@ export class IsolateRun {
       this.#finished = true
       for (const t of this.#timers.values()) clearTimeout(t)
       this.#timers.clear()
+      clock.dispose()
       clearTimeout(wall)
       clearInterval(cpu)
       this.#control?.release()

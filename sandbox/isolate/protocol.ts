@@ -43,11 +43,16 @@ export const DEFAULT_CHILD_CONFIG: ChildConfig = {
 }
 
 /** The outcome of a run stopped by a limit or an abort; both sides of the process boundary answer with it. */
-export function stoppedOutcome(kind: 'timeout' | 'memory' | 'aborted', limits: SandboxLimits): SandboxOutcome {
-  const message =
-    kind === 'timeout' ? `the program exceeded the time limit of ${limits.timeoutMs} ms`
-    : kind === 'memory' ? memoryLimitMessage(limits.memoryMb)
-    : 'the run was aborted'
+export function stoppedOutcome(kind: 'timeout' | 'deadline' | 'memory' | 'aborted', limits: SandboxLimits): SandboxOutcome {
+  if (kind === 'deadline') {
+    const message = `the run exceeded its deadline of ${limits.deadlineMs ?? limits.timeoutMs} ms`
+    return { ok: false, error: { kind: 'timeout', budget: 'deadline', message }, droppedOutputBytes: 0 }
+  }
+  if (kind === 'timeout') {
+    const message = `the program exceeded the time limit of ${limits.timeoutMs} ms`
+    return { ok: false, error: { kind, budget: 'program', message }, droppedOutputBytes: 0 }
+  }
+  const message = kind === 'memory' ? memoryLimitMessage(limits.memoryMb) : 'the run was aborted'
   return { ok: false, error: { kind, message }, droppedOutputBytes: 0 }
 }
 

@@ -59,8 +59,10 @@ export function sandboxContract(name: string, options: ContractOptions): void {
     })
 
     it('times out a promise that never settles, naming the pending call', async () => {
-      const r = await rt.runCode('await tools.sleep({ id: "forever", ms: 600000 })', { limits: { timeoutMs: 1500 } })
+      // Waiting on a tool call is not the program's time; the run's deadline bounds it.
+      const r = await rt.runCode('await tools.sleep({ id: "forever", ms: 600000 })', { limits: { timeoutMs: 1000, deadlineMs: 2500 } })
       expect(r.error?.kind).toBe('timeout')
+      expect(r.error?.message).toContain('deadline')
       expect(r.error?.message).toContain('still waiting on: sleep')
       expect(unmatchedCalls(r.events)).toEqual([])
     })

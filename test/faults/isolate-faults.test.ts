@@ -79,7 +79,8 @@ describe('isolate faults', () => {
       execute: () => new Promise((resolve) => setTimeout(() => { finished = true; resolve('too late') }, 3000)),
     }
     const rt = await open([stubborn])
-    const result = await rt.runCode('return await tools.stubborn({})', { limits: { timeoutMs: 800 } })
+    // The wait on the call is not program time; the run's deadline ends it.
+    const result = await rt.runCode('return await tools.stubborn({})', { limits: { timeoutMs: 800, deadlineMs: 1200 } })
     expect(result.error?.kind).toBe('timeout')
     expect(result.error?.message).toMatch(/still waiting on: stubborn/)
     expect(result.calls).toHaveLength(1)

@@ -26,7 +26,8 @@ describe('limits: each is a clear run error, never a host crash', () => {
   })
 
   it('stops a promise that never settles, and says which tool calls were pending', async () => {
-    const rt = await testRuntime({ tools: [slow], limits: { timeoutMs: 500 } })
+    // A pending tool call is not program time: the run's deadline stops it.
+    const rt = await testRuntime({ tools: [slow], limits: { timeoutMs: 500, deadlineMs: 1500 } })
     const r = await rt.runCode('await tools.slow({})')
     expect(r.error?.kind).toBe('timeout')
     expect(r.error?.message).toContain('still waiting on: slow')

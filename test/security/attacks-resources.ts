@@ -53,10 +53,10 @@ export const resourceAttacks: Attack[] = [
   },
   {
     name: 'while (true) await a slow tool',
-    cite: 'notes B3 #16: the wall-clock deadline with a call still pending',
+    cite: 'notes B3 #16: the wall-clock deadline with a call still pending (waits on calls are not program time)',
     code: `while (true) await tools.slow({ ms: 1000 })`,
-    limits: QUICK,
-    expect: { error: 'timeout', message: /still waiting on: slow/ },
+    limits: { ...QUICK, deadlineMs: 2500 }, // mid-call, not on a call boundary
+    expect: { error: 'timeout', message: /deadline.*still waiting on: slow/ },
   },
   {
     name: 'a Promise.all flood of 100,000 tool calls',
