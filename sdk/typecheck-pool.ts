@@ -55,7 +55,8 @@ let nextId = 0
 /**
  * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
  * `normalise`, normalises it there first, proves its wrapped text is one function (`shape`) and checks the
- * normalised text (returned in `normalised`). Without `declarations`, nothing is type-checked.
+ * normalised text (returned in `normalised`): preparing, then the check, each get `budgetMs`. Without
+ * `declarations`, nothing is type-checked.
  */
 export function checkInPool(declarations: string | undefined, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }): Promise<PoolAnswer> {
   return new Promise((resolve) => {
@@ -102,10 +103,7 @@ function assign(slot: Slot, job: Job): void {
   const id = ++nextId
   clearTimeout(slot.idleTimer)
   slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
-  const timer =
-    job.budgetMs > 0
-      ? setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the checker's thread took longer than its ${job.budgetMs} ms budget` }), job.budgetMs)
-      : undefined
+  const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
@@ -113,6 +111,11 @@ function assign(slot: Slot, job: Job): void {
     setTimeout(() => {
       if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
     }, SPARE_AFTER_MS).unref()
+}
+
+/** Ends the slot's thread (and answers its job `budget`) after `budgetMs`. */
+function budgetTimer(slot: Slot, budgetMs: number): NodeJS.Timeout {
+  return setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the checker's thread took longer than its ${budgetMs} ms budget` }), budgetMs)
 }
 
 function spawn(): void {
@@ -127,9 +130,16 @@ function spawn(): void {
   worker.unref()
   worker.on('message', (message: CheckResponse | NormalisedMessage | { ready: true }) => {
     if ('normalised' in message) {
-      if (slot.job?.id === message.id) {
-        slot.job.normalised = message.normalised
-        if (message.shape) slot.job.shape = message.shape
+      const current = slot.job
+      if (current?.id === message.id) {
+        current.normalised = message.normalised
+        if (message.shape) current.shape = message.shape
+        // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
+        // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
+        if (current.timer !== undefined) {
+          clearTimeout(current.timer)
+          current.timer = budgetTimer(slot, current.job.budgetMs)
+        }
       }
       return
     }
