@@ -9,10 +9,13 @@
  * Before anything runs, the wrapped source and the compiled JS are both parsed and proved to be exactly one
  * function expression (checkWrappedShape): a body that closes the function early (`}); evil(); (…`) would
  * otherwise run top-level code when the sandbox evaluates the script, before the prelude has locked it down.
+ * The parsing is a `ProgramShapes`'s: the runtime's runs it in the checker's thread (runtime/typecheck.ts),
+ * so the host never parses a program nor loads TypeScript; by itself `compile()` parses in this thread.
+ * A shape check that did not finish (past its budget) fails closed: an unproven wrapper never runs.
  */
 import { transform, type Message } from 'esbuild'
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
-import { checkWrappedShape, wrapProgram, WRAP_LINE_OFFSET } from '../sdk/program-text.js'
+import { type ProgramProblem, type ShapeResult, wrapProgram, WRAP_LINE_OFFSET } from '../sdk/program-wrap.js'
 import type { RunError } from '../vocabulary/types.js'
 
 export interface CompiledProgram {
@@ -23,14 +26,39 @@ export interface CompiledProgram {
 
 export type CompileOutcome = { ok: true; program: CompiledProgram } | { ok: false; error: RunError }
 
-export async function compile(source: string): Promise<CompileOutcome> {
-  const first = await transformWrapped(source)
+/** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
+export type ShapeAnswer = ShapeResult | { ok: false; problem: ProgramProblem; unfinished: true }
+
+/** The parsing compile() needs, wherever it runs (the runtime's: in the checker's thread). */
+export interface ProgramShapes {
+  /** sdk/program-text.ts's checkWrappedShape. */
+  checkShape(text: string, language: 'ts' | 'js'): Promise<ShapeAnswer>
+  /** sdk/program-text.ts's topLevelNamespaceSpans; undefined if it could not be found out. */
+  namespaceSpans(source: string): Promise<{ start: number; end: number }[] | undefined>
+}
+
+export interface CompileOptions {
+  /** Where the program is parsed (default: in this thread, loading TypeScript on first use). */
+  shapes?: ProgramShapes
+  /** The shape of `wrapProgram(source).text`, already proved (the checker's thread does it while normalising). */
+  sourceShape?: ShapeResult
+}
+
+/** Parsing in this thread: for compile() used by itself. */
+const localShapes: ProgramShapes = {
+  checkShape: async (text, language) => (await import('../sdk/program-text.js')).checkWrappedShape(text, language),
+  namespaceSpans: async (source) => (await import('../sdk/program-text.js')).topLevelNamespaceSpans(source),
+}
+
+export async function compile(source: string, options: CompileOptions = {}): Promise<CompileOutcome> {
+  const shapes = options.shapes ?? localShapes
+  const first = await transformWrapped(source, shapes, options.sourceShape)
   if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return finish(first, source)
   // esbuild allows `namespace` only at a module's top level, and the program is a function body:
   // compile each top-level namespace on its own and splice the JS back in place.
-  const spliced = await compileNamespacesInPlace(source)
+  const spliced = await compileNamespacesInPlace(source, shapes)
   if (spliced === undefined) return finish(first, source)
-  return finish(await transformWrapped(spliced), source)
+  return finish(await transformWrapped(spliced, shapes), source)
 }
 
 type TransformResult =
@@ -38,28 +66,30 @@ type TransformResult =
   | { ok: false; messages: Message[]; shape?: undefined }
   | { ok: false; shape: { message: string; line: number; column: number }; messages?: undefined }
 
-async function transformWrapped(source: string): Promise<TransformResult> {
+async function transformWrapped(source: string, shapes: ProgramShapes, knownShape?: ShapeResult): Promise<TransformResult> {
   const wrapped = wrapProgram(source).text
+  let out: { code: string; map: string }
   try {
-    const out = await transform(wrapped, {
+    out = await transform(wrapped, {
       loader: 'ts',
       target: 'es2022',
       sourcemap: 'external',
       sourcefile: 'program.ts',
       tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
     })
-    // The source as TypeScript reads it, and the output as the sandbox's JS parser will: each must be the
-    // one wrapper function. Both, because the danger is exactly a text two parsers read differently.
-    // A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its output alone.
-    const source = checkWrappedShape(wrapped, 'ts')
-    if (!source.ok && !/nested too deeply/.test(source.problem.message)) return { ok: false, shape: source.problem }
-    const output = checkWrappedShape(out.code, 'js')
-    if (!output.ok) return { ok: false, shape: { ...output.problem, message: 'the program does not compile to one function (its text closes the wrapper early); check its braces' } }
-    return { ok: true, code: out.code, map: out.map }
   } catch (e) {
     const messages = (e as { errors?: Message[] }).errors
     return { ok: false, messages: messages ?? [{ text: String(e) } as Message] }
   }
+  // The source as TypeScript reads it, and the output as the sandbox's JS parser will: each must be the
+  // one wrapper function. Both, because the danger is exactly a text two parsers read differently.
+  // A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its output alone.
+  const sourceShape: ShapeAnswer = knownShape ?? (await shapes.checkShape(wrapped, 'ts'))
+  if (!sourceShape.ok && ('unfinished' in sourceShape || !/nested too deeply/.test(sourceShape.problem.message))) return { ok: false, shape: sourceShape.problem }
+  const output = await shapes.checkShape(out.code, 'js')
+  if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
+  if (!output.ok) return { ok: false, shape: { ...output.problem, message: 'the program does not compile to one function (its text closes the wrapper early); check its braces' } }
+  return { ok: true, code: out.code, map: out.map }
 }
 
 function finish(result: TransformResult, source: string): CompileOutcome {
@@ -103,11 +133,9 @@ function mentionsNamespace(messages: Message[]): boolean {
 }
 
 /** Replace each top-level `namespace X { … }` with its compiled JS, keeping the line count where possible. */
-async function compileNamespacesInPlace(source: string): Promise<string | undefined> {
-  const ts = (await import('typescript')).default
-  const file = ts.createSourceFile('program.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  const spans = file.statements.filter((s) => ts.isModuleDeclaration(s)).map((s) => ({ start: s.getStart(file), end: s.end }))
-  if (spans.length === 0) return undefined
+async function compileNamespacesInPlace(source: string, shapes: ProgramShapes): Promise<string | undefined> {
+  const spans = await shapes.namespaceSpans(source)
+  if (spans === undefined || spans.length === 0) return undefined
   let out = source
   for (const span of spans.reverse()) {
     const text = source.slice(span.start, span.end)

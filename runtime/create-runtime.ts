@@ -33,7 +33,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
-import { createTypecheck, type TypecheckMode } from './typecheck.js'
+import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
 import type { AnyToolDefinition, ApprovalHandler, ApprovalRequest, ChangeMode, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
@@ -200,7 +200,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     declarations = undefined
     typecheck?.refresh()
   })
-  const deps: RunCodeDeps = { env, sandbox, limits, ...(typecheck ? { typecheck } : {}) }
+  // With the check off, programs are still normalised and shape-checked in the checker's thread.
+  const programs = typecheck ?? createProgramPrep(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
+  const deps: RunCodeDeps = { env, sandbox, limits, programs, ...(typecheck ? { typecheck } : {}) }
   if (workspace) {
     const hostOps = createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
     deps.workspace = {

@@ -5,8 +5,6 @@
 import { randomUUID } from 'node:crypto'
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
-import type { NormalisedProgram } from '../sdk/program-text.js'
-import { normaliseSafely } from '../sdk/typecheck-normalise.js'
 import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
@@ -19,6 +17,7 @@ import type { ApprovalHandler, ChangeMode, ChangeOutcome, EventData, JsonValue, 
 import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
+import type { ProgramPrep } from './typecheck.js'
 
 const BACKSTOP_GRACE_MS = 30_000
 /** Node's timers overflow above this (they fire after 1 ms). */
@@ -38,12 +37,12 @@ export interface RunCodeDeps {
   env: DispatchEnv
   sandbox: Sandbox
   limits: Limits
-  typecheck?: {
+  /** With the check on: it also prepares programs (normalise, shape check and type check in one request). */
+  typecheck?: ProgramPrep & {
     mode: 'error' | 'warn'
-    check(source: string): Promise<TypeCheckOutcome>
-    /** Normalise and check in one step off the host's thread; `normalised` is absent when that failed. */
-    prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
   }
+  /** Prepares programs off the host's thread when the check is off (runtime/typecheck.ts's createProgramPrep). */
+  programs: ProgramPrep
   /** The workspace, when the runtime has one: every run reports its changes and may be staged. */
   workspace?: WorkspaceRunEnv & {
     /** The runtime's default (`createRuntime({ changes })`). */
@@ -109,17 +108,20 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
-  // With the check on, normalising and checking happen in the checker's thread, off the host's.
+  // Normalising, the wrapper's shape checks and the type check all run in the checker's thread, never the
+  // host's; what the thread did not finish within its budget fails closed (an unproven wrapper never runs).
   const allowNodeImports = deps.sandbox.name === 'docker'
-  const prepared = deps.typecheck ? await deps.typecheck.prepare(code, allowNodeImports) : undefined
-  const shaped = prepared?.normalised ?? normaliseSafely(code, allowNodeImports)
+  const prep = deps.typecheck ?? deps.programs
+  const prepared = await prep.prepare(code, allowNodeImports)
+  const shaped = prepared.normalised
+  if (shaped === undefined) return end({ ok: false, error: { kind: 'compile', message: prepared.unprepared ?? 'the program could not be prepared; nothing ran' }, droppedOutputBytes: 0 })
   if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
-  const compiled = await compile(shaped.text)
-  if (!compiled.ok) return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared?.outcome), droppedOutputBytes: 0 })
+  const compiled = await compile(shaped.text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
+  if (!compiled.ok) return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared.outcome), droppedOutputBytes: 0 })
 
   const notes: string[] = []
-  if (deps.typecheck) {
-    const checked = prepared?.normalised ? prepared.outcome : await deps.typecheck.check(shaped.text)
+  if (deps.typecheck && prepared.outcome) {
+    const checked = prepared.outcome
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
     }

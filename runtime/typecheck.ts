@@ -6,11 +6,18 @@
  * Past the budget the check is dropped with a note and the program runs unchecked under its limits: the
  * check is advisory for the program's correctness, never a security boundary (the sandbox is), so a program
  * too hard to type-check is not refused, and the host's thread never waits on it.
+ *
+ * The same threads prepare every program, with the check on or off (createProgramPrep): normalising and
+ * proving the wrapper's shape (of the source, then of esbuild's output) parse the program, and the host's
+ * thread never does. Those are not advisory: past the budget they fail closed (the run ends `compile`, an
+ * unproven wrapper never runs).
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import type { NormalisedProgram } from '../sdk/program-text.js'
-import { checkInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
+import type { ShapeResult } from '../sdk/program-wrap.js'
+import { checkInPool, parseInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
+import type { ProgramShapes, ShapeAnswer } from './compile.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
@@ -20,11 +27,29 @@ export const DEFAULT_TYPECHECK_BUDGET_MS = 5_000
 /** Notes beyond this many causes are counted, not listed. */
 const MAX_NOTES = 5
 
-export interface RuntimeTypecheck {
+/** A program as the checker's thread prepared it. */
+export interface PreparedProgram {
+  /** The normalised program; absent: the thread did not get that far (see `unprepared`). */
+  normalised?: NormalisedProgram
+  /** The shape of its wrapped text; absent with a problem in `normalised`, or when the thread did not get that far. */
+  shape?: ShapeResult
+  /** Why the program was not prepared (past the budget, a thread that died): the run must not go on. */
+  unprepared?: string
+  /** The type check's outcome (with the check on). */
+  outcome?: TypeCheckOutcome
+}
+
+/** Normalising and shape checks in the checker's thread, for a runtime with the check on or off. */
+export interface ProgramPrep {
+  /** Normalises `source`, proves its wrapped text's shape and (with the check on) type-checks it: one round trip. */
+  prepare(source: string, allowNodeImports: boolean): Promise<PreparedProgram>
+  /** compile()'s parsing (the compiled output's shape check, namespaces), each one round trip. */
+  shapes: ProgramShapes
+}
+
+export interface RuntimeTypecheck extends ProgramPrep {
   mode: 'error' | 'warn'
   check(source: string): Promise<TypeCheckOutcome>
-  /** Normalises (sdk/program-text.ts) and checks in the checker's thread; `normalised` absent if it never got that far. */
-  prepare(source: string, allowNodeImports: boolean): Promise<{ normalised?: NormalisedProgram; outcome: TypeCheckOutcome }>
   warm(): Promise<void>
   /** The registry changed: declarations are re-read before the next check (no cold restart). */
   refresh(): void
@@ -57,18 +82,60 @@ export function createTypecheck(mode: TypecheckMode, declarations: () => string,
       ...(notes.length ? { advisory: formatNotes(notes) } : {}),
     }
   }
+  const prep = createProgramPrep(options, text)
   return {
     mode,
     check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs, undefined, nodeTypes)),
     prepare: async (source, allowNodeImports) => {
-      const answer = await checkInPool(text(), source, budgetMs, { allowNodeImports }, nodeTypes)
-      return { ...(answer.normalised ? { normalised: answer.normalised } : {}), outcome: outcomeOf(answer) }
+      const answer = await prep.answer(source, allowNodeImports)
+      return { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }
     },
+    shapes: prep.shapes,
     warm: () => warmPool(text(), nodeTypes),
     refresh: () => {
       current = undefined
     },
   }
+}
+
+/**
+ * Preparing programs in the checker's thread without a type check (`typecheck: 'off'`); with `declarations`,
+ * the same request also checks (createTypecheck). The thread's budget covers each request.
+ */
+export function createProgramPrep(
+  options: TypecheckOptions = {},
+  declarations?: () => string,
+): ProgramPrep & { answer(source: string, allowNodeImports: boolean): Promise<PoolAnswer> } {
+  const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
+  const answer = (source: string, allowNodeImports: boolean) => checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true)
+  const unfinished = (a: PoolAnswer) => ({ ok: false as const, unfinished: true as const, problem: { message: unpreparedMessage(a, budgetMs), line: 1, column: 1 } })
+  return {
+    answer,
+    prepare: async (source, allowNodeImports) => prepared(await answer(source, allowNodeImports), budgetMs),
+    shapes: {
+      checkShape: async (text, language): Promise<ShapeAnswer> => {
+        const a = await parseInPool({ kind: 'shape', text, language }, budgetMs)
+        return a.ok && a.parsed && 'shape' in a.parsed ? a.parsed.shape : unfinished(a)
+      },
+      namespaceSpans: async (source) => {
+        const a = await parseInPool({ kind: 'namespaces', source }, budgetMs)
+        return a.ok && a.parsed && 'spans' in a.parsed ? a.parsed.spans : undefined
+      },
+    },
+  }
+}
+
+/** What a run needs of a pool answer: the normalised text and its shape, or why it has none (fail closed). */
+function prepared(answer: PoolAnswer, budgetMs: number): PreparedProgram {
+  const { normalised, shape } = answer
+  if (normalised === undefined || (normalised.problem === undefined && shape === undefined)) return { unprepared: unpreparedMessage(answer, budgetMs) }
+  return { normalised, ...(shape ? { shape } : {}) }
+}
+
+function unpreparedMessage(answer: PoolAnswer, budgetMs: number): string {
+  if (!answer.ok && answer.reason === 'budget') return `the program is too large or deeply nested to prepare within ${budgetMs} ms; split it up`
+  const why = answer.ok ? 'the checker\'s thread gave no answer' : answer.message
+  return `the program could not be prepared for running (${why}); nothing ran`
 }
 
 /** One line per cause, with every line it was seen on: `line 2, 5: the result of tools.x has no declared type …`. */

@@ -14,6 +14,9 @@
  */
 import type TS from 'typescript'
 import { ts } from './ts-host.js'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from './program-wrap.js'
+
+export { type ProgramProblem, type ShapeResult, WRAP_HEAD, WRAP_LINE_OFFSET, WRAP_TAIL, type WrappedProgram, wrapProgram } from './program-wrap.js'
 
 export interface NormaliseOptions {
   /**
@@ -23,12 +26,6 @@ export interface NormaliseOptions {
   allowNodeImports?: boolean
 }
 
-/** A problem that stops the program before it runs, in the user's 1-based coordinates. */
-export interface ProgramProblem {
-  message: string
-  line: number
-  column: number
-}
 
 export interface NormalisedProgram {
   /** The function body to wrap. Same line count as the source up to its last line (lines are appended only). */
@@ -123,32 +120,13 @@ export function returnLastExpression(body: string): string {
 
 // --- the wrapper ---------------------------------------------------------------------------------------
 
-/** The head sits on a line of its own: user line N is wrapped line N + 1. */
-export const WRAP_HEAD = "(async function () { 'use strict';\n"
-export const WRAP_TAIL = '\n})'
-export const WRAP_LINE_OFFSET = 1
-
-export interface WrappedProgram {
-  /** The whole text: head, body, tail. */
-  text: string
-  /** Lines before the body's first line. */
-  lineOffset: number
-  /** Offsets of the body inside `text`. */
-  bodyStart: number
-  bodyEnd: number
-}
-
-export function wrapProgram(body: string): WrappedProgram {
-  return { text: WRAP_HEAD + body + WRAP_TAIL, lineOffset: WRAP_LINE_OFFSET, bodyStart: WRAP_HEAD.length, bodyEnd: WRAP_HEAD.length + body.length }
-}
-
 /**
  * Proves that the wrapped text is one statement: the wrapper's own function, whose body ends at the
  * wrapper's own `}`. Anything else (a `}` in the body closing the function early, text after it) is a
  * problem, reported at the user's line. Call it on a text that parses; syntax errors are the compiler's.
  * With `language: 'js'` it checks compiled output (same shape, any whitespace).
  */
-export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): { ok: true } | { ok: false; problem: ProgramProblem } {
+export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): ShapeResult {
   const kind = language === 'ts' ? ts.ScriptKind.TS : ts.ScriptKind.JS
   let file: TS.SourceFile
   try {
@@ -176,6 +154,15 @@ export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): {
   if (file.statements.length !== 1 || tail !== '') return early(close)
   if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
   return { ok: true }
+}
+
+/**
+ * Where each top-level `namespace X { … }` of a program body is (esbuild allows `namespace` only at a
+ * module's top level, so the compiler compiles each on its own and splices the JS back in place).
+ */
+export function topLevelNamespaceSpans(source: string): { start: number; end: number }[] {
+  const file = ts.createSourceFile('program.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+  return file.statements.filter((s) => ts.isModuleDeclaration(s)).map((s) => ({ start: s.getStart(file), end: s.end }))
 }
 
 function wrapperFunction(file: TS.SourceFile): TS.FunctionExpression | undefined {

@@ -1,7 +1,7 @@
 /**
  * The normaliser (sdk/program-text.ts) made total: a text that overflows the parser's stack is a problem to
- * report, never a throw. Used in the checker's thread (so normalising a pathological program does not stall
- * the host either) and on the host when the check is off.
+ * report, never a throw. Used only in the checker's thread (so normalising a pathological program does not
+ * stall the host), with the check on or off; the host never loads it (it loads TypeScript).
  */
 import { normaliseProgram, type NormalisedProgram } from './program-text.js'
 

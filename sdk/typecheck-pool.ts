@@ -7,19 +7,24 @@
  * (the only way to stop synchronous compiler work) and answers `budget`; a thread that dies (out of memory,
  * a compiler crash) answers `crashed`. Neither ever blocks or throws into the host.
  *
- * Nothing here imports TypeScript: the compiler is loaded only inside the threads.
+ * The same threads normalise programs and prove their wrapper's shape (with the check on or off), so the
+ * host's thread never parses a program. Nothing here imports TypeScript: the compiler is loaded only inside
+ * the threads.
  */
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { NormalisedProgram } from './program-text.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
+import type { ShapeResult } from './program-wrap.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
-export type PoolAnswer = ({ ok: true; diagnostics: TypeDiagnostic[] } | { ok: false; reason: 'budget' | 'crashed'; message: string }) & {
+export type PoolAnswer = ({ ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer } | { ok: false; reason: 'budget' | 'crashed'; message: string }) & {
   /** The normalised program, when asked for and the thread got that far (even past the budget). */
   normalised?: NormalisedProgram
+  /** The shape of the normalised program's wrapped text, sent with `normalised`. */
+  shape?: ShapeResult
 }
 
 interface Job {
@@ -31,7 +36,7 @@ interface Job {
 interface Slot {
   worker: Worker
   ready: boolean
-  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram }
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram; shape?: ShapeResult }
   idleTimer?: NodeJS.Timeout
 }
 
@@ -49,11 +54,21 @@ let nextId = 0
 
 /**
  * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
- * `normalise`, normalises it there first and checks the normalised text (returned in `normalised`).
+ * `normalise`, normalises it there first, proves its wrapped text is one function (`shape`) and checks the
+ * normalised text (returned in `normalised`): preparing, then the check, each get `budgetMs`. Without
+ * `declarations`, nothing is type-checked.
  */
-export function checkInPool(declarations: string, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }, nodeTypes = false): Promise<PoolAnswer> {
+export function checkInPool(declarations: string | undefined, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }, nodeTypes = false): Promise<PoolAnswer> {
   return new Promise((resolve) => {
-    queue.push({ request: { declarations, source, ...(normalise ? { normalise } : {}), ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs, resolve })
+    queue.push({ request: { ...(declarations !== undefined ? { declarations } : {}), source, ...(normalise ? { normalise } : {}), ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs, resolve })
+    pump()
+  })
+}
+
+/** Parse work (a shape check, finding namespaces) in a checker thread, within `budgetMs`. */
+export function parseInPool(task: ParseTask, budgetMs: number): Promise<PoolAnswer> {
+  return new Promise((resolve) => {
+    queue.push({ request: { task }, budgetMs, resolve })
     pump()
   })
 }
@@ -88,10 +103,7 @@ function assign(slot: Slot, job: Job): void {
   const id = ++nextId
   clearTimeout(slot.idleTimer)
   slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
-  const timer =
-    job.budgetMs > 0
-      ? setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the type check took longer than its ${job.budgetMs} ms budget` }), job.budgetMs)
-      : undefined
+  const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
@@ -99,6 +111,11 @@ function assign(slot: Slot, job: Job): void {
     setTimeout(() => {
       if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
     }, SPARE_AFTER_MS).unref()
+}
+
+/** Ends the slot's thread (and answers its job `budget`) after `budgetMs`. */
+function budgetTimer(slot: Slot, budgetMs: number): NodeJS.Timeout {
+  return setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the checker's thread took longer than its ${budgetMs} ms budget` }), budgetMs)
 }
 
 function spawn(): void {
@@ -113,7 +130,17 @@ function spawn(): void {
   worker.unref()
   worker.on('message', (message: CheckResponse | NormalisedMessage | { ready: true }) => {
     if ('normalised' in message) {
-      if (slot.job?.id === message.id) slot.job.normalised = message.normalised
+      const current = slot.job
+      if (current?.id === message.id) {
+        current.normalised = message.normalised
+        if (message.shape) current.shape = message.shape
+        // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
+        // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
+        if (current.timer !== undefined) {
+          clearTimeout(current.timer)
+          current.timer = budgetTimer(slot, current.job.budgetMs)
+        }
+      }
       return
     }
     if ('ready' in message) {
@@ -126,8 +153,12 @@ function spawn(): void {
     if (current === undefined || current.id !== message.id) return
     clearTimeout(current.timer)
     slot.job = undefined
-    const normalised = current.normalised ? { normalised: current.normalised } : {}
-    current.job.resolve(message.ok ? { ok: true, diagnostics: message.diagnostics, ...normalised } : { ok: false, reason: 'crashed', message: message.message, ...normalised })
+    const normalised = { ...(current.normalised ? { normalised: current.normalised } : {}), ...(current.shape ? { shape: current.shape } : {}) }
+    current.job.resolve(
+      message.ok
+        ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
+        : { ok: false, reason: 'crashed', message: message.message, ...normalised },
+    )
     idle(slot)
     pump()
   })
@@ -159,7 +190,7 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
   if (current !== undefined) {
     clearTimeout(current.timer)
     const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
-    current.job.resolve(current.normalised ? { ...base, normalised: current.normalised } : base)
+    current.job.resolve({ ...base, ...(current.normalised ? { normalised: current.normalised } : {}), ...(current.shape ? { shape: current.shape } : {}) })
   }
   void slot.worker.terminate().catch(() => undefined)
   if (queue.length > 0) {

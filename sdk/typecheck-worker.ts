@@ -1,11 +1,13 @@
 /**
  * The type checker's thread (a worker_threads Worker): TypeScript is loaded here and only here, so the host's
- * thread never parses a 9 MB compiler nor waits on a pathological program. The host (typecheck-pool.ts) sends
- * one request at a time and terminates this thread when a check runs past its budget.
+ * thread never parses a 9 MB compiler nor a program. Everything that parses a program runs here: normalising,
+ * the wrapper's shape check (of the source and of esbuild's output), finding namespaces, the type check. The
+ * host (typecheck-pool.ts) sends one request at a time and terminates this thread when one runs past its budget.
  */
 import { parentPort } from 'node:worker_threads'
+import { checkWrappedShape, topLevelNamespaceSpans, wrapProgram } from './program-text.js'
 import { normaliseSafely } from './typecheck-normalise.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage } from './typecheck-protocol.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
 import { nodeAmbientFiles } from './node-types.js'
 import { createTypeChecker, type TypeChecker } from './typecheck.js'
 
@@ -27,23 +29,33 @@ function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
   return checker
 }
 
+function parse(task: ParseTask): ParseAnswer {
+  if (task.kind === 'shape') return { shape: checkWrappedShape(task.text, task.language) }
+  return { spans: topLevelNamespaceSpans(task.source) }
+}
+
 const port = parentPort
 if (port !== null) {
   port.on('message', (request: CheckRequest) => {
     let response: CheckResponse
     try {
+      if (request.task !== undefined) {
+        port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) } satisfies CheckResponse)
+        return
+      }
       let source = request.source ?? 'return 1'
       if (request.normalise && request.source !== undefined) {
         const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports)
-        port.postMessage({ id: request.id, normalised } satisfies NormalisedMessage)
-        if (normalised.problem) {
+        const shape = normalised.problem ? undefined : checkWrappedShape(wrapProgram(normalised.text).text, 'ts')
+        port.postMessage({ id: request.id, normalised, ...(shape ? { shape } : {}) } satisfies NormalisedMessage)
+        if (normalised.problem || request.declarations === undefined) {
           port.postMessage({ id: request.id, ok: true, diagnostics: [] } satisfies CheckResponse)
           return
         }
         source = normalised.text
       }
-      const checker = checkerFor(request.declarations, request.nodeTypes === true)
-      response = { id: request.id, ok: true, diagnostics: checker.check(source) }
+      const diagnostics = request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)
+      response = { id: request.id, ok: true, diagnostics }
     } catch (e) {
       response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }
     }

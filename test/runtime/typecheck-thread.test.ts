@@ -85,6 +85,21 @@ describe('type check in a thread, with a budget', () => {
     expect(r.calls).toEqual([])
   })
 
+  it.each(['off', 'error'] as const)('fails closed when a program cannot be prepared within the budget (typecheck: %s)', async (mode) => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: mode, typecheckBudgetMs: 1 })
+    const r = await rt.runCode(`await tools.add({ a: 1, b: 1 })\nreturn ${Array(50_000).fill('1').join('+')}`)
+    expect(r.error?.kind).toBe('compile')
+    expect(r.error?.message).toMatch(/too large or deeply nested to prepare within 1 ms; split it up/)
+    expect(r.calls).toEqual([])
+  })
+
+  it('compiles top-level namespaces with the parsing done in the thread (typecheck: off)', async () => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: 'off' })
+    const r = await rt.runCode('namespace Geo { export const twice = (n: number) => n * 2 }\nreturn Geo.twice(await tools.add({ a: 1, b: 1 }))')
+    expect(r.error).toBeNull()
+    expect(r.value).toBe(4)
+  })
+
   it.each(['off', 'error'])('never loads TypeScript on the host thread (typecheck: %s)', async (mode) => {
     const dir = mkdtempSync(join(tmpdir(), 'codeact-nots-'))
     const script = join(dir, 'probe.mjs')
