@@ -8,7 +8,10 @@ import type { JsonSchema, Runtime } from '../runtime/index.js'
 import { selectDefinitions, type AdapterOptions } from './select.js'
 
 /** What LangChain's `tool(func, fields)` is called with. */
-export type LangChainToolFunc = (input: Record<string, unknown>, config?: { signal?: AbortSignal | undefined; toolCall?: { id?: string | undefined } | undefined }) => Promise<string>
+export type LangChainToolFunc = (
+  input: Record<string, unknown>,
+  config?: { signal?: AbortSignal | undefined; toolCall?: { id?: string | undefined } | undefined },
+) => Promise<string>
 export interface LangChainToolFields {
   name: string
   description: string
@@ -19,7 +22,11 @@ export interface LangChainToolFields {
  * `tool`'s last overload answers `DynamicStructuredTool | DynamicTool`; with an object schema it is always the
  * structured one, so the string-input `DynamicTool` is taken out of the type (a type-only import).
  */
-export function langchainTools<T>(rt: Runtime, tool: (func: LangChainToolFunc, fields: LangChainToolFields) => T, options: AdapterOptions = {}): Exclude<T, DynamicTool>[] {
+export function langchainTools<T>(
+  rt: Runtime,
+  tool: (func: LangChainToolFunc, fields: LangChainToolFields) => T,
+  options: AdapterOptions = {},
+): Exclude<T, DynamicTool>[] {
   return selectDefinitions(rt, options).map((d) => {
     const made = tool(
       async (input, config) => (await rt.callTool(d.name, input, { callId: config?.toolCall?.id, signal: config?.signal })).content,

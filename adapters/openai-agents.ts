@@ -18,7 +18,11 @@ export interface AgentsFunctionTool {
   description: string
   parameters: AgentsParameters
   strict: boolean
-  invoke(runContext: unknown, input: string, details?: { toolCall?: { callId?: string | undefined } | undefined; signal?: AbortSignal | undefined }): Promise<string>
+  invoke(
+    runContext: unknown,
+    input: string,
+    details?: { toolCall?: { callId?: string | undefined } | undefined; signal?: AbortSignal | undefined },
+  ): Promise<string>
   needsApproval(): Promise<boolean>
   isEnabled(): Promise<boolean>
 }

@@ -69,37 +69,55 @@ export default async function batch(): Promise<BenchRow[]> {
   const check = (): void => verify(root, paths)
   try {
     // Baseline: plain node:fs, no policy, no sandbox.
-    const raw = await timed(RUNS, reseed, async () => {
-      for (let i = 0; i < paths.length; i += 10) {
-        await Promise.all(
-          paths.slice(i, i + 10).map(async (p) => {
-            const text = await readFile(join(root, p), 'utf8')
-            await writeFile(join(root, p), text.replace('status=draft', 'status=final'))
-          }),
-        )
-      }
-    }, check)
+    const raw = await timed(
+      RUNS,
+      reseed,
+      async () => {
+        for (let i = 0; i < paths.length; i += 10) {
+          await Promise.all(
+            paths.slice(i, i + 10).map(async (p) => {
+              const text = await readFile(join(root, p), 'utf8')
+              await writeFile(join(root, p), text.replace('status=draft', 'status=final'))
+            }),
+          )
+        }
+      },
+      check,
+    )
 
     // The workspace tools called directly: policy hook + guarded ops, no runtime.
     const ws = createWorkspace({ root })
     const byName = new Map(ws.tools.map((t) => [t.name, t]))
-    const ctx: ToolContext = { callId: 'b', parentId: undefined, origin: 'native', signal: new AbortController().signal, concludeTurn: () => undefined, reportDenial: () => undefined, services: {} }
+    const ctx: ToolContext = {
+      callId: 'b',
+      parentId: undefined,
+      origin: 'native',
+      signal: new AbortController().signal,
+      concludeTurn: () => undefined,
+      reportDenial: () => undefined,
+      services: {},
+    }
     const callTool = async (name: string, args: { [k: string]: JsonValue }): Promise<unknown> => {
       const d = await ws.policy({ id: 'b', name, args, origin: 'native' })
       if (d && 'deny' in d) throw new Error(d.deny.message)
       return byName.get(name)?.execute(args, ctx)
     }
-    const direct = await timed(RUNS, reseed, async () => {
-      const files = (await callTool('glob', { pattern: 'data/**/*.txt' })) as string[]
-      for (let i = 0; i < files.length; i += 10) {
-        await Promise.all(
-          files.slice(i, i + 10).map(async (path) => {
-            const text = (await callTool('read_file', { path })) as string
-            await callTool('write_file', { path, content: text.replace('status=draft', 'status=final') })
-          }),
-        )
-      }
-    }, check)
+    const direct = await timed(
+      RUNS,
+      reseed,
+      async () => {
+        const files = (await callTool('glob', { pattern: 'data/**/*.txt' })) as string[]
+        for (let i = 0; i < files.length; i += 10) {
+          await Promise.all(
+            files.slice(i, i + 10).map(async (path) => {
+              const text = (await callTool('read_file', { path })) as string
+              await callTool('write_file', { path, content: text.replace('status=draft', 'status=final') })
+            }),
+          )
+        }
+      },
+      check,
+    )
 
     // One run_code program through the whole runtime (isolate sandbox, dispatch, event log).
     const rt = await createRuntime({ workspace: { root }, typecheck: 'off', limits: { maxToolCalls: 5_000, timeoutMs: 120_000 } })
@@ -129,14 +147,59 @@ export default async function batch(): Promise<BenchRow[]> {
 
     const p50 = quantile(program, 0.5)
     return [
-      { name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)', p50Ms: quantile(raw, 0.5), p95Ms: quantile(raw, 0.95), note: `${RUNS} runs` },
-      { name: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', p50Ms: quantile(direct, 0.5), p95Ms: quantile(direct, 0.95), baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)' },
-      { name: 'batch 1,000 files: one run_code program (isolate, full dispatch)', p50Ms: p50, p95Ms: quantile(program, 0.95), baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)', note: '2,001 tool calls, 1 model step' },
-      { name: 'batch 1,000 files: one run_code program vs plain node:fs', value: Number((p50 / quantile(raw, 0.5)).toFixed(2)), unit: '× node:fs', goal: '≤ 2.5×', note: 'ratio of the two p50s above' },
-      { name: 'batch 1,000 files: --atomic (staged, applied at the end)', p50Ms: quantile(atomic, 0.5), p95Ms: quantile(atomic, 0.95), baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', goal: '≤ 1.3×' },
-      { name: 'batch 1,000 files: --dry-run (staged, diffs, nothing written)', p50Ms: quantile(dryRun, 0.5), p95Ms: quantile(dryRun, 0.95), baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', goal: '≤ 1.3×' },
-      { name: 'batch 1,000 files: per-file cost in run_code (read + write)', value: Math.round((p50 / FILES) * 1000), unit: 'µs/file', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)' },
-      { name: 'batch 1,000 files as native function calls: model steps', value: 2 * FILES, unit: 'model steps', baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)', note: 'a read_file and a write_file per file, each a model round trip; run_code: 1 step' },
+      {
+        name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
+        p50Ms: quantile(raw, 0.5),
+        p95Ms: quantile(raw, 0.95),
+        note: `${RUNS} runs`,
+      },
+      {
+        name: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)',
+        p50Ms: quantile(direct, 0.5),
+        p95Ms: quantile(direct, 0.95),
+        baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
+      },
+      {
+        name: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+        p50Ms: p50,
+        p95Ms: quantile(program, 0.95),
+        baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)',
+        note: '2,001 tool calls, 1 model step',
+      },
+      {
+        name: 'batch 1,000 files: one run_code program vs plain node:fs',
+        value: Number((p50 / quantile(raw, 0.5)).toFixed(2)),
+        unit: '× node:fs',
+        goal: '≤ 2.5×',
+        note: 'ratio of the two p50s above',
+      },
+      {
+        name: 'batch 1,000 files: --atomic (staged, applied at the end)',
+        p50Ms: quantile(atomic, 0.5),
+        p95Ms: quantile(atomic, 0.95),
+        baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+        goal: '≤ 1.3×',
+      },
+      {
+        name: 'batch 1,000 files: --dry-run (staged, diffs, nothing written)',
+        p50Ms: quantile(dryRun, 0.5),
+        p95Ms: quantile(dryRun, 0.95),
+        baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+        goal: '≤ 1.3×',
+      },
+      {
+        name: 'batch 1,000 files: per-file cost in run_code (read + write)',
+        value: Math.round((p50 / FILES) * 1000),
+        unit: 'µs/file',
+        baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+      },
+      {
+        name: 'batch 1,000 files as native function calls: model steps',
+        value: 2 * FILES,
+        unit: 'model steps',
+        baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+        note: 'a read_file and a write_file per file, each a model round trip; run_code: 1 step',
+      },
     ]
   } finally {
     rmSync(base, { recursive: true, force: true })

@@ -36,10 +36,18 @@ export default async function clientsBench(): Promise<BenchRow[]> {
     // The bare function: it reads no context, so none is built (that is part of what the others cost).
     const direct = await perCall(async (i) => noop.execute({ n: i }, undefined as never))
     const call = await perCall((i) => rt.callTool('noop', { n: i }))
-    const batch = await perCall((i) => rt.executeToolCalls([{ id: `c${i}`, type: 'function', function: { name: 'noop', arguments: `{"n":${i}}` } }]))
+    const batch = await perCall((i) =>
+      rt.executeToolCalls([{ id: `c${i}`, type: 'function', function: { name: 'noop', arguments: `{"n":${i}}` } }]),
+    )
     const viaAi = await perCall((i) => ai.execute({ n: i }, { toolCallId: `a${i}` }))
     const viaAgents = await perCall((i) => agents.invoke({}, `{"n":${i}}`))
-    const row = (name: string, s: { p50: number; p95: number }, baseline?: string): BenchRow => ({ name, value: s.p50, unit: 'µs/call', ...(baseline ? { baseline } : {}), note: `p95 ${s.p95.toFixed(1)} µs over 5 × ${N} sequential calls` })
+    const row = (name: string, s: { p50: number; p95: number }, baseline?: string): BenchRow => ({
+      name,
+      value: s.p50,
+      unit: 'µs/call',
+      ...(baseline ? { baseline } : {}),
+      note: `p95 ${s.p95.toFixed(1)} µs over 5 × ${N} sequential calls`,
+    })
     return [
       row('baseline: the tool function called directly', direct),
       row('one OpenAI call through executeToolCalls (batch of 1)', batch, 'baseline: the tool function called directly'),

@@ -33,7 +33,8 @@ function request(body: string): SandboxRunRequest {
     limits: { timeoutMs: 60_000, memoryMb: 128, maxOutputBytes: 1 << 20 },
   }
 }
-const runMessage = JSON.stringify({ type: 'run', runId: 'b', js: request(BODY).js, prelude: PRELUDE_SOURCE, toolNames: [], maxOutputBytes: 1 << 20 }) + '\n'
+const runMessage =
+  JSON.stringify({ type: 'run', runId: 'b', js: request(BODY).js, prelude: PRELUDE_SOURCE, toolNames: [], maxOutputBytes: 1 << 20 }) + '\n'
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b)
@@ -58,8 +59,28 @@ async function timed(fn: () => Promise<{ ok: boolean }>): Promise<number> {
 /** `docker run -i` with the backend's hardening, one per program; timed until the runner reports done. */
 function dockerRunOnce(): Promise<number> {
   const start = performance.now()
-  const args = ['run', '--rm', '-i', '--network', 'none', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
-    '--pids-limit', '128', '--memory', '128m', '--memory-swap', '128m', '--tmpfs', '/tmp:rw,noexec,nosuid,nodev,size=64m', '--init', DEFAULT_IMAGE]
+  const args = [
+    'run',
+    '--rm',
+    '-i',
+    '--network',
+    'none',
+    '--read-only',
+    '--cap-drop',
+    'ALL',
+    '--security-opt',
+    'no-new-privileges',
+    '--pids-limit',
+    '128',
+    '--memory',
+    '128m',
+    '--memory-swap',
+    '128m',
+    '--tmpfs',
+    '/tmp:rw,noexec,nosuid,nodev,size=64m',
+    '--init',
+    DEFAULT_IMAGE,
+  ]
   return untilDone(spawn('docker', args, { stdio: ['pipe', 'pipe', 'ignore'] }), start)
 }
 
@@ -89,8 +110,17 @@ async function dockerExecRuns(docker: Docker): Promise<number[]> {
     Entrypoint: ['/usr/bin/sleep', '3600'],
     Env: [],
     Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
-    HostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 128,
-      Memory: 128 << 20, MemorySwap: 128 << 20, Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' }, Init: true },
+    HostConfig: {
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      PidsLimit: 128,
+      Memory: 128 << 20,
+      MemorySwap: 128 << 20,
+      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
+      Init: true,
+    },
   })
   const samples: number[] = []
   try {
@@ -170,7 +200,9 @@ export default async function dockerBench(): Promise<BenchRow[]> {
 
   rows.push(row('docker run per program, trivial program (CLI, same hardening)', runSamples))
   rows.push(row('docker exec of a fresh node runner per program (API)', execSamples))
-  rows.push(row('cold run, trivial program (docker, no pool)', cold, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }))
+  rows.push(
+    row('cold run, trivial program (docker, no pool)', cold, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }),
+  )
   rows.push(
     row('warm-pool run, trivial program (docker)', warm.samples, {
       baseline: 'docker exec of a fresh node runner per program (API)',
@@ -178,16 +210,28 @@ export default async function dockerBench(): Promise<BenchRow[]> {
       note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container`,
     }),
   )
-  rows.push({ name: 'tool call inside a container (sequential, docker)', value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+  rows.push({
+    name: 'tool call inside a container (sequential, docker)',
+    value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)),
+    unit: 'µs per call',
+  })
   if (coldGvisor && warmGvisor) {
-    rows.push(row('cold run, trivial program (docker, gVisor runsc, no pool)', coldGvisor, { baseline: 'cold run, trivial program (docker, no pool)' }))
+    rows.push(
+      row('cold run, trivial program (docker, gVisor runsc, no pool)', coldGvisor, {
+        baseline: 'cold run, trivial program (docker, no pool)',
+      }),
+    )
     rows.push(
       row('warm-pool run, trivial program (docker, gVisor runsc)', warmGvisor.samples, {
         baseline: 'warm-pool run, trivial program (docker)',
         note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container`,
       }),
     )
-    rows.push({ name: 'tool call inside a container (sequential, docker, gVisor runsc)', value: Number(((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)), unit: 'µs per call' })
+    rows.push({
+      name: 'tool call inside a container (sequential, docker, gVisor runsc)',
+      value: Number(((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)),
+      unit: 'µs per call',
+    })
   } else {
     rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see README, gVisor)' })
   }

@@ -26,7 +26,12 @@ export function renderTable(rows: readonly (BenchRow & { suite: string })[]): st
     const base = r.baseline ? byName.get(r.baseline) : undefined
     const a = figure(r)
     const b = base ? figure(base) : undefined
-    const ratio = a !== undefined && b !== undefined && b !== 0 ? `${fmt(a / b)}× of “${base!.name}”` : r.baseline ? `(baseline “${r.baseline}” missing)` : ''
+    const ratio =
+      a !== undefined && b !== undefined && b !== 0
+        ? `${fmt(a / b)}× of “${base!.name}”`
+        : r.baseline
+          ? `(baseline “${r.baseline}” missing)`
+          : ''
     const value = r.value !== undefined ? `${fmt(r.value)} ${r.unit ?? ''}`.trim() : ''
     lines.push(`| ${r.suite} | ${r.name} | ${fmt(r.p50Ms)} | ${fmt(r.p95Ms)} | ${value} | ${ratio} | ${r.goal ?? ''} | ${r.note ?? ''} |`)
   }
@@ -48,11 +53,19 @@ async function main(): Promise<void> {
       if (typeof mod.default !== 'function') continue
       for (const row of await mod.default()) rows.push({ ...row, suite })
     } catch (e) {
-      rows.push({ suite, name: 'suite failed', note: String(e instanceof Error ? e.message : e).split('\n')[0]!.replace(/\|/g, '/') })
+      rows.push({
+        suite,
+        name: 'suite failed',
+        note: String(e instanceof Error ? e.message : e)
+          .split('\n')[0]!
+          .replace(/\|/g, '/'),
+      })
     }
   }
   const cpu = cpus()
-  console.log(`Machine: ${cpu.length} cores, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}/${process.arch}\n`)
+  console.log(
+    `Machine: ${cpu.length} cores, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}, ${process.platform}/${process.arch}\n`,
+  )
   console.log(renderTable(rows))
 }
 

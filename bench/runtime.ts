@@ -64,7 +64,12 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     rows.push(stats('baseline: fresh Node child process per run', await sample(15, freshProcess)))
 
     const warm = await sample(200, () => mustRun(rt, TRIVIAL))
-    rows.push(stats('runCode warm, trivial program (compile + run + result)', warm, { baseline: 'baseline: fresh worker_threads Worker per run', goal: 'p50 well under a fresh Worker' }))
+    rows.push(
+      stats('runCode warm, trivial program (compile + run + result)', warm, {
+        baseline: 'baseline: fresh worker_threads Worker per run',
+        goal: 'p50 well under a fresh Worker',
+      }),
+    )
 
     const cold = await sample(6, async () => {
       const fresh = await createRuntime({ typecheck: 'off' })
@@ -75,45 +80,84 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
 
     // 10,000 sequential calls in one program, minus the trivial run: what one `await tools.x()` costs.
     const warmP50 = percentile(warm, 50)
-    const perCall = (await sample(3, () => mustRun(rt, 'for (let i = 0; i < 10_000; i++) await tools.noop({})'))).map((ms) => ((ms - warmP50) / 10_000) * 1000)
-    rows.push({ name: 'tool call from a program, sequential (10,000 in one run)', value: percentile(perCall, 50), unit: 'µs/call', note: `p95 ${percentile(perCall, 95).toFixed(1)} µs over 3 runs` })
+    const perCall = (await sample(3, () => mustRun(rt, 'for (let i = 0; i < 10_000; i++) await tools.noop({})'))).map(
+      (ms) => ((ms - warmP50) / 10_000) * 1000,
+    )
+    rows.push({
+      name: 'tool call from a program, sequential (10,000 in one run)',
+      value: percentile(perCall, 50),
+      unit: 'µs/call',
+      note: `p95 ${percentile(perCall, 95).toFixed(1)} µs over 3 runs`,
+    })
 
     // The same 100 no-op calls, as one native batch and as one program.
-    const batch = Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, type: 'function' as const, function: { name: 'noop', arguments: '{}' } }))
+    const batch = Array.from({ length: 100 }, (_, i) => ({
+      id: `c${i}`,
+      type: 'function' as const,
+      function: { name: 'noop', arguments: '{}' },
+    }))
     const native = (await sample(30, () => rt.executeToolCalls(batch))).map((ms) => (ms / 100) * 1000)
-    const inProgram = (await sample(30, () => mustRun(rt, 'await Promise.all(Array.from({ length: 100 }, () => tools.noop({})))'))).map((ms) => (ms / 100) * 1000)
-    rows.push({ name: '100 no-op calls as one program (run_code), per call', value: percentile(inProgram, 50), unit: 'µs/call', note: `p95 ${percentile(inProgram, 95).toFixed(1)} µs` })
-    rows.push({ name: '100 no-op calls as a native batch (executeToolCalls), per call', value: percentile(native, 50), unit: 'µs/call', baseline: '100 no-op calls as one program (run_code), per call', note: `p95 ${percentile(native, 95).toFixed(1)} µs` })
+    const inProgram = (await sample(30, () => mustRun(rt, 'await Promise.all(Array.from({ length: 100 }, () => tools.noop({})))'))).map(
+      (ms) => (ms / 100) * 1000,
+    )
+    rows.push({
+      name: '100 no-op calls as one program (run_code), per call',
+      value: percentile(inProgram, 50),
+      unit: 'µs/call',
+      note: `p95 ${percentile(inProgram, 95).toFixed(1)} µs`,
+    })
+    rows.push({
+      name: '100 no-op calls as a native batch (executeToolCalls), per call',
+      value: percentile(native, 50),
+      unit: 'µs/call',
+      baseline: '100 no-op calls as one program (run_code), per call',
+      note: `p95 ${percentile(native, 95).toFixed(1)} µs`,
+    })
 
     // Saturation: 8 runs in flight for ~4 s.
     let done = 0
     const until = performance.now() + 4000
     const t0 = performance.now()
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (performance.now() < until) {
-        await mustRun(rt, TRIVIAL)
-        done++
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (performance.now() < until) {
+          await mustRun(rt, TRIVIAL)
+          done++
+        }
+      }),
+    )
     const perSecond = done / ((performance.now() - t0) / 1000)
     const workerPerSecond = 1000 / percentile(rows[0]!.p50Ms !== undefined ? [rows[0]!.p50Ms] : [NaN], 50)
     rows.push({ name: 'baseline: fresh Workers per second (from its p50, sequential)', value: workerPerSecond, unit: 'runs/s' })
-    rows.push({ name: 'runs per second, 8 in flight (trivial program)', value: perSecond, unit: 'runs/s', baseline: 'baseline: fresh Workers per second (from its p50, sequential)' })
+    rows.push({
+      name: 'runs per second, 8 in flight (trivial program)',
+      value: perSecond,
+      unit: 'runs/s',
+      baseline: 'baseline: fresh Workers per second (from its p50, sequential)',
+    })
 
     // The same with each lane its own caller: 8 processes, none shared (what isolation costs end to end).
     for (let i = 0; i < 8; i++) for (let k = 0; k < 5; k++) await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
     let doneByCallers = 0
     const t1 = performance.now()
     const until1 = t1 + 4000
-    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-      while (performance.now() < until1) {
-        const r = await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
-        if (!r.ok) throw new Error(`bench program failed: ${r.observation}`)
-        doneByCallers++
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        while (performance.now() < until1) {
+          const r = await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
+          if (!r.ok) throw new Error(`bench program failed: ${r.observation}`)
+          doneByCallers++
+        }
+      }),
+    )
     const perSecondByCallers = doneByCallers / ((performance.now() - t1) / 1000)
-    rows.push({ name: 'runs per second, 8 in flight, 8 callers (a process each)', value: perSecondByCallers, unit: 'runs/s', baseline: 'runs per second, 8 in flight (trivial program)', note: 'the cost of never sharing a process between callers' })
+    rows.push({
+      name: 'runs per second, 8 in flight, 8 callers (a process each)',
+      value: perSecondByCallers,
+      unit: 'runs/s',
+      baseline: 'runs per second, 8 in flight (trivial program)',
+      note: 'the cost of never sharing a process between callers',
+    })
   } finally {
     await rt.close()
   }

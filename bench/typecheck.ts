@@ -25,7 +25,11 @@ function benchTools(): ToolDefinition[] {
         path: { type: 'string', description: `Path of item ${i}` },
         mode: { type: 'string', enum: ['read', 'write', 'append'], default: 'read' },
         limit: { type: 'integer', minimum: 1 },
-        options: { type: 'object', properties: { recursive: { type: 'boolean' }, depth: { type: 'integer' } }, additionalProperties: false },
+        options: {
+          type: 'object',
+          properties: { recursive: { type: 'boolean' }, depth: { type: 'integer' } },
+          additionalProperties: false,
+        },
         tags: { type: 'array', items: { type: 'string' } },
       },
       required: ['path'],
@@ -33,10 +37,22 @@ function benchTools(): ToolDefinition[] {
     }
     const output: JsonSchema = {
       type: 'object',
-      properties: { ok: { type: 'boolean' }, items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'number' } }, required: ['name', 'size'] } } },
+      properties: {
+        ok: { type: 'boolean' },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'number' } }, required: ['name', 'size'] },
+        },
+      },
       required: ['ok', 'items'],
     }
-    return { name: `tool_${String(i).padStart(2, '0')}`, description: `Does thing number ${i} to a path.`, parameters, output, execute: () => null }
+    return {
+      name: `tool_${String(i).padStart(2, '0')}`,
+      description: `Does thing number ${i} to a path.`,
+      parameters,
+      output,
+      execute: () => null,
+    }
   })
 }
 
@@ -58,7 +74,7 @@ function benchProgram(): string {
   }
   lines.push("const [a, b] = await Promise.all([tools.tool_01({ path: 'x' }), tools.tool_02({ path: 'y', limit: 3 })])")
   lines.push("try { await tools.tool_03({ path: 'z' }) } catch (e) { if (e instanceof ToolCallError) console.log(e.code) }")
-  lines.push("console.log(`${rows.length} rows`, a.items.length + b.items.length)")
+  lines.push('console.log(`${rows.length} rows`, a.items.length + b.items.length)')
   lines.push('return { total: total(rows), distinct: tally.size }')
   return lines.join('\n')
 }
@@ -144,9 +160,21 @@ function measure(runs: number, fn: (i: number) => void): { wall: number[]; cpu: 
 
 /** The naive way: a new program with the default host every time (reads and parses the lib again). */
 function coldCheck(declarations: string, source: string): number {
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2023, module: ts.ModuleKind.ESNext, moduleDetection: ts.ModuleDetectionKind.Force, lib: ['lib.es2023.d.ts'], types: [], strict: true, noEmit: true, skipLibCheck: true }
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2023,
+    module: ts.ModuleKind.ESNext,
+    moduleDetection: ts.ModuleDetectionKind.Force,
+    lib: ['lib.es2023.d.ts'],
+    types: [],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+  }
   const host = ts.createCompilerHost(options)
-  const files = new Map([['/b/sdk.d.ts', declarations], ['/b/program.ts', source]])
+  const files = new Map([
+    ['/b/sdk.d.ts', declarations],
+    ['/b/program.ts', source],
+  ])
   const getSourceFile = host.getSourceFile
   host.getSourceFile = (name, lang, ...rest) => {
     const text = files.get(name)
@@ -164,7 +192,10 @@ function freshProcessMs(declarations: string, source: string): number | undefine
   if (built === undefined) return undefined
   const script = `const t0 = performance.now(); const { createTypeChecker } = await import(${JSON.stringify(built)});
 const c = createTypeChecker(); c.setDeclarations(process.env.DECL); c.check(process.env.SRC); console.log(performance.now() - t0)`
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, DECL: declarations, SRC: source }, encoding: 'utf8' })
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, DECL: declarations, SRC: source },
+    encoding: 'utf8',
+  })
   const ms = Number(out.stdout.trim())
   return out.status === 0 && Number.isFinite(ms) ? Math.round(ms) : undefined
 }
@@ -178,8 +209,18 @@ function recordedMcpTools(): ToolDefinition[] {
     .sort()
     .flatMap((f) => {
       const server = f.replace(/\.json$/, '').replace(/[^A-Za-z0-9_]/g, '_')
-      const data = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as { tools: { name: string; description?: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }[] }
-      return data.tools.map((t): ToolDefinition => ({ name: `${server}__${t.name.replace(/[^A-Za-z0-9_]/g, '_')}`, description: t.description ?? '', parameters: t.inputSchema, ...(t.outputSchema ? { output: t.outputSchema } : {}), execute: () => null }))
+      const data = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as {
+        tools: { name: string; description?: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }[]
+      }
+      return data.tools.map(
+        (t): ToolDefinition => ({
+          name: `${server}__${t.name.replace(/[^A-Za-z0-9_]/g, '_')}`,
+          description: t.description ?? '',
+          parameters: t.inputSchema,
+          ...(t.outputSchema ? { output: t.outputSchema } : {}),
+          execute: () => null,
+        }),
+      )
     })
 }
 
@@ -196,7 +237,16 @@ async function threadRows(declarations: string, baseline: string): Promise<Bench
     await typecheck.prepare(`${program}\n// run ${i}`, false)
     wall.push(performance.now() - t0)
   }
-  return [{ name: 'type check: warm, in the checker thread (the runtime path: normalise + check), typical program', p50Ms: percentile(wall, 50), p95Ms: percentile(wall, 95), baseline, goal: 'p50 ≤ 30 ms', note: `${WARM_RUNS} runs; the host thread only waits on a message` }]
+  return [
+    {
+      name: 'type check: warm, in the checker thread (the runtime path: normalise + check), typical program',
+      p50Ms: percentile(wall, 50),
+      p95Ms: percentile(wall, 95),
+      baseline,
+      goal: 'p50 ≤ 30 ms',
+      note: `${WARM_RUNS} runs; the host thread only waits on a message`,
+    },
+  ]
 }
 
 export default async (): Promise<BenchRow[]> => {
@@ -214,7 +264,12 @@ export default async (): Promise<BenchRow[]> => {
 
   const cold = Array.from({ length: COLD_RUNS }, () => time(() => coldCheck(declarations, source)))
   const baseline = 'type check: cold ts.createProgram per check (50 tools, 50 lines)'
-  rows.push({ name: baseline, p50Ms: percentile(cold, 50), p95Ms: percentile(cold, 95), note: `${COLD_RUNS} runs; default host, lib re-read and re-parsed` })
+  rows.push({
+    name: baseline,
+    p50Ms: percentile(cold, 50),
+    p95Ms: percentile(cold, 95),
+    note: `${COLD_RUNS} runs; default host, lib re-read and re-parsed`,
+  })
 
   let checker = createTypeChecker()
   checker.setDeclarations(declarations)
@@ -252,19 +307,52 @@ export default async (): Promise<BenchRow[]> => {
       checker.check(source)
     }),
   )
-  rows.push({ name: 'type check: declarations changed, then check', p50Ms: percentile(redeclare, 50), p95Ms: percentile(redeclare, 95), baseline, note: 'SDK re-parsed, lib reused' })
+  rows.push({
+    name: 'type check: declarations changed, then check',
+    p50Ms: percentile(redeclare, 50),
+    p95Ms: percentile(redeclare, 95),
+    baseline,
+    note: 'SDK re-parsed, lib reused',
+  })
 
-  rows.push({ name: 'type check: first check of a fresh checker (fresh process, incl. loading typescript)', value: fresh, unit: 'ms', goal: '≤ 1500 ms', note: fresh === undefined ? 'not measured: run `npm run build` first' : undefined })
-  rows.push({ name: 'type check: first check of the first checker in this process', value: Math.round(firstMs), unit: 'ms', goal: '≤ 1500 ms', note: 'lib parsed here' })
+  rows.push({
+    name: 'type check: first check of a fresh checker (fresh process, incl. loading typescript)',
+    value: fresh,
+    unit: 'ms',
+    goal: '≤ 1500 ms',
+    note: fresh === undefined ? 'not measured: run `npm run build` first' : undefined,
+  })
+  rows.push({
+    name: 'type check: first check of the first checker in this process',
+    value: Math.round(firstMs),
+    unit: 'ms',
+    goal: '≤ 1500 ms',
+    note: 'lib parsed here',
+  })
   rows.push({ name: 'type check: first check of a later checker (lib already parsed)', value: Math.round(secondMs), unit: 'ms' })
-  rows.push({ name: 'SDK declarations size (50 tools)', value: declarations.length, unit: 'chars', note: `≈ ${Math.round(declarations.length / 4)} tokens at 4 chars/token` })
+  rows.push({
+    name: 'SDK declarations size (50 tools)',
+    value: declarations.length,
+    unit: 'chars',
+    note: `≈ ${Math.round(declarations.length / 4)} tokens at 4 chars/token`,
+  })
   rows.push(...(await threadRows(declarations, baseline)))
   const mcp = recordedMcpTools()
   if (mcp.length > 0) {
     const json = 'function-calling JSON of the 89 recorded MCP tools'
-    const jsonBytes = Buffer.byteLength(JSON.stringify(mcp.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))))
+    const jsonBytes = Buffer.byteLength(
+      JSON.stringify(
+        mcp.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+      ),
+    )
     rows.push({ name: json, value: jsonBytes, unit: 'bytes' })
-    rows.push({ name: 'SDK text of the same 89 tools (with constraints as JSDoc)', value: Buffer.byteLength(renderDeclarations(mcp)), unit: 'bytes', baseline: json, goal: '≤ 0.70×' })
+    rows.push({
+      name: 'SDK text of the same 89 tools (with constraints as JSDoc)',
+      value: Buffer.byteLength(renderDeclarations(mcp)),
+      unit: 'bytes',
+      baseline: json,
+      goal: '≤ 0.70×',
+    })
   }
   return rows
 }

@@ -11,7 +11,8 @@ interface TerminalStreams {
   output: NodeJS.WritableStream
 }
 
-const NO_TTY_REASON = 'codeact asks before this tool runs (--ask) and stdin is not a terminal, so nobody could answer; run it from a terminal, or drop --ask for this tool'
+const NO_TTY_REASON =
+  'codeact asks before this tool runs (--ask) and stdin is not a terminal, so nobody could answer; run it from a terminal, or drop --ask for this tool'
 
 export function askOnTerminal(streams: TerminalStreams = { input: process.stdin, output: process.stderr }): ApprovalHandler {
   return (request, signal) => {

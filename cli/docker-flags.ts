@@ -33,7 +33,11 @@ export const DOCKER_USAGE = `Docker backend (with --sandbox docker):
 type UsageErrorCtor = new (message: string) => Error
 
 /** The Docker options the flags ask for; undefined when no `--docker-*` flag was given. */
-export function dockerOptionsFromFlags(values: DockerFlagValues, sandbox: string | undefined, UsageError: UsageErrorCtor): DockerSandboxOptions | undefined {
+export function dockerOptionsFromFlags(
+  values: DockerFlagValues,
+  sandbox: string | undefined,
+  UsageError: UsageErrorCtor,
+): DockerSandboxOptions | undefined {
   const given = (Object.keys(values) as Array<keyof DockerFlagValues>).filter((k) => k.startsWith('docker-') && values[k] !== undefined)
   if (given.length === 0) return undefined
   if (sandbox !== 'docker') throw new UsageError(`--${given[0]} needs --sandbox docker`)

@@ -7,7 +7,14 @@ import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { dockerOptionsFromFlags, type DockerFlagValues } from './docker-flags.js'
 import { askOnTerminal } from './ask.js'
 import { loadToolsModule } from './load-tools.js'
-import { LIMIT_FLAGS, STAGING_FLAGS, limitsFromFlags, stagingFromFlags, type LimitFlagValues, type StagingFlagValues } from './limit-flags.js'
+import {
+  LIMIT_FLAGS,
+  STAGING_FLAGS,
+  limitsFromFlags,
+  stagingFromFlags,
+  type LimitFlagValues,
+  type StagingFlagValues,
+} from './limit-flags.js'
 
 import { UsageError } from './usage-error.js'
 

@@ -31,9 +31,23 @@ export const LIMIT_USAGE =
   '[--timeout MS|30s|5m] [--deadline MS|10m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
   '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]'
 
-const FLAG_TO_LIMIT = Object.fromEntries(Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits])) as Record<keyof typeof LIMIT_FLAGS, keyof Limits>
+const FLAG_TO_LIMIT = Object.fromEntries(
+  Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits]),
+) as Record<keyof typeof LIMIT_FLAGS, keyof Limits>
 
-const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 }
+const BYTE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+}
 const TIME_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 }
 
 /** `4MiB` → 4194304, `30s` → 30000, `1e5` → 100000; NaN for anything else. */
@@ -54,7 +68,9 @@ export function limitsFromFlags(values: LimitFlagValues): Partial<Limits> {
     const key = FLAG_TO_LIMIT[flag]
     const spec = LIMIT_SPECS[key]
     const n = parseQuantity(text, spec.unit)
-    const problem = Number.isNaN(n) ? `must be a number${spec.unit === 'bytes' ? ' of bytes (suffixes k, M, G: 4MiB)' : spec.unit === 'ms' ? ' of milliseconds (or 30s, 5m)' : ''}` : limitProblem(key, n)
+    const problem = Number.isNaN(n)
+      ? `must be a number${spec.unit === 'bytes' ? ' of bytes (suffixes k, M, G: 4MiB)' : spec.unit === 'ms' ? ' of milliseconds (or 30s, 5m)' : ''}`
+      : limitProblem(key, n)
     if (problem) throw new UsageError(`--${flag} ${problem.replace(/, got .*$/, '')}, got "${text}"`)
     limits[key] = Math.min(n, spec.max)
   }

@@ -72,7 +72,8 @@ export class LiveStats {
   line(): string {
     const parts = [this.elapsed(), `${this.calls.toLocaleString('en-US')} calls${this.calls ? ` (${this.tools()})` : ''}`]
     if (this.failed) parts.push(`${this.failed} failed`)
-    if (this.changed.size || this.commands) parts.push(`${this.changed.size.toLocaleString('en-US')} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
+    if (this.changed.size || this.commands)
+      parts.push(`${this.changed.size.toLocaleString('en-US')} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
     if (this.lastConsole) parts.push(`“${this.lastConsole}”`)
     return parts.join(' · ')
   }

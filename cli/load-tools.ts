@@ -16,7 +16,16 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
   if (ext === '.ts' || ext === '.mts' || ext === '.cts' || ext === '.tsx') {
     const out = join(dirname(path), `.${basename(path, ext)}.${randomUUID().slice(0, 8)}.codeact.mjs`)
     try {
-      await build({ entryPoints: [path], outfile: out, bundle: true, format: 'esm', platform: 'node', packages: 'external', target: 'node20', logLevel: 'silent' })
+      await build({
+        entryPoints: [path],
+        outfile: out,
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        packages: 'external',
+        target: 'node20',
+        logLevel: 'silent',
+      })
       mod = (await import(pathToFileURL(out).href)) as { default?: unknown }
     } finally {
       await rm(out, { force: true })

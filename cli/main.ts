@@ -74,7 +74,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-
 async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true, strict: true })
   if (values.help) {
@@ -83,26 +82,41 @@ async function runCommand(args: string[]): Promise<number> {
   }
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('run takes exactly one PROGRAM')
-  const code = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`cannot read ${file}`)
-  })
+  const code =
+    file === '-'
+      ? await readStdin()
+      : await readFile(file, 'utf8').catch(() => {
+          throw new UsageError(`cannot read ${file}`)
+        })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const options = await runtimeOptions(values)
   if (values.review) {
     if (!options.workspace) throw new UsageError('--review needs --workspace DIR')
     if (options.changes) throw new UsageError('--review stages the run itself; drop --dry-run/--atomic')
-    if (!process.stdin.isTTY || !process.stderr.isTTY) throw new UsageError('--review needs a terminal (stdin and stderr); use --dry-run to see the diff, or --atomic to apply all or nothing')
+    if (!process.stdin.isTTY || !process.stderr.isTTY)
+      throw new UsageError(
+        '--review needs a terminal (stdin and stderr); use --dry-run to see the diff, or --atomic to apply all or nothing',
+      )
     if (values.json) throw new UsageError('--review is interactive; it does not combine with --json')
   }
   const rt = await createRuntime(options)
   for (const r of rt.recovered) {
-    if (r.action === 'finished') process.stderr.write(`codeact: an atomic apply into ${options.workspace?.root} was interrupted (the host was killed); finished it from its journal: ${r.changes} change(s)\n`)
+    if (r.action === 'finished')
+      process.stderr.write(
+        `codeact: an atomic apply into ${options.workspace?.root} was interrupted (the host was killed); finished it from its journal: ${r.changes} change(s)\n`,
+      )
   }
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   const tty = process.stderr.isTTY === true
-  const live = values.json ? undefined : watchLive(rt, process.stderr, { tty, verbose: values.verbose === true, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) })
+  const live = values.json
+    ? undefined
+    : watchLive(rt, process.stderr, {
+        tty,
+        verbose: values.verbose === true,
+        ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+      })
   const review = values.review ? terminalReview(process.stdin, process.stderr) : undefined
   try {
     let result: RunResult
@@ -115,7 +129,13 @@ async function runCommand(args: string[]): Promise<number> {
     // Awaited: the bin exits right after, and a large --json result must not be cut at the pipe.
     if (values.json) await writeOut(JSON.stringify(result) + '\n')
     else {
-      if (result.applied === 'dry-run') await writeOut((result.changes ?? []).filter((c) => c.diff && !c.path.endsWith('/')).map((c) => c.diff).join(''))
+      if (result.applied === 'dry-run')
+        await writeOut(
+          (result.changes ?? [])
+            .filter((c) => c.diff && !c.path.endsWith('/'))
+            .map((c) => c.diff)
+            .join(''),
+        )
       await writeOut(result.observation + '\n')
       if (live) for (const line of summaryLines(result, live.stats)) process.stderr.write(line + '\n')
     }
@@ -159,7 +179,6 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
     close: async () => {},
   }
 }
-
 
 function writeOut(text: string): Promise<void> {
   return new Promise((resolve) => process.stdout.write(text, () => resolve()))

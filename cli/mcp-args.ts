@@ -130,11 +130,18 @@ export function splitCommandLine(line: string): Parsed<string[]> {
  * Connects the flagged servers and registers their tools in `rt`. Servers that fail to start are reported
  * on `stderr` (naming server and command) and skipped. Returns undefined when no server was given.
  */
-export async function attachMcpFromFlags(rt: Runtime, servers: McpServersConfig, stderr: NodeJS.WritableStream, options: { forwardStderr?: boolean } = {}): Promise<McpImport | undefined> {
+export async function attachMcpFromFlags(
+  rt: Runtime,
+  servers: McpServersConfig,
+  stderr: NodeJS.WritableStream,
+  options: { forwardStderr?: boolean } = {},
+): Promise<McpImport | undefined> {
   if (Object.keys(servers).length === 0) return undefined
   const mcp = await attachMcp(rt, servers, {
     defaultTimeoutMs: 120_000,
-    ...(options.forwardStderr ? { onStderr: (name: string, text: string) => void stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)) } : {}),
+    ...(options.forwardStderr
+      ? { onStderr: (name: string, text: string) => void stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)) }
+      : {}),
   })
   for (const f of mcp.failures) stderr.write(`codeact: ${f.code}: ${f.message}\n`)
   return mcp

@@ -46,7 +46,8 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   const discovery = values.discovery ?? 'auto'
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
   const port = values.http === undefined ? undefined : Number(values.http)
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) return usage(`--http needs a port number, got "${values.http}"`)
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536))
+    return usage(`--http needs a port number, got "${values.http}"`)
   const http = httpOptions(values, port)
   if (!http.ok) return usage(http.message)
   const servers = await serversFromFlags(values)
@@ -98,13 +99,19 @@ interface HttpFlagValues {
 }
 
 /** The HTTP server's options from the flags (and CODEACT_MCP_TOKEN); each is a usage error without --http. */
-export function httpOptions(values: HttpFlagValues, port: number | undefined, env: NodeJS.ProcessEnv = process.env): { ok: true; value: HttpOptions } | { ok: false; message: string } {
+export function httpOptions(
+  values: HttpFlagValues,
+  port: number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): { ok: true; value: HttpOptions } | { ok: false; message: string } {
   const given = (['token', 'allow-origin', 'max-sessions', 'session-idle', 'max-body'] as const).filter((k) => values[k] !== undefined)
-  if (port === undefined) return given.length ? { ok: false, message: `--${given[0]} applies to --http only` } : { ok: true, value: { port: 0 } }
+  if (port === undefined)
+    return given.length ? { ok: false, message: `--${given[0]} applies to --http only` } : { ok: true, value: { port: 0 } }
   const value: HttpOptions = { port }
   const token = values.token ?? (env.CODEACT_MCP_TOKEN || undefined)
   if (token !== undefined) {
-    if (!/^[\x21-\x7e]{16,}$/.test(token)) return { ok: false, message: '--token (or CODEACT_MCP_TOKEN) must be at least 16 printable characters without spaces' }
+    if (!/^[\x21-\x7e]{16,}$/.test(token))
+      return { ok: false, message: '--token (or CODEACT_MCP_TOKEN) must be at least 16 printable characters without spaces' }
     value.token = token
   }
   try {
@@ -121,7 +128,8 @@ export function httpOptions(values: HttpFlagValues, port: number | undefined, en
     const text = values[flag]
     if (text === undefined) continue
     const n = Number(text)
-    if (!Number.isSafeInteger(n) || n < min) return { ok: false, message: `--${flag} needs a whole number of at least ${min}, got "${text}"` }
+    if (!Number.isSafeInteger(n) || n < min)
+      return { ok: false, message: `--${flag} needs a whole number of at least ${min}, got "${text}"` }
     value[key] = n
   }
   return { ok: true, value }

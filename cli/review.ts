@@ -9,7 +9,17 @@ const KEYS: Record<string, ReviewAnswer> = { y: 'apply', a: 'all', n: 'skip', s:
 function colour(diff: string): string {
   return diff
     .split('\n')
-    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? `\x1b[1m${l}\x1b[0m` : l.startsWith('+') ? `\x1b[32m${l}\x1b[0m` : l.startsWith('-') ? `\x1b[31m${l}\x1b[0m` : l.startsWith('@@') ? `\x1b[36m${l}\x1b[0m` : l))
+    .map((l) =>
+      l.startsWith('+++') || l.startsWith('---')
+        ? `\x1b[1m${l}\x1b[0m`
+        : l.startsWith('+')
+          ? `\x1b[32m${l}\x1b[0m`
+          : l.startsWith('-')
+            ? `\x1b[31m${l}\x1b[0m`
+            : l.startsWith('@@')
+              ? `\x1b[36m${l}\x1b[0m`
+              : l,
+    )
     .join('\n')
 }
 

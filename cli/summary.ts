@@ -40,7 +40,11 @@ export function summaryLines(result: RunResult, stats: LiveStats): string[] {
       lines.push(`Dry run, nothing written: ${files}`)
       break
     case 'discarded':
-      lines.push(result.ok ? `Nothing applied (every change skipped): ${files}` : `Nothing applied (atomic: the run did not end ok; the workspace is as it was). Staged: ${files}`)
+      lines.push(
+        result.ok
+          ? `Nothing applied (every change skipped): ${files}`
+          : `Nothing applied (atomic: the run did not end ok; the workspace is as it was). Staged: ${files}`,
+      )
       break
     case 'partial':
       lines.push(`Applied in part (review): ${files}`)

@@ -10,7 +10,11 @@ import tools from './tools.js'
 
 type Message =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[] }
+  | {
+      role: 'assistant'
+      content: string | null
+      tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]
+    }
   | { role: 'tool'; tool_call_id: string; content: string }
 
 /** Stands in for a model: answers each request with the next scripted assistant message. */
@@ -20,7 +24,11 @@ function scriptedModel(): (messages: Message[], toolsField: unknown) => Message 
     const quotes = await Promise.all(shops.map(({ shop }) => tools.lookup_price({ shop, product: 'phone' })))
     return quotes.map((q) => \`\${q.shop}: \${q.net} \${q.currency}\`)`
   const script: Message[] = [
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run_code', arguments: JSON.stringify({ code: program }) } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run_code', arguments: JSON.stringify({ code: program }) } }],
+    },
     { role: 'assistant', content: 'Tokyo is cheapest for phones once converted; see the quotes above.' },
   ]
   let turn = 0
@@ -46,6 +54,6 @@ export async function agentLoop(userMessage: string): Promise<Message[]> {
   }
 }
 
-if (process.argv[1]?.includes("agent-loop")) {
+if (process.argv[1]?.includes('agent-loop')) {
   for (const m of await agentLoop('Where is a phone cheapest?')) console.log(`[${m.role}]`, 'content' in m ? m.content : '')
 }

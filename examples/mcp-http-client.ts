@@ -10,7 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
 const client = new Client({ name: 'my-harness', version: '1.0.0' })
-client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => console.error(`[run_code ${n.params.level}] ${String(n.params.data)}`))
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) =>
+  console.error(`[run_code ${n.params.level}] ${String(n.params.data)}`),
+)
 await client.connect(new StreamableHTTPClientTransport(new URL(process.env.CODEACT_MCP_URL ?? 'http://127.0.0.1:8765/mcp')))
 
 const { tools } = await client.listTools()

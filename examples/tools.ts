@@ -51,7 +51,10 @@ export const convertAndTax = defineTool({
   description: "Adds the shop country's VAT to a net amount and converts it into `to` using the given rate.",
   parameters: z.object({ amount: z.number(), currency: z.string().length(3), to: z.string().length(3), rate: z.number().positive() }),
   output: z.object({ gross: z.number(), currency: z.string() }),
-  execute: ({ amount, currency, to, rate }) => ({ gross: Math.round(amount * (1 + (VAT[currency] ?? 0)) * rate * 100) / 100, currency: to }),
+  execute: ({ amount, currency, to, rate }) => ({
+    gross: Math.round(amount * (1 + (VAT[currency] ?? 0)) * rate * 100) / 100,
+    currency: to,
+  }),
 })
 
 export default [listShops, lookupPrice, lookupRates, convertAndTax]

@@ -63,7 +63,12 @@ function wrapPromise(fn) {
       noteDenial(e)
       throw e
     }
-    return p && typeof p.then === 'function' ? p.then(undefined, (e) => { noteDenial(e); throw e }) : p
+    return p && typeof p.then === 'function'
+      ? p.then(undefined, (e) => {
+          noteDenial(e)
+          throw e
+        })
+      : p
   })
 }
 // A child's own refusal shows only in its stderr, in the shell's words; read where the program gets it whole.
@@ -92,7 +97,7 @@ function wrapChild(fn) {
       child = ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
-      noteStderr(e && e.stderr) // execSync / execFileSync throw on a non-zero exit
+      noteStderr(e?.stderr) // execSync / execFileSync throw on a non-zero exit
       throw e
     }
     if (child && typeof child.emit === 'function') {

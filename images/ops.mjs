@@ -16,7 +16,20 @@ const { openSync, closeSync, mkdirSync, lstatSync } = fs
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
 const randomBytes = crypto.randomBytes
-const PASS = new Set(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EACCES', 'EROFS', 'EPERM', 'EFBIG', 'EILSEQ', 'ENOSPC', 'EDQUOT'])
+const PASS = new Set([
+  'ENOENT',
+  'EEXIST',
+  'EISDIR',
+  'ENOTDIR',
+  'ENOTEMPTY',
+  'EACCES',
+  'EROFS',
+  'EPERM',
+  'EFBIG',
+  'EILSEQ',
+  'ENOSPC',
+  'EDQUOT',
+])
 const spawn = childProcess.spawn // captured: the runner later wraps the module's functions
 const existsSync = fs.existsSync
 const running = new Map() // op id -> kill function of an exec
@@ -60,7 +73,11 @@ function relOf(parts, n = parts.length) {
 const at = (fd, name) => '/proc/self/fd/' + fd + '/' + name
 const self = (fd) => '/proc/self/fd/' + fd
 function closeQuiet(fd) {
-  try { closeSync(fd) } catch { /* already closed */ }
+  try {
+    closeSync(fd)
+  } catch {
+    /* already closed */
+  }
 }
 /** A Node fs error, restated with the workspace-relative path instead of Node's own text. */
 function restate(e, rel) {
@@ -75,15 +92,23 @@ function openChild(fd, parts, i, create) {
   const path = at(fd, parts[i])
   const rel = relOf(parts, i + 1)
   if (create) {
-    try { mkdirSync(path, 0o777) } catch (e) { if (e.code !== 'EEXIST') throw restate(e, rel) }
+    try {
+      mkdirSync(path, 0o777)
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw restate(e, rel)
+    }
   }
   try {
     return openSync(path, DIR_FLAGS)
   } catch (e) {
     if (e.code === 'ENOTDIR' || e.code === 'ELOOP') {
       let st
-      try { st = lstatSync(path) } catch { /* gone */ }
-      if (st && st.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused (it is not followed)')
+      try {
+        st = lstatSync(path)
+      } catch {
+        /* gone */
+      }
+      if (st?.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused (it is not followed)')
       // Gone or a folder again by now: it was swapped while being opened.
       if (!st || st.isDirectory()) throw fail('EACCES', rel + ' changed while it was being opened; refused')
       throw fail('ENOTDIR', rel + ' is not a folder')
@@ -94,10 +119,18 @@ function openChild(fd, parts, i, create) {
 /** The folder of parts[0..n) opened by descriptor from the root. */
 function openDir(root, parts, n, create) {
   let fd
-  try { fd = openSync(root, DIR_FLAGS) } catch (e) { throw restate(e, '.') }
+  try {
+    fd = openSync(root, DIR_FLAGS)
+  } catch (e) {
+    throw restate(e, '.')
+  }
   for (let i = 0; i < n; i++) {
     let next
-    try { next = openChild(fd, parts, i, create) } finally { closeQuiet(fd) }
+    try {
+      next = openChild(fd, parts, i, create)
+    } finally {
+      closeQuiet(fd)
+    }
     fd = next
   }
   return fd
@@ -165,7 +198,11 @@ const ops = {
         const st = await handle.stat()
         if (st.isDirectory()) throw fail('EISDIR', rel + ' is a folder; use list_dir')
         if (!st.isFile()) throw fail('EIO', rel + ' is not a regular file')
-        if (st.size > maxBytes) throw fail('EFBIG', rel + ' is ' + st.size + ' bytes, over the ' + maxBytes + '-byte read limit; read it with bash (head, sed -n) instead')
+        if (st.size > maxBytes)
+          throw fail(
+            'EFBIG',
+            rel + ' is ' + st.size + ' bytes, over the ' + maxBytes + '-byte read limit; read it with bash (head, sed -n) instead',
+          )
         const buf = await handle.readFile()
         if (buf.length > maxBytes) throw fail('EFBIG', rel + ' is over the ' + maxBytes + '-byte read limit')
         if (buf.includes(0)) throw fail('EILSEQ', rel + ' is a binary file; not returned as text')
@@ -189,8 +226,8 @@ const ops = {
       } catch (e) {
         if (e.code !== 'ENOENT') throw restate(e, rel)
       }
-      if (old && old.isDirectory()) throw fail('EISDIR', rel + ' is a folder')
-      if (old && old.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused')
+      if (old?.isDirectory()) throw fail('EISDIR', rel + ' is a folder')
+      if (old?.isSymbolicLink()) throw fail('EACCES', rel + ' is a symlink at the point of use; refused')
       const temp = at(dir, '.' + ReflectApply(sliceStr, name, [0, 200]) + '.codeact-' + randomBytes(6).toString('hex'))
       let handle
       try {
@@ -243,7 +280,12 @@ const ops = {
     })
   },
   async stat(root, [p]) {
-    const info = (st) => ({ type: typeOf(st), size: st.isDirectory() ? 0 : st.size, mtimeMs: Math.round(st.mtimeMs), mode: st.mode & 0o7777 })
+    const info = (st) => ({
+      type: typeOf(st),
+      size: st.isDirectory() ? 0 : st.size,
+      mtimeMs: Math.round(st.mtimeMs),
+      mode: st.mode & 0o7777,
+    })
     if (partsOf(root, p).length === 0) return withDir(root, p, async (dir) => info(await lstat(self(dir))))
     return withParent(root, p, false, async (dir, name, rel) => {
       try {
@@ -287,7 +329,7 @@ const ops = {
       return { entries, truncated: !complete }
     })
   },
-  exec(root, [request], id) {
+  exec(_root, [request], id) {
     return new Promise((resolve, reject) => {
       const { command, cwd, timeoutMs, maxOutputBytes } = request
       let child
@@ -305,17 +347,26 @@ const ops = {
       const sizes = { stdout: 0, stderr: 0 }
       let truncated = false
       let timedOut = false
-      const kill = () => { try { process.kill(-child.pid, 'SIGKILL') } catch { /* already gone */ } }
+      const kill = () => {
+        try {
+          process.kill(-child.pid, 'SIGKILL')
+        } catch {
+          /* already gone */
+        }
+      }
       running.set(id, kill)
       for (const name of ['stdout', 'stderr']) {
         child[name].on('data', (chunk) => {
           const room = maxOutputBytes - sizes[name]
           if (chunk.length > room) truncated = true
           if (room > 0) streams[name].push(chunk.subarray(0, room))
-          sizes[name] += Math.min(room > 0 ? room : 0, chunk.length)
+          sizes[name] += Math.min(Math.max(room, 0), chunk.length)
         })
       }
-      const timer = setTimeout(() => { timedOut = true; kill() }, timeoutMs)
+      const timer = setTimeout(() => {
+        timedOut = true
+        kill()
+      }, timeoutMs)
       child.on('error', (e) => {
         clearTimeout(timer)
         running.delete(id)
@@ -330,7 +381,12 @@ const ops = {
         // "Device or resource busy": renaming or removing a mount point — a read-only part or one of its parents.
         const m = /^.*(Read-only file system|Device or resource busy|Permission denied|Operation not permitted).*$/m.exec(stderr)
         if (m) {
-          result.denied = m[1] === 'Read-only file system' || m[1] === 'Device or resource busy' ? 'EROFS' : m[1] === 'Permission denied' ? 'EACCES' : 'EPERM'
+          result.denied =
+            m[1] === 'Read-only file system' || m[1] === 'Device or resource busy'
+              ? 'EROFS'
+              : m[1] === 'Permission denied'
+                ? 'EACCES'
+                : 'EPERM'
           result.deniedMessage = m[0].slice(0, 500)
         }
         resolve(result)
@@ -353,7 +409,7 @@ export function serveOp(msg, send) {
     (value) => send({ type: 'opResult', id: msg.id, ok: true, value: value === undefined ? null : value }),
     (e) => {
       const code = e && PASS.has(e.code) ? e.code : e && e.code === 'SANDBOX_UNAVAILABLE' ? e.code : 'EIO'
-      send({ type: 'opResult', id: msg.id, ok: false, error: { code, message: String((e && e.message) || e).slice(0, 1000) } })
+      send({ type: 'opResult', id: msg.id, ok: false, error: { code, message: String(e?.message || e).slice(0, 1000) } })
     },
   ])
 }

@@ -7,10 +7,38 @@ import vm from 'node:vm'
 
 // What a program sees of Node, taken from this realm at load (before any program could replace them).
 const NODE_GLOBALS = [
-  'process', 'Buffer', 'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate',
-  'queueMicrotask', 'fetch', 'structuredClone', 'performance', 'crypto', 'URL', 'URLSearchParams', 'TextEncoder',
-  'TextDecoder', 'AbortController', 'AbortSignal', 'atob', 'btoa', 'Blob', 'EventTarget', 'Event', 'MessageChannel',
-  'MessagePort', 'BroadcastChannel', 'Headers', 'Request', 'Response', 'FormData', 'DOMException',
+  'process',
+  'Buffer',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'clearTimeout',
+  'clearInterval',
+  'clearImmediate',
+  'queueMicrotask',
+  'fetch',
+  'structuredClone',
+  'performance',
+  'crypto',
+  'URL',
+  'URLSearchParams',
+  'TextEncoder',
+  'TextDecoder',
+  'AbortController',
+  'AbortSignal',
+  'atob',
+  'btoa',
+  'Blob',
+  'EventTarget',
+  'Event',
+  'MessageChannel',
+  'MessagePort',
+  'BroadcastChannel',
+  'Headers',
+  'Request',
+  'Response',
+  'FormData',
+  'DOMException',
 ]
 const nodeGlobals = {}
 for (const name of NODE_GLOBALS) if (typeof globalThis[name] !== 'undefined') nodeGlobals[name] = globalThis[name]
@@ -31,7 +59,9 @@ function importBuiltin(specifier) {
   const name = StringCtor(specifier)
   const bare = ReflectApply(stringStartsWith, name, ['node:']) ? name.slice(5) : name
   if (!isBuiltin(name) || REFUSED_MODULES.has(bare)) {
-    const e = new Error(`Cannot import "${name.slice(0, 200)}" in a program: only Node's built-in modules ("node:fs", "node:path", …) can be imported`)
+    const e = new Error(
+      `Cannot import "${name.slice(0, 200)}" in a program: only Node's built-in modules ("node:fs", "node:path", …) can be imported`,
+    )
     e.code = 'ERR_UNSUPPORTED_PROGRAM_IMPORT'
     return PromiseReject(e)
   }
@@ -130,7 +160,9 @@ export function createRealm(preludeSource) {
           try {
             programFn = new Script(js, { filename: 'program.js', importModuleDynamically: importBuiltin }).runInContext(context)
           } catch (e) {
-            programFn = () => { throw e }
+            programFn = () => {
+              throw e
+            }
           }
           control.start(programFn, onConsole, done)
         },

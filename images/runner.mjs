@@ -109,9 +109,12 @@ function done(outcome) {
 
 /** Route the program's stray output (this realm's console, process.stdout/stderr) through its capped console. */
 function redirectOutput(programConsole) {
-  const line = (level) => (...args) => ReflectApply(programConsole[level], programConsole, args)
+  const line =
+    (level) =>
+    (...args) =>
+      ReflectApply(programConsole[level], programConsole, args)
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) console[level] = line(level)
-  const writer = (level) => function (chunk, encoding, cb) {
+  const writer = (level) => (chunk, encoding, cb) => {
     const text = typeof chunk === 'string' ? chunk : ReflectApply(bufferToString, BufferFrom(chunk), ['utf8'])
     programConsole[level](text.endsWith('\n') ? slice(text, 0, -1) : text)
     const callback = typeof encoding === 'function' ? encoding : cb

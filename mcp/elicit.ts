@@ -22,7 +22,12 @@ export function elicitApproval(server: Server): ApprovalHandler {
         requestedSchema: {
           type: 'object',
           properties: {
-            always: { type: 'boolean', title: `Always allow ${request.name}`, description: `Approve every later ${request.name} call without asking`, default: false },
+            always: {
+              type: 'boolean',
+              title: `Always allow ${request.name}`,
+              description: `Approve every later ${request.name} call without asking`,
+              default: false,
+            },
           },
         },
       },

@@ -97,8 +97,18 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     if (useDiscovery) {
       const lookup = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
       list.push(
-        { name: SEARCH_TOOLS, description: 'Find tools by what they do; returns their TypeScript declarations for use in run_code.', inputSchema: objectSchema(SEARCH_TOOLS_SCHEMA), annotations: lookup },
-        { name: DESCRIBE_TOOL, description: "One tool's TypeScript declaration (arguments, result type and docs), for use in run_code.", inputSchema: objectSchema(DESCRIBE_TOOL_SCHEMA), annotations: lookup },
+        {
+          name: SEARCH_TOOLS,
+          description: 'Find tools by what they do; returns their TypeScript declarations for use in run_code.',
+          inputSchema: objectSchema(SEARCH_TOOLS_SCHEMA),
+          annotations: lookup,
+        },
+        {
+          name: DESCRIBE_TOOL,
+          description: "One tool's TypeScript declaration (arguments, result type and docs), for use in run_code.",
+          inputSchema: objectSchema(DESCRIBE_TOOL_SCHEMA),
+          annotations: lookup,
+        },
       )
     }
     if (options.exposeTools) {
@@ -124,7 +134,10 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
       return found.ok ? { content: [{ type: 'text', text: '```ts\n' + found.text + '\n```' }] } : errorResult(found.message)
     }
     const def = options.exposeTools ? rt.tools.get(name) : undefined
-    if (!def) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}${options.exposeTools ? ' and the tools tools/list names' : ''}`)
+    if (!def)
+      return errorResult(
+        `ENOSYS: unknown tool "${name}"; this server offers run_code${discovery() ? ', search_tools and describe_tool' : ''}${options.exposeTools ? ' and the tools tools/list names' : ''}`,
+      )
     return callExposedTool(rt, def, args, extra.signal, session.onApproval)
   }
 
@@ -148,7 +161,11 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         { name: options.name ?? 'codeact', version: options.version ?? '0.1.0' },
         { capabilities: { tools: { listChanged: true }, logging: {} } },
       )
-      const session: Session = { caller: serverOptions.caller ?? `mcp_${randomUUID()}`, minLevel: 'debug', onApproval: elicitApproval(server) }
+      const session: Session = {
+        caller: serverOptions.caller ?? `mcp_${randomUUID()}`,
+        minLevel: 'debug',
+        onApproval: elicitApproval(server),
+      }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
       server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))
       // Replaces the SDK's own handler: the level is this connection's (one server per stdio client or HTTP session).
@@ -193,12 +210,19 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra,
     const data = event.data as EventData['console']
     if (data.runId !== runId) return
     const level = LEVELS[data.level]
-    if (SEVERITY[level] >= SEVERITY[session.minLevel]) notify({ method: 'notifications/message', params: { level, logger: 'run_code', data: data.text } })
-    if (progressToken !== undefined) notify({ method: 'notifications/progress', params: { progressToken, progress: ++lines, message: data.text } })
+    if (SEVERITY[level] >= SEVERITY[session.minLevel])
+      notify({ method: 'notifications/message', params: { level, logger: 'run_code', data: data.text } })
+    if (progressToken !== undefined)
+      notify({ method: 'notifications/progress', params: { progressToken, progress: ++lines, message: data.text } })
   })
   try {
     // The session is the caller: runs of different sessions never share a sandbox process.
-    const result = await rt.runCode(args.code, { signal: extra.signal, parentId: runId, caller: session.caller, onApproval: session.onApproval })
+    const result = await rt.runCode(args.code, {
+      signal: extra.signal,
+      parentId: runId,
+      caller: session.caller,
+      onApproval: session.onApproval,
+    })
     await Promise.all(sent)
     return {
       content: [{ type: 'text', text: result.observation }],

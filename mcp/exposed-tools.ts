@@ -27,7 +27,10 @@ function outputOf(def: AnyToolDefinition): { output: Output | undefined; check: 
     let output: Output | undefined
     // A string result is its text already: declaring it would send every file's content twice.
     if (schema && schema.type !== 'string' && Object.keys(schema).length > 0) {
-      output = schema.type === 'object' ? { schema, wrapped: false } : { schema: { type: 'object', properties: { result: schema }, required: ['result'] }, wrapped: true }
+      output =
+        schema.type === 'object'
+          ? { schema, wrapped: false }
+          : { schema: { type: 'object', properties: { result: schema }, required: ['result'] }, wrapped: true }
     }
     const validate = output && def.output ? createValidator(def.output) : undefined
     found = { output, check: validate ? (v) => validate(v).ok : undefined }
@@ -48,7 +51,13 @@ export function exposedTool(def: AnyToolDefinition): Tool {
 }
 
 /** Runs one registered tool as a native call and answers it the MCP way. */
-export async function callExposedTool(rt: Runtime, def: AnyToolDefinition, args: Record<string, unknown>, signal: AbortSignal, onApproval?: ApprovalHandler): Promise<CallToolResult> {
+export async function callExposedTool(
+  rt: Runtime,
+  def: AnyToolDefinition,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  onApproval?: ApprovalHandler,
+): Promise<CallToolResult> {
   const id = `mcp_${randomUUID().slice(0, 8)}`
   // The committed result (after post-execute hooks) is the log's `tool/result` for this call.
   let committed: ToolResult | undefined
@@ -57,18 +66,30 @@ export async function callExposedTool(rt: Runtime, def: AnyToolDefinition, args:
   })
   let answer
   try {
-    ;[answer] = await rt.executeToolCalls([{ type: 'tool_use', id, name: def.name, input: args }], { signal, ...(onApproval ? { onApproval } : {}) })
+    ;[answer] = await rt.executeToolCalls([{ type: 'tool_use', id, name: def.name, input: args }], {
+      signal,
+      ...(onApproval ? { onApproval } : {}),
+    })
   } finally {
     off()
   }
-  if (!committed || !committed.ok) return { content: [{ type: 'text', text: answer?.content ?? `Error (ECANCELED): ${def.name} was not answered` }], isError: true }
+  if (!committed?.ok)
+    return { content: [{ type: 'text', text: answer?.content ?? `Error (ECANCELED): ${def.name} was not answered` }], isError: true }
   const value = committed.value
   const text = typeof value === 'string' ? value : JSON.stringify(value)
   const { output, check } = outputOf(def)
   if (!output) return { content: [{ type: 'text', text }] }
   if (check && !check(value)) {
     // A client checks structuredContent against outputSchema; a value that breaks it is the tool's bug.
-    return { content: [{ type: 'text', text: `Error (ETOOL): ${def.name} returned a value that does not match its declared output type: ${cutText(text, 500)}` }], isError: true }
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `Error (ETOOL): ${def.name} returned a value that does not match its declared output type: ${cutText(text, 500)}`,
+        },
+      ],
+      isError: true,
+    }
   }
   const structured = output.wrapped ? { result: value } : (value as { [key: string]: JsonValue })
   return { content: [{ type: 'text', text }], structuredContent: structured }

@@ -21,7 +21,8 @@ export function normalizeOrigin(origin: string): string {
 export function checkHost(req: IncomingMessage, port: number): Refusal | undefined {
   const host = req.headers.host ?? ''
   const allowed = [`127.0.0.1:${port}`, `localhost:${port}`]
-  if (!allowed.includes(host.toLowerCase())) return { status: 403, message: `forbidden Host header ${JSON.stringify(host)}: this server answers only to 127.0.0.1:${port}` }
+  if (!allowed.includes(host.toLowerCase()))
+    return { status: 403, message: `forbidden Host header ${JSON.stringify(host)}: this server answers only to 127.0.0.1:${port}` }
   return undefined
 }
 
@@ -29,7 +30,10 @@ export function checkHost(req: IncomingMessage, port: number): Refusal | undefin
 export function checkOrigin(origin: string | undefined, allowed: ReadonlySet<string>): Refusal | undefined {
   if (origin === undefined) return undefined
   if (originAllowed(origin, allowed)) return undefined
-  return { status: 403, message: `forbidden Origin ${JSON.stringify(origin)}: only loopback pages and the origins given with --allow-origin may call this server` }
+  return {
+    status: 403,
+    message: `forbidden Origin ${JSON.stringify(origin)}: only loopback pages and the origins given with --allow-origin may call this server`,
+  }
 }
 
 export function originAllowed(origin: string, allowed: ReadonlySet<string>): boolean {
@@ -49,7 +53,9 @@ export function bearerCheck(token: string): (req: IncomingMessage) => Refusal | 
   return (req) => {
     const header = req.headers.authorization
     const m = typeof header === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : null
-    const got = createHash('sha256').update(m?.[1] ?? '').digest()
+    const got = createHash('sha256')
+      .update(m?.[1] ?? '')
+      .digest()
     if (m && timingSafeEqual(want, got)) return undefined
     return {
       status: 401,

@@ -1,5 +1,12 @@
 /** MCP both ways: import servers' tools into a runtime, and export a runtime as an MCP server. */
-export { parseServersConfig, describeTarget, type McpServerConfig, type McpServersConfig, type McpStdioConfig, type McpHttpConfig } from '../sdk/mcp/config.js'
+export {
+  parseServersConfig,
+  describeTarget,
+  type McpServerConfig,
+  type McpServersConfig,
+  type McpStdioConfig,
+  type McpHttpConfig,
+} from '../sdk/mcp/config.js'
 export { assignNames, sanitize, type McpToolRef } from '../sdk/mcp/naming.js'
 export { McpToolError, mapCallResult, errnoOf } from '../sdk/mcp/result.js'
 export { MCP_UNAVAILABLE, type McpStartFailure } from '../sdk/mcp/connection.js'

@@ -23,10 +23,14 @@ export const RUN_CODE_OUTPUT_SCHEMA: JsonSchema = {
   properties: {
     ok: { type: 'boolean', description: 'The program finished without an error.' },
     value: {
-      description: "The program's return value (any JSON). Absent when it returned nothing, or when it was too large (then valueBytes is set).",
+      description:
+        "The program's return value (any JSON). Absent when it returned nothing, or when it was too large (then valueBytes is set).",
       anyOf: [{ type: 'object' }, { type: 'array' }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
     },
-    valueBytes: { type: 'integer', description: 'The size of the return value as JSON, when it was too large to include (the observation text shows its start).' },
+    valueBytes: {
+      type: 'integer',
+      description: 'The size of the return value as JSON, when it was too large to include (the observation text shows its start).',
+    },
     error: {
       description: 'null when ok; else why the run failed.',
       anyOf: [
@@ -113,5 +117,10 @@ function bytes(v: unknown): number {
 
 function cut(text: string, max: number): string {
   if (Buffer.byteLength(text) <= max) return text
-  return Buffer.from(text).subarray(0, Math.max(0, max - 3)).toString('utf8').replace(/\uFFFD$/, '') + '…'
+  return (
+    Buffer.from(text)
+      .subarray(0, Math.max(0, max - 3))
+      .toString('utf8')
+      .replace(/\uFFFD$/, '') + '…'
+  )
 }

@@ -72,14 +72,18 @@ interface HttpSession {
 
 /** Serves streamable HTTP at `/mcp` on 127.0.0.1. */
 export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<HttpServing> {
-  const sessions = new SessionTable<HttpSession>({ ...(options.maxSessions !== undefined ? { max: options.maxSessions } : {}), ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}) })
+  const sessions = new SessionTable<HttpSession>({
+    ...(options.maxSessions !== undefined ? { max: options.maxSessions } : {}),
+    ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
+  })
   const allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin))
   const checkToken = options.token ? bearerCheck(options.token) : undefined
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   let port = options.port
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp') return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
+    if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp')
+      return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
     const origin = header(req, 'origin')
     const denied = checkHost(req, port) ?? checkOrigin(origin, allowedOrigins)
     if (denied) return refuse(res, denied)
@@ -91,18 +95,25 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
     const sessionId = header(req, 'mcp-session-id')
     const existing = sessionId ? sessions.get(sessionId) : undefined
     if (req.method !== 'POST') {
-      if (!existing) return refuse(res, sessionId ? { status: 404, message: 'unknown session' } : { status: 400, message: 'missing mcp-session-id' })
+      if (!existing)
+        return refuse(res, sessionId ? { status: 404, message: 'unknown session' } : { status: 400, message: 'missing mcp-session-id' })
       return existing.transport.handleRequest(req, res)
     }
     const body = await readJsonBody(req, maxBody)
-    if (!body.ok) return refuse(res, { status: body.status, message: body.message, ...(body.status === 413 ? { headers: { connection: 'close' } } : {}) })
+    if (!body.ok)
+      return refuse(res, {
+        status: body.status,
+        message: body.message,
+        ...(body.status === 413 ? { headers: { connection: 'close' } } : {}),
+      })
     if (existing) {
       cancelWhenAbandoned(res, existing.transport, requestIds(body.value), sessions.busy(existing.id))
       return existing.transport.handleRequest(req, res, body.value)
     }
     if (sessionId) return refuse(res, { status: 404, message: 'unknown session' })
     if (!isInitializeRequest(body.value)) return refuse(res, { status: 400, message: 'the first request of a session must be initialize' })
-    if (!sessions.reserve()) return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
+    if (!sessions.reserve())
+      return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
 
     const id = randomUUID()
     const server = mcp.createServer({ caller: id })
@@ -159,7 +170,11 @@ function cancelWhenAbandoned(res: ServerResponse, transport: StreamableHTTPServe
     done()
     if (res.writableEnded) return
     for (const requestId of ids) {
-      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the response stream' } })
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'the client closed the response stream' },
+      })
     }
   })
 }

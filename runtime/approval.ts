@@ -45,7 +45,8 @@ export class Approvals {
     this.#log = options.log
     this.#handler = options.handler
     const timeoutMs = options.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError(`codeact: approvalTimeoutMs must be a positive number, got ${String(timeoutMs)}`)
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new TypeError(`codeact: approvalTimeoutMs must be a positive number, got ${String(timeoutMs)}`)
     this.#timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS)
   }
 
@@ -74,8 +75,22 @@ export class Approvals {
     const runId = call.origin === 'code' ? call.parentId : undefined
     const { message: rawMessage, ...details } = ask
     const message = String(rawMessage ?? `run ${call.name}?`)
-    const request: ApprovalRequest = { callId: call.id, name: call.name, args: call.args, origin: call.origin, ...(runId ? { runId } : {}), message, details: details as { [key: string]: JsonValue } }
-    this.#log.append('approval/request', { ...(runId ? { runId } : {}), callId: call.id, name: call.name, message, ...(Object.keys(details).length ? { details: request.details } : {}) })
+    const request: ApprovalRequest = {
+      callId: call.id,
+      name: call.name,
+      args: call.args,
+      origin: call.origin,
+      ...(runId ? { runId } : {}),
+      message,
+      details: details as { [key: string]: JsonValue },
+    }
+    this.#log.append('approval/request', {
+      ...(runId ? { runId } : {}),
+      callId: call.id,
+      name: call.name,
+      message,
+      ...(Object.keys(details).length ? { details: request.details } : {}),
+    })
     const handler = (runId !== undefined ? this.#scoped.get(runId) : undefined) ?? this.#scoped.get(call.id) ?? this.#handler
     const always = handler ? this.#always.get(handler) : undefined
     const decided = always?.has(call.name) ? { approved: true, by: 'always' as const } : await this.#wait(request, handler, signal)
@@ -109,7 +124,10 @@ export class Approvals {
         resolve(d)
       }
       this.#pending.set(request.callId, { request, answer })
-      timer = setTimeout(() => answer({ approved: false, reason: `no answer within ${this.#timeoutMs} ms (approvalTimeoutMs)`, by: 'timeout' }), this.#timeoutMs)
+      timer = setTimeout(
+        () => answer({ approved: false, reason: `no answer within ${this.#timeoutMs} ms (approvalTimeoutMs)`, by: 'timeout' }),
+        this.#timeoutMs,
+      )
       if (signal?.aborted) return onAbort()
       signal?.addEventListener('abort', onAbort, { once: true })
       if (!handler) return // the embedder answers with approve()/deny(), or the timeout does
@@ -117,7 +135,12 @@ export class Approvals {
         .then(() => handler(request, controller.signal))
         .then(
           (a) => answer({ ...normalize(a), by: 'handler' }),
-          (e: unknown) => answer({ approved: false, reason: `the approval handler failed: ${e instanceof Error ? e.message : String(e)}`, by: 'handler' }),
+          (e: unknown) =>
+            answer({
+              approved: false,
+              reason: `the approval handler failed: ${e instanceof Error ? e.message : String(e)}`,
+              by: 'handler',
+            }),
         )
     })
   }
@@ -126,7 +149,11 @@ export class Approvals {
 function normalize(a: ApprovalAnswer): Omit<Decided, 'by'> {
   if (typeof a === 'boolean') return { approved: a }
   if (a && typeof a === 'object') {
-    return { approved: a.approve === true, ...(typeof a.reason === 'string' ? { reason: a.reason } : {}), ...(a.always === true ? { always: true } : {}) }
+    return {
+      approved: a.approve === true,
+      ...(typeof a.reason === 'string' ? { reason: a.reason } : {}),
+      ...(a.always === true ? { always: true } : {}),
+    }
   }
   return { approved: false, reason: 'the approval handler gave no answer' }
 }

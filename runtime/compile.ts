@@ -46,8 +46,8 @@ export interface CompileOptions {
 
 /** Parsing in this thread: for compile() used by itself. */
 const localShapes: ProgramShapes = {
-  checkShape: async (text, language) => (await import('../sdk/program-text.js')).checkWrappedShape(text, language),
-  namespaceSpans: async (source) => (await import('../sdk/program-text.js')).topLevelNamespaceSpans(source),
+  checkShape: async (text, language) => (await import('../sdk/program-shape.js')).checkWrappedShape(text, language),
+  namespaceSpans: async (source) => (await import('../sdk/program-shape.js')).topLevelNamespaceSpans(source),
 }
 
 export async function compile(source: string, options: CompileOptions = {}): Promise<CompileOutcome> {
@@ -85,10 +85,18 @@ async function transformWrapped(source: string, shapes: ProgramShapes, knownShap
   // one wrapper function. Both, because the danger is exactly a text two parsers read differently.
   // A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its output alone.
   const sourceShape: ShapeAnswer = knownShape ?? (await shapes.checkShape(wrapped, 'ts'))
-  if (!sourceShape.ok && ('unfinished' in sourceShape || !/nested too deeply/.test(sourceShape.problem.message))) return { ok: false, shape: sourceShape.problem }
+  if (!sourceShape.ok && ('unfinished' in sourceShape || !/nested too deeply/.test(sourceShape.problem.message)))
+    return { ok: false, shape: sourceShape.problem }
   const output = await shapes.checkShape(out.code, 'js')
   if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
-  if (!output.ok) return { ok: false, shape: { ...output.problem, message: 'the program does not compile to one function (its text closes the wrapper early); check its braces' } }
+  if (!output.ok)
+    return {
+      ok: false,
+      shape: {
+        ...output.problem,
+        message: 'the program does not compile to one function (its text closes the wrapper early); check its braces',
+      },
+    }
   return { ok: true, code: out.code, map: out.map }
 }
 
@@ -161,7 +169,8 @@ export function locateInSource(program: CompiledProgram, stack: string | undefin
   return undefined
 }
 
-const RUNTIME_FRAME = /codeact-prelude\.js|codeact-glue\.js|\(prelude\.js|at prelude\.js|node:internal|<isolated-vm>|at new Promise \(<anonymous>\)/
+const RUNTIME_FRAME =
+  /codeact-prelude\.js|codeact-glue\.js|\(prelude\.js|at prelude\.js|node:internal|<isolated-vm>|at new Promise \(<anonymous>\)/
 const PROGRAM_POSITION = /program\.js:(\d+):(\d+)/g
 
 /**

@@ -34,7 +34,18 @@ import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
-import type { AnyToolDefinition, ApprovalHandler, ApprovalRequest, ChangeMode, HookMap, HookName, Limits, RunResult, ToolCall, ToolError } from '../vocabulary/types.js'
+import type {
+  AnyToolDefinition,
+  ApprovalHandler,
+  ApprovalRequest,
+  ChangeMode,
+  HookMap,
+  HookName,
+  Limits,
+  RunResult,
+  ToolCall,
+  ToolError,
+} from '../vocabulary/types.js'
 
 export interface RuntimeOptions {
   /** Tools as an array or a record of definitions. */
@@ -96,7 +107,10 @@ export interface Runtime {
    * are passed over; `undefined` is an empty batch). Answers come back in the model's order, each in the
    * shape its SDK expects (`role: "tool"` message, `function_call_output` item, `tool_result` block).
    */
-  executeToolCalls<C extends NativeToolCall>(calls: readonly C[] | null | undefined, options?: ExecuteToolCallsOptions): Promise<ToolAnswers<ToolAnswerFor<C>>>
+  executeToolCalls<C extends NativeToolCall>(
+    calls: readonly C[] | null | undefined,
+    options?: ExecuteToolCallsOptions,
+  ): Promise<ToolAnswers<ToolAnswerFor<C>>>
   /**
    * One call, as a model's native call, through the same validation, hooks, scheduler and log; answers the
    * structured result (`ok`, `value` or `code`/`message`, `denied`) and the `content` a model would read.
@@ -152,7 +166,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
   registry.register(toList(options.tools))
   const changeMode: ChangeMode = options.changes ?? 'apply'
-  if (!['apply', 'atomic', 'dry-run'].includes(changeMode)) throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
+  if (!['apply', 'atomic', 'dry-run'].includes(changeMode))
+    throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
   if (changeMode !== 'apply' && !workspace) throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
   // A host killed mid-apply left a journal: finish it before anything reads the tree.
   const recovered = workspace ? await recoverStaging(workspace.root) : []
@@ -161,7 +176,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
   const mcp =
     options.mcp && Object.keys(options.mcp).length
-      ? await (await import('../sdk/mcp/import.js')).connectMcpServers(options.mcp, { taken: () => registry.names(), defaultTimeoutMs: options.toolTimeoutMs ?? 120_000 })
+      ? await (await import('../sdk/mcp/import.js')).connectMcpServers(options.mcp, {
+          taken: () => registry.names(),
+          defaultTimeoutMs: options.toolTimeoutMs ?? 120_000,
+        })
       : undefined
   if (mcp) {
     registry.register(mcp.tools())
@@ -214,7 +232,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         return isOps(svc) ? svc : hostOps
       },
       stagedExec: stagedExecFor(workspace.config, options.workspace?.bwrapPath ?? 'bwrap', sandbox.name),
-      ...(sandbox.name === 'docker' ? { programWrites: true, stagingRefusal: 'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic' } : {}),
+      ...(sandbox.name === 'docker'
+        ? {
+            programWrites: true,
+            stagingRefusal:
+              'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic',
+          }
+        : {}),
     }
   }
   registry.register(
@@ -254,7 +278,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       assertOpen()
       return callTool(env, name, args, o)
     },
-    runCodeTool: () => Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), { parameters: RUN_CODE_PARAMETERS }),
+    runCodeTool: () =>
+      Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), {
+        parameters: RUN_CODE_PARAMETERS,
+      }),
     sdk: { declarations: sdkText },
     hooks: { on: (name, hook) => hooks.on(name, hook) },
     tools: {
@@ -297,11 +324,21 @@ const MUTATING = new Set(['write_file', 'edit_file', 'mkdir', 'remove', 'bash'])
 /** In a staged runtime, a native call that would change the real tree is refused; programs are staged. */
 function refuseUnstaged(call: Readonly<ToolCall>, mode: ChangeMode): { deny: ToolError } | undefined {
   if (call.origin !== 'native' || !MUTATING.has(call.name)) return undefined
-  return { deny: { code: 'EPERM', message: `${call.name} cannot be called directly in a ${mode} runtime: its change would reach the real workspace unstaged; call it from a run_code program` } }
+  return {
+    deny: {
+      code: 'EPERM',
+      message: `${call.name} cannot be called directly in a ${mode} runtime: its change would reach the real workspace unstaged; call it from a run_code program`,
+    },
+  }
 }
 
 function isOps(v: unknown): v is WorkspaceOps {
-  return typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).readFile === 'function' && typeof (v as Record<string, unknown>).exec === 'function'
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Record<string, unknown>).readFile === 'function' &&
+    typeof (v as Record<string, unknown>).exec === 'function'
+  )
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
@@ -321,7 +358,10 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
   return undefined
 }
 
-async function chooseSandbox(options: RuntimeOptions, workspace: { root: string; readOnly: string[]; network: boolean } | undefined): Promise<Sandbox> {
+async function chooseSandbox(
+  options: RuntimeOptions,
+  workspace: { root: string; readOnly: string[]; network: boolean } | undefined,
+): Promise<Sandbox> {
   if (typeof options.sandbox === 'object') return options.sandbox
   if (options.sandbox === 'docker') {
     // Loaded only when asked for: the embedded default never pulls in the Docker client.

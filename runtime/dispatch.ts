@@ -24,9 +24,7 @@ export interface DispatchEnv {
   approvals?: Approvals
 }
 
-export type Prepared =
-  | { ok: true; call: ToolCall; tool: RegisteredTool }
-  | { ok: false; call: ToolCall; result: ToolResult }
+export type Prepared = { ok: true; call: ToolCall; tool: RegisteredTool } | { ok: false; call: ToolCall; result: ToolResult }
 
 export function failure(code: string, message: string): ToolResult {
   return { ok: false, error: { code, message } }
@@ -47,7 +45,11 @@ export async function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSi
     try {
       const decision = await hook(current)
       if (decision && 'deny' in decision) {
-        return { ok: false, call: current, result: { ok: false, error: { code: String(decision.deny.code), message: String(decision.deny.message) } } }
+        return {
+          ok: false,
+          call: current,
+          result: { ok: false, error: { code: String(decision.deny.code), message: String(decision.deny.message) } },
+        }
       }
       if (decision && 'args' in decision) current = { ...current, args: decision.args }
       if (decision && 'ask' in decision) {
@@ -76,7 +78,8 @@ export async function execute(env: DispatchEnv, prepared: Prepared & { ok: true 
     origin: call.origin,
     signal: controller.signal,
     concludeTurn: () => void (concludes = true),
-    reportDenial: (d) => void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
+    reportDenial: (d) =>
+      void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
     services: env.services(runId),
   }
   let timer: NodeJS.Timeout | undefined

@@ -20,7 +20,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1 - 120_000
 
 /** Per limit: the CLI flag that sets it, its unit, and the range a value is clamped to. */
-export const LIMIT_SPECS: Readonly<Record<keyof Limits, { flag: string; unit: 'ms' | 'MB' | 'bytes' | 'count'; min: number; max: number }>> = Object.freeze({
+export const LIMIT_SPECS: Readonly<
+  Record<keyof Limits, { flag: string; unit: 'ms' | 'MB' | 'bytes' | 'count'; min: number; max: number }>
+> = Object.freeze({
   timeoutMs: { flag: '--timeout', unit: 'ms', min: 1, max: MAX_TIMEOUT_MS },
   deadlineMs: { flag: '--deadline', unit: 'ms', min: 1, max: MAX_TIMEOUT_MS },
   memoryMb: { flag: '--memory', unit: 'MB', min: 8, max: 64 * 1024 },
@@ -42,7 +44,8 @@ export function limitProblem(key: keyof Limits, value: unknown): string | undefi
   const spec = LIMIT_SPECS[key]
   if (typeof value !== 'number' || Number.isNaN(value)) return `must be a number, got ${describe(value)}`
   if (value <= 0) return `must be positive, got ${value}`
-  if (value !== Infinity && !Number.isInteger(value)) return `must be a whole number of ${spec.unit === 'count' ? 'calls' : spec.unit}, got ${value}`
+  if (value !== Infinity && !Number.isInteger(value))
+    return `must be a whole number of ${spec.unit === 'count' ? 'calls' : spec.unit}, got ${value}`
   if (value < spec.min) return `must be at least ${spec.min}${spec.unit === 'count' ? '' : ' ' + spec.unit}, got ${value}`
   return undefined
 }

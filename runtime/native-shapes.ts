@@ -83,7 +83,13 @@ export interface LangChainToolMessage {
  * caller to run (Responses `message` / `reasoning` / hosted-tool items, Anthropic `text` / `thinking`
  * blocks) are accepted and passed over, so `response.output` or `message.content` can be passed whole.
  */
-export type NativeToolCall = OpenAIToolCall | ResponsesFunctionCall | ResponsesCustomToolCall | AnthropicToolUse | LangChainToolCall | { readonly type: string }
+export type NativeToolCall =
+  | OpenAIToolCall
+  | ResponsesFunctionCall
+  | ResponsesCustomToolCall
+  | AnthropicToolUse
+  | LangChainToolCall
+  | { readonly type: string }
 
 /** The answer type for each kind of element; elements that are not calls (text, reasoning …) have none. */
 export type ToolAnswerFor<C> = C extends { type: 'function' | 'custom'; id: string }
@@ -102,7 +108,12 @@ export type ToolAnswerFor<C> = C extends { type: 'function' | 'custom'; id: stri
               : never
             : never
 
-export type NativeAnswer = OpenAIToolMessage | ResponsesFunctionCallOutput | ResponsesCustomToolCallOutput | AnthropicToolResult | LangChainToolMessage
+export type NativeAnswer =
+  | OpenAIToolMessage
+  | ResponsesFunctionCallOutput
+  | ResponsesCustomToolCallOutput
+  | AnthropicToolResult
+  | LangChainToolMessage
 
 export type Shape = 'openai' | 'openai-custom' | 'responses' | 'responses-custom' | 'anthropic' | 'langchain'
 
@@ -117,16 +128,28 @@ export function readElement(el: unknown, index: number, fallback: Shape): ReadEl
   const type = o.type
   const fn = o.function as Record<string, unknown> | undefined
   const custom = o.custom as Record<string, unknown> | undefined
-  if (type === 'function' && typeof o.id === 'string' && typeof fn?.name === 'string') return fromText('openai', o.id, fn.name, fn.arguments, false)
-  if (type === 'custom' && typeof o.id === 'string' && typeof custom?.name === 'string') return fromText('openai-custom', o.id, custom.name, custom.input, true)
-  if (type === 'function_call' && typeof o.call_id === 'string' && typeof o.name === 'string') return fromText('responses', o.call_id, o.name, o.arguments, false)
-  if (type === 'custom_tool_call' && typeof o.call_id === 'string' && typeof o.name === 'string') return fromText('responses-custom', o.call_id, o.name, o.input, true)
-  if (type === 'tool_use' && typeof o.id === 'string' && typeof o.name === 'string') return fromValue('anthropic', o.id, o.name, o.input ?? {})
+  if (type === 'function' && typeof o.id === 'string' && typeof fn?.name === 'string')
+    return fromText('openai', o.id, fn.name, fn.arguments, false)
+  if (type === 'custom' && typeof o.id === 'string' && typeof custom?.name === 'string')
+    return fromText('openai-custom', o.id, custom.name, custom.input, true)
+  if (type === 'function_call' && typeof o.call_id === 'string' && typeof o.name === 'string')
+    return fromText('responses', o.call_id, o.name, o.arguments, false)
+  if (type === 'custom_tool_call' && typeof o.call_id === 'string' && typeof o.name === 'string')
+    return fromText('responses-custom', o.call_id, o.name, o.input, true)
+  if (type === 'tool_use' && typeof o.id === 'string' && typeof o.name === 'string')
+    return fromValue('anthropic', o.id, o.name, o.input ?? {})
   if ((type === undefined || type === 'tool_call') && typeof o.name === 'string' && 'args' in o) {
     return fromValue('langchain', typeof o.id === 'string' && o.id ? o.id : `lc_${index}`, o.name, o.args ?? {})
   }
   // Known call types with a broken body get an answer of their own; other typed items are not calls.
-  const answerable: Record<string, Shape> = { function: 'openai', custom: 'openai-custom', function_call: 'responses', custom_tool_call: 'responses-custom', tool_use: 'anthropic', tool_call: 'langchain' }
+  const answerable: Record<string, Shape> = {
+    function: 'openai',
+    custom: 'openai-custom',
+    function_call: 'responses',
+    custom_tool_call: 'responses-custom',
+    tool_use: 'anthropic',
+    tool_call: 'langchain',
+  }
   if (typeof type === 'string' && !(type in answerable)) return { kind: 'skip' }
   const shape = typeof type === 'string' ? answerable[type]! : typeof o.call_id === 'string' ? 'responses' : fallback
   const id = typeof o.id === 'string' ? o.id : typeof o.call_id === 'string' ? o.call_id : `#${index}`

@@ -53,9 +53,18 @@ export async function executeToolCalls<C extends NativeToolCall>(
   const parsed = calls.flatMap((c, i) => {
     const r = firstPass[i]!
     if (r.kind === 'skip') return []
-    return [r.argsError === undefined || fallback === 'openai' ? r : readElement(c, i, fallback)].flatMap((x) => (x.kind === 'call' ? [x] : []))
+    return [r.argsError === undefined || fallback === 'openai' ? r : readElement(c, i, fallback)].flatMap((x) =>
+      x.kind === 'call' ? [x] : [],
+    )
   })
-  const { results, concludesTurn } = await runBatch(env, maxParallel, parsed, options.signal, batchShape(parsed.map((p) => p.shape)), options.onApproval)
+  const { results, concludesTurn } = await runBatch(
+    env,
+    maxParallel,
+    parsed,
+    options.signal,
+    batchShape(parsed.map((p) => p.shape)),
+    options.onApproval,
+  )
   const answers = results.map((r, i) => {
     const { call, shape } = parsed[i]!
     const { content, isError } = renderContent(call, r)
@@ -67,7 +76,14 @@ export async function executeToolCalls<C extends NativeToolCall>(
 
 type ParsedCall = { call: ToolCall; argsError?: string }
 
-async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly ParsedCall[], callerSignal: AbortSignal | null | undefined, shape: string, handler?: ApprovalHandler) {
+async function runBatch(
+  env: DispatchEnv,
+  maxParallel: number,
+  parsed: readonly ParsedCall[],
+  callerSignal: AbortSignal | null | undefined,
+  shape: string,
+  handler?: ApprovalHandler,
+) {
   const batchId = `batch_${randomUUID().slice(0, 8)}`
   env.log.append('batch/start', { batchId, ids: parsed.map((p) => p.call.id), shape })
   const signal = callerSignal ?? new AbortController().signal
@@ -78,7 +94,10 @@ async function runBatch(env: DispatchEnv, maxParallel: number, parsed: readonly 
       if (p.argsError === undefined) return scheduler.submit(p.call)
       // Arguments that are not JSON (or an element that is no call) never reach dispatch, but are logged like any call.
       env.log.append('tool/call', p.call)
-      const result: ToolResult = { ok: false, error: { code: 'EINVAL', message: `${p.call.name === '(unknown)' ? '' : `${p.call.name}: `}${p.argsError}` } }
+      const result: ToolResult = {
+        ok: false,
+        error: { code: 'EINVAL', message: `${p.call.name === '(unknown)' ? '' : `${p.call.name}: `}${p.argsError}` },
+      }
       env.log.append('tool/result', { id: p.call.id, name: p.call.name, result, durationMs: 0 })
       return Promise.resolve(result)
     }),

@@ -89,9 +89,18 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   const sections: string[] = []
   const { end } = record
   if (record.logs.length) sections.push(record.logs.map(renderLog).join('\n'))
-  if (end.droppedOutputBytes > 0) sections.push(`[${end.droppedOutputBytes} bytes of console output were dropped by the output cap; raise it with --max-output (limits.maxOutputBytes)]`)
+  if (end.droppedOutputBytes > 0)
+    sections.push(
+      `[${end.droppedOutputBytes} bytes of console output were dropped by the output cap; raise it with --max-output (limits.maxOutputBytes)]`,
+    )
   if (end.value !== undefined) sections.push(`Return value:\n${renderValue(end.value)}`)
-  if (end.valueNote) sections.push(end.valueNote.split('\n').map((n) => `Note: ${n}`).join('\n'))
+  if (end.valueNote)
+    sections.push(
+      end.valueNote
+        .split('\n')
+        .map((n) => `Note: ${n}`)
+        .join('\n'),
+    )
   if (record.approvals?.length) sections.push(`Approvals (${record.approvals.length}):\n${listed(record.approvals.map(renderApproval))}`)
   const failed = record.calls.filter((c) => !c.ok)
   const refused = failed.filter((c) => DENIAL_CODES.has(c.error?.code ?? ''))
@@ -113,7 +122,8 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
   const changes = renderChanges(end)
   if (changes) sections.push(changes)
   for (const note of end.notes ?? []) sections.push(note)
-  if (sections.length === 0) sections.push('(the program finished with no output and no return value; end it with `return <value>` to report a result)')
+  if (sections.length === 0)
+    sections.push('(the program finished with no output and no return value; end it with `return <value>` to report a result)')
   return capSections(sections, maxBytes)
 }
 
@@ -123,7 +133,13 @@ function renderFailedCall(c: CallRecord): string {
 
 function renderApproval(a: NonNullable<RunRecord['approvals']>[number]): string {
   const answer = a.answer
-  const outcome = !answer ? 'no answer' : answer.approved ? (answer.by === 'always' ? 'approved (always for this tool)' : 'approved') : `denied${answer.reason ? `: ${answer.reason}` : ''}`
+  const outcome = !answer
+    ? 'no answer'
+    : answer.approved
+      ? answer.by === 'always'
+        ? 'approved (always for this tool)'
+        : 'approved'
+      : `denied${answer.reason ? `: ${answer.reason}` : ''}`
   return `- ${a.name} (${a.callId}) asked "${clip(a.message, 200)}" → ${outcome}`
 }
 

@@ -23,7 +23,12 @@ export class ToolRegistry {
     for (const def of definitions) {
       assertDefinition(def)
       const nativeOnly = options.nativeOnly === true
-      this.#tools.set(def.name, { definition: def, parameters: toJsonSchema(def.parameters), validate: createValidator(def.parameters), nativeOnly })
+      this.#tools.set(def.name, {
+        definition: def,
+        parameters: toJsonSchema(def.parameters),
+        validate: createValidator(def.parameters),
+        nativeOnly,
+      })
     }
     this.#changed()
   }

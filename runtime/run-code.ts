@@ -13,7 +13,18 @@ import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
-import type { ApprovalHandler, ChangeMode, ChangeOutcome, EventData, JsonValue, Limits, RunError, RunResult, ToolCall, ToolResult } from '../vocabulary/types.js'
+import type {
+  ApprovalHandler,
+  ChangeMode,
+  ChangeOutcome,
+  EventData,
+  JsonValue,
+  Limits,
+  RunError,
+  RunResult,
+  ToolCall,
+  ToolResult,
+} from '../vocabulary/types.js'
 import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
@@ -84,7 +95,13 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const runId = options.parentId ?? `run_${randomUUID().slice(0, 8)}`
   const firstSeq = env.log.length
   const unpin = env.log.pin(firstSeq)
-  env.log.append('run/start', { runId, ...(options.parentId ? { parentId: options.parentId } : {}), sandbox: deps.sandbox.name, code, maxObservationBytes: limits.maxObservationBytes })
+  env.log.append('run/start', {
+    runId,
+    ...(options.parentId ? { parentId: options.parentId } : {}),
+    sandbox: deps.sandbox.name,
+    code,
+    maxObservationBytes: limits.maxObservationBytes,
+  })
   const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => {
     const ws: Partial<EventData['run/end']> = {}
     if (deps.workspace) {
@@ -92,7 +109,8 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       ws.changes = (finished?.changes ?? []).map(({ diff: _diff, ...c }) => c)
       ws.applied = finished?.applied ?? none
       if (changeMode !== 'apply') ws.changeMode = changeMode
-      if (finished?.applyError) ws.notes = [...(data.notes ?? []), `Applying the changes stopped: ${finished.applyError}; the next start will try to finish it.`]
+      if (finished?.applyError)
+        ws.notes = [...(data.notes ?? []), `Applying the changes stopped: ${finished.applyError}; the next start will try to finish it.`]
       if (finished?.refused) ws.notes = [...(data.notes ?? []), `Nothing was applied: ${finished.refused}.`]
     }
     const result = finishRun(deps, runId, firstSeq, unpin, limits.maxObservationBytes, { runId, ...data, ...ws })
@@ -104,9 +122,17 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
 
   if (Buffer.byteLength(code) > limits.maxSourceBytes) {
-    return end({ ok: false, error: { kind: 'compile', message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit; ${raiseHint('maxSourceBytes')}` }, droppedOutputBytes: 0 })
+    return end({
+      ok: false,
+      error: {
+        kind: 'compile',
+        message: `the program is larger than the ${limits.maxSourceBytes}-byte source limit; ${raiseHint('maxSourceBytes')}`,
+      },
+      droppedOutputBytes: 0,
+    })
   }
-  if (options.signal?.aborted) return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
+  if (options.signal?.aborted)
+    return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
   // Normalising, the wrapper's shape checks and the type check all run in the checker's thread, never the
   // host's; what the thread did not finish within its budget fails closed (an unproven wrapper never runs).
@@ -114,16 +140,26 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const prep = deps.typecheck ?? deps.programs
   const prepared = await prep.prepare(code, allowNodeImports)
   const shaped = prepared.normalised
-  if (shaped === undefined) return end({ ok: false, error: { kind: 'compile', message: prepared.unprepared ?? 'the program could not be prepared; nothing ran' }, droppedOutputBytes: 0 })
+  if (shaped === undefined)
+    return end({
+      ok: false,
+      error: { kind: 'compile', message: prepared.unprepared ?? 'the program could not be prepared; nothing ran' },
+      droppedOutputBytes: 0,
+    })
   if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
   const compiled = await compile(shaped.text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
-  if (!compiled.ok) return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared.outcome), droppedOutputBytes: 0 })
+  if (!compiled.ok)
+    return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared.outcome), droppedOutputBytes: 0 })
 
   const notes: string[] = []
   if (deps.typecheck && prepared.outcome) {
     const checked = prepared.outcome
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
-      return end({ ok: false, error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` }, droppedOutputBytes: 0 })
+      return end({
+        ok: false,
+        error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` },
+        droppedOutputBytes: 0,
+      })
     }
     if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
     if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
@@ -148,7 +184,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       if (++issued > limits.maxToolCalls) {
         overLimit = true
         controller.abort(new Error('tool call limit'))
-        return JSON.stringify(failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`))
+        return JSON.stringify(
+          failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`),
+        )
       }
       const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
       let result: ToolResult
@@ -178,7 +216,15 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       wsRun = await startRunChanges(deps.workspace, changeMode, runId)
     } catch (err) {
       options.signal?.removeEventListener('abort', onOuterAbort)
-      return end({ ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message: `could not stage the workspace for a${changeMode === 'atomic' ? 'n atomic' : ' dry'} run: ${err instanceof Error ? err.message : String(err)}` }, droppedOutputBytes: 0 })
+      return end({
+        ok: false,
+        error: {
+          kind: 'sandbox_unavailable',
+          code: 'SANDBOX_UNAVAILABLE',
+          message: `could not stage the workspace for a${changeMode === 'atomic' ? 'n atomic' : ' dry'} run: ${err instanceof Error ? err.message : String(err)}`,
+        },
+        droppedOutputBytes: 0,
+      })
     }
     deps.workspace.runOps.set(runId, wsRun.ops)
   }
@@ -186,9 +232,22 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let timer: NodeJS.Timeout | undefined
   // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
   // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
-  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))))
+  const deadline = new Promise<'timeout'>(
+    (resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))),
+  )
   const run = deps.sandbox.run(
-    { runId, js: compiled.program.js, toolNames: env.registry.programNames(), limits: { timeoutMs: limits.timeoutMs, deadlineMs: limits.deadlineMs, memoryMb: limits.memoryMb, maxOutputBytes: limits.maxOutputBytes }, ...(options.caller !== undefined ? { callerId: options.caller } : {}) },
+    {
+      runId,
+      js: compiled.program.js,
+      toolNames: env.registry.programNames(),
+      limits: {
+        timeoutMs: limits.timeoutMs,
+        deadlineMs: limits.deadlineMs,
+        memoryMb: limits.memoryMb,
+        maxOutputBytes: limits.maxOutputBytes,
+      },
+      ...(options.caller !== undefined ? { callerId: options.caller } : {}),
+    },
     host,
     controller.signal,
   )
@@ -202,7 +261,13 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   unscope()
 
   const outcome: SandboxOutcome =
-    raced === 'timeout' ? { ok: false, error: { kind: 'timeout', budget: 'deadline', message: `the sandbox did not stop within ${limits.deadlineMs} ms` }, droppedOutputBytes: 0 } : raced
+    raced === 'timeout'
+      ? {
+          ok: false,
+          error: { kind: 'timeout', budget: 'deadline', message: `the sandbox did not stop within ${limits.deadlineMs} ms` },
+          droppedOutputBytes: 0,
+        }
+      : raced
   for (const d of outcome.denials ?? []) env.log.append('denial', { runId, code: d.code, message: d.message })
   if (wsRun) {
     deps.workspace!.runOps.delete(runId)
@@ -210,10 +275,21 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   if (outcome.ok && !overLimit) {
     const value = outcome.valueJson === undefined ? undefined : (JSON.parse(outcome.valueJson) as JsonValue)
-    return end({ ok: true, ...(value !== undefined ? { value } : {}), ...(outcome.valueNote ? { valueNote: outcome.valueNote } : {}), error: null, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+    return end({
+      ok: true,
+      ...(value !== undefined ? { value } : {}),
+      ...(outcome.valueNote ? { valueNote: outcome.valueNote } : {}),
+      error: null,
+      droppedOutputBytes: outcome.droppedOutputBytes,
+      ...(notes.length ? { notes } : {}),
+    })
   }
   const error = overLimit
-    ? { kind: 'runtime' as const, code: 'EDQUOT', message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})` }
+    ? {
+        kind: 'runtime' as const,
+        code: 'EDQUOT',
+        message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`,
+      }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
 }
@@ -229,7 +305,12 @@ function explainCompileError(code: string, error: RunError, checked: TypeCheckOu
   return { kind: 'compile', message: formatTypeDiagnostics(checked?.syntax ?? []), line: first.line, column: first.column }
 }
 
-function describeFailure(outcome: SandboxOutcome & { ok: false }, program: CompiledProgram, limits: Limits, pendingNames: string[]): RunError {
+function describeFailure(
+  outcome: SandboxOutcome & { ok: false },
+  program: CompiledProgram,
+  limits: Limits,
+  pendingNames: string[],
+): RunError {
   const { error } = outcome
   const base: RunError = { kind: error.kind, message: error.message, ...(error.code ? { code: error.code } : {}) }
   if (error.kind === 'runtime') {
@@ -265,7 +346,14 @@ function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: fal
   }
 }
 
-function finishRun(deps: RunCodeDeps, runId: string, firstSeq: number, unpin: () => void, maxObservationBytes: number, data: EventData['run/end']): RunResult {
+function finishRun(
+  deps: RunCodeDeps,
+  runId: string,
+  firstSeq: number,
+  unpin: () => void,
+  maxObservationBytes: number,
+  data: EventData['run/end'],
+): RunResult {
   const { log } = deps.env
   log.append('run/end', data)
   const events = eventsOfRun(log.since(firstSeq), runId)

@@ -22,7 +22,9 @@ export function withCompactJson(result: RunResult): RunResult {
   return result
 }
 
-export function foldConsoleEvents(events: readonly RunEvent[]): (RunEvent | { seq: number; time: number; type: 'console'; data: ConsoleStretch })[] {
+export function foldConsoleEvents(
+  events: readonly RunEvent[],
+): (RunEvent | { seq: number; time: number; type: 'console'; data: ConsoleStretch })[] {
   const out: (RunEvent | { seq: number; time: number; type: 'console'; data: ConsoleStretch })[] = []
   let line = 0
   for (const e of events) {

@@ -73,7 +73,8 @@ export class CallScheduler {
   }
 
   async #stage(call: ToolCall) {
-    if (this.#signal.aborted) return { ok: false as const, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
+    if (this.#signal.aborted)
+      return { ok: false as const, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
     return prepare(this.#env, call, this.#signal)
   }
 

@@ -62,7 +62,11 @@ export interface TypecheckOptions {
   nodeTypes?: boolean
 }
 
-export function createTypecheck(mode: TypecheckMode, declarations: () => string, options: TypecheckOptions = {}): RuntimeTypecheck | undefined {
+export function createTypecheck(
+  mode: TypecheckMode,
+  declarations: () => string,
+  options: TypecheckOptions = {},
+): RuntimeTypecheck | undefined {
   if (mode === 'off') return undefined
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   const nodeTypes = options.nodeTypes === true
@@ -107,8 +111,13 @@ export function createProgramPrep(
   declarations?: () => string,
 ): ProgramPrep & { answer(source: string, allowNodeImports: boolean): Promise<PoolAnswer> } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
-  const answer = (source: string, allowNodeImports: boolean) => checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true)
-  const unfinished = (a: PoolAnswer) => ({ ok: false as const, unfinished: true as const, problem: { message: unpreparedMessage(a, budgetMs), line: 1, column: 1 } })
+  const answer = (source: string, allowNodeImports: boolean) =>
+    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true)
+  const unfinished = (a: PoolAnswer) => ({
+    ok: false as const,
+    unfinished: true as const,
+    problem: { message: unpreparedMessage(a, budgetMs), line: 1, column: 1 },
+  })
   return {
     answer,
     prepare: async (source, allowNodeImports) => prepared(await answer(source, allowNodeImports), budgetMs),
@@ -128,13 +137,15 @@ export function createProgramPrep(
 /** What a run needs of a pool answer: the normalised text and its shape, or why it has none (fail closed). */
 function prepared(answer: PoolAnswer, budgetMs: number): PreparedProgram {
   const { normalised, shape } = answer
-  if (normalised === undefined || (normalised.problem === undefined && shape === undefined)) return { unprepared: unpreparedMessage(answer, budgetMs) }
+  if (normalised === undefined || (normalised.problem === undefined && shape === undefined))
+    return { unprepared: unpreparedMessage(answer, budgetMs) }
   return { normalised, ...(shape ? { shape } : {}) }
 }
 
 function unpreparedMessage(answer: PoolAnswer, budgetMs: number): string {
-  if (!answer.ok && answer.reason === 'budget') return `the program is too large or deeply nested to prepare within ${budgetMs} ms; split it up`
-  const why = answer.ok ? 'the checker\'s thread gave no answer' : answer.message
+  if (!answer.ok && answer.reason === 'budget')
+    return `the program is too large or deeply nested to prepare within ${budgetMs} ms; split it up`
+  const why = answer.ok ? "the checker's thread gave no answer" : answer.message
   return `the program could not be prepared for running (${why}); nothing ran`
 }
 
@@ -148,7 +159,9 @@ export function formatNotes(notes: readonly TypeDiagnostic[]): string {
     byCause.set(key, entry)
   }
   const entries = [...byCause.values()]
-  const shown = entries.slice(0, MAX_NOTES).map((e) => `- line ${e.lines.slice(0, 6).join(', ')}${e.lines.length > 6 ? ', …' : ''}: ${e.message}`)
+  const shown = entries
+    .slice(0, MAX_NOTES)
+    .map((e) => `- line ${e.lines.slice(0, 6).join(', ')}${e.lines.length > 6 ? ', …' : ''}: ${e.message}`)
   if (entries.length > MAX_NOTES) shown.push(`- …and ${entries.length - MAX_NOTES} more`)
   return shown.join('\n')
 }

@@ -56,7 +56,10 @@ function describeAjvErrors(errors: ErrorObject[], args: JsonValue, schema: JsonS
   // Prefer the most specific errors: drop the "must match a schema in anyOf" summaries when details exist.
   const useful = errors.filter((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword))
   const list = (useful.length ? useful : errors).slice(0, 3).map((e) => {
-    const path = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    const path = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     const field = path.length ? path.join('.') : '(arguments)'
     const params = e.params as Record<string, unknown>
     switch (e.keyword) {

@@ -11,7 +11,12 @@ const out = 'dist/bench'
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 for (const file of readdirSync('bench').filter((f) => f.endsWith('.ts'))) {
-  const { code } = await transform(readFileSync(`bench/${file}`, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file })
+  const { code } = await transform(readFileSync(`bench/${file}`, 'utf8'), {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcefile: file,
+  })
   writeFileSync(`${out}/${file.replace(/\.ts$/, '.js')}`, code)
 }
 const run = spawnSync(process.execPath, ['--no-node-snapshot', `${out}/index.js`, ...process.argv.slice(2)], { stdio: 'inherit' })

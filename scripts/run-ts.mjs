@@ -13,7 +13,16 @@ if (!file) {
 }
 const path = resolve(file)
 const out = join(dirname(path), `.${basename(path, '.ts')}.run.mjs`)
-await build({ entryPoints: [path], outfile: out, bundle: true, format: 'esm', platform: 'node', packages: 'external', target: 'node20', logLevel: 'warning' })
+await build({
+  entryPoints: [path],
+  outfile: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  packages: 'external',
+  target: 'node20',
+  logLevel: 'warning',
+})
 process.argv = [process.argv[0], out, ...rest]
 try {
   await import(pathToFileURL(out).href)

@@ -21,7 +21,9 @@ console.log(`\n${r.runs} runs in ${r.seconds.toFixed(1)} s (seed ${seed}, ${conc
 console.log('outcomes:', JSON.stringify(r.outcomes))
 console.log(`not a RunResult: ${r.notResults}; unanswered calls: ${r.unanswered}`)
 console.log(`RSS: ${r.rssStartMb.toFixed(1)} MB -> ${r.rssEndMb.toFixed(1)} MB (growth ${growth.toFixed(1)} MB, goal < 50)`)
-console.log(`open fds: ${r.fdStart} -> ${r.fdEnd}; sandbox processes/containers: at most ${r.childrenDuring} during, ${r.childrenAfterClose} after close`)
+console.log(
+  `open fds: ${r.fdStart} -> ${r.fdEnd}; sandbox processes/containers: at most ${r.childrenDuring} during, ${r.childrenAfterClose} after close`,
+)
 console.log(`throughput per window (runs/s): ${r.runsPerSecond.map((n) => n.toFixed(0)).join(' ')}`)
 const bad = r.notResults > 0 || r.unanswered > 0 || r.childrenAfterClose > 0 || r.fdEnd - r.fdStart > 16 || growth > 50
 process.exit(bad ? 1 : 0)

@@ -54,14 +54,18 @@ export interface OpenAIToolsOptions {
 export function toOpenAITools(definitions: readonly FunctionToolDefinition[], options: OpenAIToolsOptions = {}): OpenAITool[] {
   const freeform = new Set(options.freeform ?? [])
   return definitions.map((d): OpenAITool => {
-    if (freeform.has(d.name)) return { type: 'custom', custom: { name: d.name, description: freeformDescription(d), format: { type: 'text' } } }
+    if (freeform.has(d.name))
+      return { type: 'custom', custom: { name: d.name, description: freeformDescription(d), format: { type: 'text' } } }
     const parameters = objectSchema(d.parameters)
     return { type: 'function', function: { name: d.name, description: d.description, parameters, strict: isStrictCompatible(parameters) } }
   })
 }
 
 /** The `tools` field of an OpenAI Responses request. */
-export function toOpenAIResponsesTools(definitions: readonly FunctionToolDefinition[], options: OpenAIToolsOptions = {}): OpenAIResponsesTool[] {
+export function toOpenAIResponsesTools(
+  definitions: readonly FunctionToolDefinition[],
+  options: OpenAIToolsOptions = {},
+): OpenAIResponsesTool[] {
   const freeform = new Set(options.freeform ?? [])
   return definitions.map((d): OpenAIResponsesTool => {
     if (freeform.has(d.name)) return { type: 'custom', name: d.name, description: freeformDescription(d), format: { type: 'text' } }
@@ -86,10 +90,20 @@ export function objectSchema(schema: JsonSchema): ObjectJsonSchema {
  * turned on where it holds, so a schema with optional fields is never rejected or silently changed.
  */
 export function isStrictCompatible(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return typeof schema === 'boolean' ? false : true
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return typeof schema !== 'boolean'
   const s = schema as Record<string, unknown>
   // Keywords strict mode does not support.
-  for (const k of ['patternProperties', 'propertyNames', 'unevaluatedProperties', 'if', 'then', 'else', 'not', 'dependentRequired', 'dependentSchemas']) {
+  for (const k of [
+    'patternProperties',
+    'propertyNames',
+    'unevaluatedProperties',
+    'if',
+    'then',
+    'else',
+    'not',
+    'dependentRequired',
+    'dependentSchemas',
+  ]) {
     if (k in s) return false
   }
   const props = typeof s.properties === 'object' && s.properties !== null ? (s.properties as Record<string, unknown>) : undefined
@@ -99,7 +113,14 @@ export function isStrictCompatible(schema: unknown): boolean {
     const required = Array.isArray(s.required) ? s.required : []
     if (!Object.keys(props ?? {}).every((p) => required.includes(p))) return false
   }
-  const children: unknown[] = [...Object.values(props ?? {}), s.items, ...list(s.prefixItems), ...list(s.anyOf), ...list(s.oneOf), ...list(s.allOf)]
+  const children: unknown[] = [
+    ...Object.values(props ?? {}),
+    s.items,
+    ...list(s.prefixItems),
+    ...list(s.anyOf),
+    ...list(s.oneOf),
+    ...list(s.allOf),
+  ]
   for (const defs of [s.$defs, s.definitions]) if (typeof defs === 'object' && defs !== null) children.push(...Object.values(defs))
   return children.every((c) => c === undefined || isStrictCompatible(c))
 }
@@ -109,5 +130,7 @@ function list(v: unknown): unknown[] {
 }
 
 function freeformDescription(d: FunctionToolDefinition): string {
-  return d.name === 'run_code' ? `${d.description}\n\n${RUN_CODE_FREEFORM_NOTE}` : `${d.description}\n\nThe input is one JSON object of this shape: ${JSON.stringify(d.parameters)}`
+  return d.name === 'run_code'
+    ? `${d.description}\n\n${RUN_CODE_FREEFORM_NOTE}`
+    : `${d.description}\n\nThe input is one JSON object of this shape: ${JSON.stringify(d.parameters)}`
 }

@@ -61,19 +61,30 @@ export function renderToolsInterface(tools: readonly ToolDefinition[], options: 
     families.set(familyOf(tool.name), [...(families.get(familyOf(tool.name)) ?? []), i])
   })
   const docsByFamily = new Map([...families].map(([family, at]) => [family, sharedFieldDocs(at.map((i) => argSchemas[i] ?? {}))]))
-  const sentencesByFamily = new Map([...families].map(([family, at]) => [family, sharedSentences(at.map((i) => sorted[i]?.description ?? ''))]))
+  const sentencesByFamily = new Map(
+    [...families].map(([family, at]) => [family, sharedSentences(at.map((i) => sorted[i]?.description ?? ''))]),
+  )
   const methods = sorted.map((tool, i) => {
     const prefix = pascalCase(tool.name) || 'Tool'
     const argsSchema = argSchemas[i] ?? {}
     const sharedDocs = docsByFamily.get(familyOf(tool.name))
-    const args = schemaToTs(argsSchema, { indent: '  ', namePrefix: prefix, rootName: `${prefix}Args`, takenNames: taken, ...(sharedDocs ? { sharedDocs } : {}) })
-    const output = tool.output === undefined ? undefined : schemaToTs(typeSchemaOf(tool.output, 'output'), {
+    const args = schemaToTs(argsSchema, {
       indent: '  ',
       namePrefix: prefix,
-      rootName: `${prefix}Result`,
+      rootName: `${prefix}Args`,
       takenNames: taken,
-      constraints: false,
+      ...(sharedDocs ? { sharedDocs } : {}),
     })
+    const output =
+      tool.output === undefined
+        ? undefined
+        : schemaToTs(typeSchemaOf(tool.output, 'output'), {
+            indent: '  ',
+            namePrefix: prefix,
+            rootName: `${prefix}Result`,
+            takenNames: taken,
+            constraints: false,
+          })
     aliases.push(...args.aliases, ...(output?.aliases ?? []))
     const optional = argsMayBeOmitted(argsSchema) ? '?' : ''
     const signature = `${propertyKey(tool.name)}(args${optional}: ${args.text}): Promise<${output?.text ?? options.untypedResult ?? 'unknown'}>`
@@ -96,18 +107,27 @@ export function renderToolsInterface(tools: readonly ToolDefinition[], options: 
 function sharedSentences(descriptions: readonly string[]): string[] {
   const counts = new Map<string, number>()
   for (const d of descriptions) for (const s of new Set(sentencesOf(d))) counts.set(s, (counts.get(s) ?? 0) + 1)
-  return [...counts].filter(([s, n]) => n >= 3 && s.length >= 20).map(([s]) => s).sort()
+  return [...counts]
+    .filter(([s, n]) => n >= 3 && s.length >= 20)
+    .map(([s]) => s)
+    .sort()
 }
 
 function sentencesOf(text: string): string[] {
-  return text.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter((s) => s !== '' && !s.includes('\n'))
+  return text
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !s.includes('\n'))
 }
 
 function withoutSentences(text: string, said: readonly string[]): string {
   if (said.length === 0) return text
   let out = text
   for (const s of said) out = out.split(s).join('')
-  return out.replace(/[ \t]{2,}/g, ' ').replace(/[ \t]+$/gm, '').trim()
+  return out
+    .replace(/[ \t]{2,}/g, ' ')
+    .replace(/[ \t]+$/gm, '')
+    .trim()
 }
 
 /** `github__list_issues` -> `github__`: the tools of one MCP server; '' for the rest. */

@@ -39,7 +39,17 @@ export function constraintTags(schema: { readonly [key: string]: unknown }): str
   if (types.includes('integer')) tags.push('@integer')
   // A tuple's length is in its type already.
   const tuple = Array.isArray(schema.prefixItems) || Array.isArray(schema.items)
-  for (const key of ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'multipleOf'] as const) {
+  for (const key of [
+    'minimum',
+    'exclusiveMinimum',
+    'maximum',
+    'exclusiveMaximum',
+    'minLength',
+    'maxLength',
+    'minItems',
+    'maxItems',
+    'multipleOf',
+  ] as const) {
     const value = schema[key]
     if (typeof value !== 'number' || !Number.isFinite(value)) continue
     // zod's .int() states the safe-integer range: true of every integer a program writes, so noise.

@@ -11,7 +11,7 @@
  * Plain JS text spliced into the prelude's setup scope (sdk/prelude.ts), using its captured intrinsics and
  * `brandOf` from the inspect source. Defines: valueToJson(value) -> { json: string | undefined, note }.
  */
-export const VALUE_SOURCE = String.raw`
+export const VALUE_SOURCE = `
   const MAX_VALUE_DEPTH = 200;
   function valueToJson(value) {
     if (value === undefined) return { json: undefined, note: undefined };

@@ -6,7 +6,7 @@
  *   normaliseProgram(source)  fences stripped, `export` unwrapped, a lone `main` called, the last
  *                             expression returned, `import` answered — every line stays on its own line
  *   wrapProgram(body)         `(async function () { 'use strict';` + "\n" + body + "\n" + `})`
- *   checkWrappedShape(w)      parses the wrapped text and proves it is exactly that one function
+ *   checkWrappedShape(w)      (program-shape.ts) parses the wrapped text and proves it is that one function
  *
  * The wrapped function takes no parameters: `tools`, `ToolCallError` and `console` are globals of the
  * sandbox (the prelude defines them, read-only) and of the SDK's declarations, so the checker and the
@@ -14,9 +14,10 @@
  */
 import type TS from 'typescript'
 import { ts } from './ts-host.js'
-import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from './program-wrap.js'
+import type { ProgramProblem } from './program-wrap.js'
 
-export { type ProgramProblem, type ShapeResult, WRAP_HEAD, WRAP_LINE_OFFSET, WRAP_TAIL, type WrappedProgram, wrapProgram } from './program-wrap.js'
+export { checkWrappedShape } from './program-shape.js'
+export { type ProgramProblem, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
 
 export interface NormaliseOptions {
   /**
@@ -25,7 +26,6 @@ export interface NormaliseOptions {
    */
   allowNodeImports?: boolean
 }
-
 
 export interface NormalisedProgram {
   /** The function body to wrap. Same line count as the source up to its last line (lines are appended only). */
@@ -45,11 +45,44 @@ const MAIN_NAMES = new Set(['main', 'run', 'start', 'execute', 'program', 'solve
  * Calls whose value is noise as an answer (`list.push(x)` is a length, `map.set(k, v)` the whole map):
  * a last statement calling one of these is not turned into the return value.
  */
-const MUTATOR_METHODS = new Set(['push', 'unshift', 'set', 'add', 'delete', 'clear', 'splice', 'forEach', 'log', 'info', 'warn', 'error', 'debug'])
+const MUTATOR_METHODS = new Set([
+  'push',
+  'unshift',
+  'set',
+  'add',
+  'delete',
+  'clear',
+  'splice',
+  'forEach',
+  'log',
+  'info',
+  'warn',
+  'error',
+  'debug',
+])
 
 const NODE_BUILTINS = new Set([
-  'assert', 'buffer', 'child_process', 'crypto', 'events', 'fs', 'fs/promises', 'os', 'path', 'process', 'stream',
-  'string_decoder', 'timers', 'timers/promises', 'url', 'util', 'zlib', 'readline', 'http', 'https', 'net',
+  'assert',
+  'buffer',
+  'child_process',
+  'crypto',
+  'events',
+  'fs',
+  'fs/promises',
+  'os',
+  'path',
+  'process',
+  'stream',
+  'string_decoder',
+  'timers',
+  'timers/promises',
+  'url',
+  'util',
+  'zlib',
+  'readline',
+  'http',
+  'https',
+  'net',
 ])
 
 interface Edit {
@@ -116,68 +149,6 @@ export function returnLastExpression(body: string): string {
   if (hasSyntaxErrors(file)) return body
   const edit = lastExpressionEdit(file, undefined)
   return edit ? applyEdits(body, [edit]) : body
-}
-
-// --- the wrapper ---------------------------------------------------------------------------------------
-
-/**
- * Proves that the wrapped text is one statement: the wrapper's own function, whose body ends at the
- * wrapper's own `}`. Anything else (a `}` in the body closing the function early, text after it) is a
- * problem, reported at the user's line. Call it on a text that parses; syntax errors are the compiler's.
- * With `language: 'js'` it checks compiled output (same shape, any whitespace).
- */
-export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): ShapeResult {
-  const kind = language === 'ts' ? ts.ScriptKind.TS : ts.ScriptKind.JS
-  let file: TS.SourceFile
-  try {
-    file = ts.createSourceFile(language === 'ts' ? 'program.ts' : 'program.js', text, ts.ScriptTarget.ES2022, true, kind)
-  } catch {
-    // Too deep for the parser's stack: not proven, so not run.
-    return { ok: false, problem: { message: 'the program is nested too deeply to be checked; flatten it', line: 1, column: 1 } }
-  }
-  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
-    const lc = file.getLineAndCharacterOfPosition(Math.min(Math.max(pos, 0), text.length))
-    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
-    return {
-      ok: false,
-      problem: {
-        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
-        line,
-        column: lc.character + 1,
-      },
-    }
-  }
-  const fn = wrapperFunction(file)
-  if (!fn) return early(firstStatementEnd(file))
-  const close = fn.body.end - 1 // the `}` that ended the function
-  const tail = text.slice(fn.body.end).replace(/^\s*\)\s*;?\s*$/, '')
-  if (file.statements.length !== 1 || tail !== '') return early(close)
-  if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
-  return { ok: true }
-}
-
-/**
- * Where each top-level `namespace X { … }` of a program body is (esbuild allows `namespace` only at a
- * module's top level, so the compiler compiles each on its own and splices the JS back in place).
- */
-export function topLevelNamespaceSpans(source: string): { start: number; end: number }[] {
-  const file = ts.createSourceFile('program.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  return file.statements.filter((s) => ts.isModuleDeclaration(s)).map((s) => ({ start: s.getStart(file), end: s.end }))
-}
-
-function wrapperFunction(file: TS.SourceFile): TS.FunctionExpression | undefined {
-  const first = file.statements[0]
-  if (!first || !ts.isExpressionStatement(first)) return undefined
-  let e: TS.Expression = first.expression
-  if (!ts.isParenthesizedExpression(e)) return undefined
-  e = e.expression
-  if (!ts.isFunctionExpression(e) || e.name || e.parameters.length !== 0) return undefined
-  if (!e.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword) || e.asteriskToken) return undefined
-  return e
-}
-
-function firstStatementEnd(file: TS.SourceFile): number {
-  return file.statements[0]?.end ?? 0
 }
 
 // --- normalisation steps -------------------------------------------------------------------------------
@@ -291,7 +262,9 @@ function importEdit(file: TS.SourceFile, s: TS.ImportDeclaration, options: Norma
   if (clause.name) parts.push(`const ${clause.name.text} = ${ns}.default;`)
   if (bindings && ts.isNamespaceImport(bindings)) parts.push(`const ${bindings.name.text} = ${ns};`)
   if (bindings && ts.isNamedImports(bindings)) {
-    const names = bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ? `${e.propertyName.getText(file)}: ${e.name.text}` : e.name.text))
+    const names = bindings.elements
+      .filter((e) => !e.isTypeOnly)
+      .map((e) => (e.propertyName ? `${e.propertyName.getText(file)}: ${e.name.text}` : e.name.text))
     if (names.length) parts.push(`const { ${names.join(', ')} } = ${ns};`)
   }
   return { start, end: s.end, text: `const ${ns} = await import(${from}); ${parts.join(' ')}` }
@@ -372,18 +345,21 @@ function answersWith(expr: TS.Expression): boolean {
  * when nothing at the top level refers to it already.
  */
 function loneEntryPoint(file: TS.SourceFile, defaultFunction: string | undefined): string | undefined {
-  const functions = file.statements.filter((s): s is TS.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.body !== undefined && s.name !== undefined)
+  const functions = file.statements.filter(
+    (s): s is TS.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.body !== undefined && s.name !== undefined,
+  )
   const mains = functions.filter((f) => MAIN_NAMES.has(f.name!.text))
   let entry: TS.FunctionDeclaration | undefined
   if (defaultFunction) {
     // An anonymous `export default function` was named `main` by rewriteModuleSyntax.
-    const anonymous = file.statements.find((s): s is TS.FunctionDeclaration => ts.isFunctionDeclaration(s) && !s.name && s.body !== undefined)
+    const anonymous = file.statements.find(
+      (s): s is TS.FunctionDeclaration => ts.isFunctionDeclaration(s) && !s.name && s.body !== undefined,
+    )
     if (anonymous && defaultFunction === 'main' && !functions.some((f) => f.name!.text === 'main')) {
       return file.statements.some((s) => ts.isReturnStatement(s)) ? undefined : 'main'
     }
     entry = functions.find((f) => f.name!.text === defaultFunction)
-  }
-  else if (mains.length === 1) entry = mains[0]
+  } else if (mains.length === 1) entry = mains[0]
   else if (functions.length === 1 && !file.statements.some(runsSomething)) entry = functions[0]
   if (!entry) return undefined
   const name = entry.name!.text
@@ -395,12 +371,14 @@ function loneEntryPoint(file: TS.SourceFile, defaultFunction: string | undefined
 /** A top-level statement that does work when reached (anything but declarations without calls). */
 function runsSomething(s: TS.Statement): boolean {
   if (isInert(s) || ts.isClassDeclaration(s) || ts.isEnumDeclaration(s) || ts.isModuleDeclaration(s)) return false
-  if (ts.isVariableStatement(s)) return s.declarationList.declarations.some((d) => d.initializer !== undefined && containsCallOrAwait(d.initializer))
+  if (ts.isVariableStatement(s))
+    return s.declarationList.declarations.some((d) => d.initializer !== undefined && containsCallOrAwait(d.initializer))
   return true
 }
 
 function containsCallOrAwait(node: TS.Node): boolean {
-  if (ts.isCallExpression(node) || ts.isAwaitExpression(node) || ts.isNewExpression(node) || ts.isTaggedTemplateExpression(node)) return true
+  if (ts.isCallExpression(node) || ts.isAwaitExpression(node) || ts.isNewExpression(node) || ts.isTaggedTemplateExpression(node))
+    return true
   if (ts.isFunctionLike(node)) return false
   return ts.forEachChild(node, containsCallOrAwait) ?? false
 }

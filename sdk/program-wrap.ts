@@ -30,5 +30,10 @@ export interface WrappedProgram {
 }
 
 export function wrapProgram(body: string): WrappedProgram {
-  return { text: WRAP_HEAD + body + WRAP_TAIL, lineOffset: WRAP_LINE_OFFSET, bodyStart: WRAP_HEAD.length, bodyEnd: WRAP_HEAD.length + body.length }
+  return {
+    text: WRAP_HEAD + body + WRAP_TAIL,
+    lineOffset: WRAP_LINE_OFFSET,
+    bodyStart: WRAP_HEAD.length,
+    bodyEnd: WRAP_HEAD.length + body.length,
+  }
 }

@@ -46,8 +46,7 @@ export const RUN_CODE_PARAMETERS: RunCodeParameters = {
 }
 
 /** Said of `run_code` when it is offered as a freeform (custom) tool: its whole input is the program. */
-export const RUN_CODE_FREEFORM_NOTE =
-  'Send the program itself as this tool\'s input: plain TypeScript, not JSON — no quoting or escaping.'
+export const RUN_CODE_FREEFORM_NOTE = "Send the program itself as this tool's input: plain TypeScript, not JSON — no quoting or escaping."
 
 export function runCodeDescription(declarations: string, limits: { timeoutMs: number; memoryMb: number }): string {
   return [

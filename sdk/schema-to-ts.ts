@@ -253,7 +253,8 @@ class Context {
     const target = resolvePointer(this.root, ref)
     const title = isSchema(target) && typeof target.title === 'string' ? target.title : ''
     const last = pascalCase(title) || pascalCase(decodeSegment(ref.split('/').pop() ?? '')) || 'Type'
-    const stem = ref === '#' ? (this.options.rootName ?? `${this.options.namePrefix ?? ''}${last}`) : `${this.options.namePrefix ?? ''}${last}`
+    const stem =
+      ref === '#' ? (this.options.rootName ?? `${this.options.namePrefix ?? ''}${last}`) : `${this.options.namePrefix ?? ''}${last}`
     let name = stem
     for (let i = 2; this.taken.has(name); i++) name = `${stem}${i}`
     this.taken.add(name)

@@ -19,8 +19,14 @@ export interface StandardToolSchema<T = Record<string, unknown>> {
     readonly vendor: 'codeact'
     readonly validate: (value: unknown) => StandardResult<T> | Promise<StandardResult<T>>
     readonly jsonSchema: {
-      readonly input: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> | undefined }) => Record<string, unknown>
-      readonly output: (options: { readonly target: string; readonly libraryOptions?: Record<string, unknown> | undefined }) => Record<string, unknown>
+      readonly input: (options: {
+        readonly target: string
+        readonly libraryOptions?: Record<string, unknown> | undefined
+      }) => Record<string, unknown>
+      readonly output: (options: {
+        readonly target: string
+        readonly libraryOptions?: Record<string, unknown> | undefined
+      }) => Record<string, unknown>
     }
     readonly types?: { readonly input: T; readonly output: T } | undefined
   }

@@ -46,7 +46,9 @@ export function parseFile(fileName: string, text: string, asModule = false): TS.
     text,
     {
       languageVersion: TARGET,
-      setExternalModuleIndicator: asModule ? (f) => ((f as { externalModuleIndicator?: unknown }).externalModuleIndicator = true) : undefined,
+      setExternalModuleIndicator: asModule
+        ? (f) => ((f as { externalModuleIndicator?: unknown }).externalModuleIndicator = true)
+        : undefined,
       // Doc comments do not change types in .ts files; skipping them makes parsing the lib much cheaper.
       jsDocParsingMode: ts.JSDocParsingMode.ParseNone,
     },

@@ -26,11 +26,22 @@ const PAIR: Record<string, string> = { '{': '}', '(': ')', '[': ']' }
 
 /** Tokens after which a `/` divides; anywhere else it starts a regular expression. */
 const ENDS_EXPRESSION = new Set([
-  ts.SyntaxKind.Identifier, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.StringLiteral, ts.SyntaxKind.BigIntLiteral,
-  ts.SyntaxKind.CloseParenToken, ts.SyntaxKind.CloseBracketToken, ts.SyntaxKind.CloseBraceToken,
-  ts.SyntaxKind.ThisKeyword, ts.SyntaxKind.SuperKeyword, ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword,
-  ts.SyntaxKind.NullKeyword, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateTail,
-  ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken,
+  ts.SyntaxKind.Identifier,
+  ts.SyntaxKind.NumericLiteral,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.BigIntLiteral,
+  ts.SyntaxKind.CloseParenToken,
+  ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.CloseBraceToken,
+  ts.SyntaxKind.ThisKeyword,
+  ts.SyntaxKind.SuperKeyword,
+  ts.SyntaxKind.TrueKeyword,
+  ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.PlusPlusToken,
+  ts.SyntaxKind.MinusMinusToken,
 ])
 
 /** The first bracket that does not pair up, or undefined when they all do. */
@@ -43,7 +54,8 @@ export function unbalancedBracket(source: string): BracketProblem | undefined {
     return { line: lc.line + 1, column: lc.character + 1 }
   }
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !ENDS_EXPRESSION.has(previous)) kind = scanner.reScanSlashToken()
+    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !ENDS_EXPRESSION.has(previous))
+      kind = scanner.reScanSlashToken()
     if (kind === ts.SyntaxKind.TemplateHead) stack.push({ char: '{', pos: scanner.getTokenStart(), template: true })
     else if (kind === ts.SyntaxKind.CloseBraceToken && stack.at(-1)?.template) {
       kind = scanner.reScanTemplateToken(false)
@@ -52,17 +64,33 @@ export function unbalancedBracket(source: string): BracketProblem | undefined {
     else if (CLOSE[kind] !== undefined) {
       const top = stack.pop()
       const closer = CLOSE[kind] ?? ''
-      if (top === undefined) return { ...at(scanner.getTokenStart()), message: `This '${closer}' closes nothing: remove it, or add the '${opener(closer)}' it was meant to close.` }
+      if (top === undefined)
+        return {
+          ...at(scanner.getTokenStart()),
+          message: `This '${closer}' closes nothing: remove it, or add the '${opener(closer)}' it was meant to close.`,
+        }
       if (PAIR[top.char] !== closer) {
         const open = at(top.pos)
-        return { ...at(scanner.getTokenStart()), message: `This '${closer}' does not match the '${top.char}' on line ${open.line}: close that with '${PAIR[top.char] ?? ''}' first.` }
+        return {
+          ...at(scanner.getTokenStart()),
+          message: `This '${closer}' does not match the '${top.char}' on line ${open.line}: close that with '${PAIR[top.char] ?? ''}' first.`,
+        }
       }
     }
-    if (kind !== ts.SyntaxKind.SingleLineCommentTrivia && kind !== ts.SyntaxKind.MultiLineCommentTrivia && kind !== ts.SyntaxKind.WhitespaceTrivia && kind !== ts.SyntaxKind.NewLineTrivia) previous = kind
+    if (
+      kind !== ts.SyntaxKind.SingleLineCommentTrivia &&
+      kind !== ts.SyntaxKind.MultiLineCommentTrivia &&
+      kind !== ts.SyntaxKind.WhitespaceTrivia &&
+      kind !== ts.SyntaxKind.NewLineTrivia
+    )
+      previous = kind
   }
   const open = stack.pop()
   if (open === undefined) return undefined
-  return { ...at(open.pos), message: `This '${open.char}' is never closed: add the missing '${PAIR[open.char] ?? ''}' where its block ends.` }
+  return {
+    ...at(open.pos),
+    message: `This '${open.char}' is never closed: add the missing '${PAIR[open.char] ?? ''}' where its block ends.`,
+  }
 }
 
 function opener(closer: string): string {

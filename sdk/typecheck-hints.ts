@@ -74,18 +74,40 @@ export const SANDBOX_HAS =
 const NETWORK = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'axios', 'Request', 'Response', 'Headers', 'FormData']
 const MODULES = ['require', 'module', 'exports', '__dirname', '__filename']
 const NODE = ['fs', 'path', 'os', 'child_process', 'Buffer', 'http', 'https', 'util']
-const BROWSER = ['document', 'window', 'navigator', 'localStorage', 'sessionStorage', 'alert', 'location', 'self', 'Blob', 'File', 'Event', 'EventTarget', 'AbortController']
+const BROWSER = [
+  'document',
+  'window',
+  'navigator',
+  'localStorage',
+  'sessionStorage',
+  'alert',
+  'location',
+  'self',
+  'Blob',
+  'File',
+  'Event',
+  'EventTarget',
+  'AbortController',
+]
 
 /** The fix for a name the sandbox does not define, or undefined when it is not a known global. */
 export function missingGlobalHint(name: string, toolNames: readonly string[]): string | undefined {
   // The best-named tools first: `fetch-page` before `brave_web_search` for `fetch`.
-  const some = (re: RegExp) => toolNames.filter((t) => re.test(t)).sort((a, b) => rank(a, name) - rank(b, name)).slice(0, 3).map(toolRef)
+  const some = (re: RegExp) =>
+    toolNames
+      .filter((t) => re.test(t))
+      .sort((a, b) => rank(a, name) - rank(b, name))
+      .slice(0, 3)
+      .map(toolRef)
   const use = (tools: string[], fallback: string) => (tools.length > 0 ? `call a tool instead (${tools.join(', ')})` : fallback)
   let fix: string | undefined
-  if (NETWORK.includes(name)) fix = `there is no network; ${use(some(/fetch|http|web|url|request|search|browse/i), 'reach the outside world through the tools (`await tools.name(args)`)')}.`
-  else if (MODULES.includes(name)) fix = 'there are no modules; the tools are the way out (`await tools.name(args)`), and built-ins need no import.'
+  if (NETWORK.includes(name))
+    fix = `there is no network; ${use(some(/fetch|http|web|url|request|search|browse/i), 'reach the outside world through the tools (`await tools.name(args)`)')}.`
+  else if (MODULES.includes(name))
+    fix = 'there are no modules; the tools are the way out (`await tools.name(args)`), and built-ins need no import.'
   else if (name === 'process') fix = 'there is no process or environment; pass values in the program text or get them from a tool.'
-  else if (NODE.includes(name)) fix = `there are no Node APIs; ${use(some(/read_file|write_file|list_dir|bash|glob/), 'use the tools')}${name === 'Buffer' ? ', and TextEncoder/TextDecoder or atob/btoa for bytes' : ''}.`
+  else if (NODE.includes(name))
+    fix = `there are no Node APIs; ${use(some(/read_file|write_file|list_dir|bash|glob/), 'use the tools')}${name === 'Buffer' ? ', and TextEncoder/TextDecoder or atob/btoa for bytes' : ''}.`
   else if (BROWSER.includes(name)) fix = 'this is not a browser; use the tools and `console.log`.'
   else if (name === 'setImmediate') fix = 'use setTimeout(fn, 0) or queueMicrotask(fn).'
   else if (name === 'performance') fix = 'use Date.now() for timing.'
@@ -102,7 +124,8 @@ function rank(tool: string, missing: string): number {
 /** `github.list_issues(…)` where tools are named `github__list_issues`. */
 export function toolPrefixHint(prefix: string, member: string | undefined, toolNames: readonly string[]): string | undefined {
   const exact = member === undefined ? undefined : toolNames.find((t) => t === `${prefix}__${member}` || t === `${prefix}_${member}`)
-  if (exact !== undefined) return `\`${prefix}${member === undefined ? '' : `.${member}`}\` is not defined: call the tool as \`await ${toolRef(exact)}(args)\`.`
+  if (exact !== undefined)
+    return `\`${prefix}${member === undefined ? '' : `.${member}`}\` is not defined: call the tool as \`await ${toolRef(exact)}(args)\`.`
   const family = toolNames.filter((t) => t.startsWith(`${prefix}__`))
   if (family.length === 0) return undefined
   const close = member === undefined ? [] : closestNames(`${prefix}__${member}`, family)

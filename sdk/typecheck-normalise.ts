@@ -9,7 +9,8 @@ export function normaliseSafely(code: string, allowNodeImports: boolean): Normal
   try {
     return normaliseProgram(code, { allowNodeImports })
   } catch (e) {
-    const why = e instanceof RangeError ? 'it nests too deeply to parse' : `the normaliser failed (${e instanceof Error ? e.message : String(e)})`
+    const why =
+      e instanceof RangeError ? 'it nests too deeply to parse' : `the normaliser failed (${e instanceof Error ? e.message : String(e)})`
     return { text: code, changes: [], problem: { message: `the program cannot be compiled: ${why}`, line: 1, column: 1 } }
   }
 }

@@ -20,7 +20,10 @@ import type { ShapeResult } from './program-wrap.js'
 import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
-export type PoolAnswer = ({ ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer } | { ok: false; reason: 'budget' | 'crashed'; message: string }) & {
+export type PoolAnswer = (
+  | { ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer }
+  | { ok: false; reason: 'budget' | 'crashed'; message: string }
+) & {
   /** The normalised program, when asked for and the thread got that far (even past the budget). */
   normalised?: NormalisedProgram
   /** The shape of the normalised program's wrapped text, sent with `normalised`. */
@@ -58,9 +61,24 @@ let nextId = 0
  * normalised text (returned in `normalised`): preparing, then the check, each get `budgetMs`. Without
  * `declarations`, nothing is type-checked.
  */
-export function checkInPool(declarations: string | undefined, source: string, budgetMs: number, normalise?: { allowNodeImports: boolean }, nodeTypes = false): Promise<PoolAnswer> {
+export function checkInPool(
+  declarations: string | undefined,
+  source: string,
+  budgetMs: number,
+  normalise?: { allowNodeImports: boolean },
+  nodeTypes = false,
+): Promise<PoolAnswer> {
   return new Promise((resolve) => {
-    queue.push({ request: { ...(declarations !== undefined ? { declarations } : {}), source, ...(normalise ? { normalise } : {}), ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs, resolve })
+    queue.push({
+      request: {
+        ...(declarations !== undefined ? { declarations } : {}),
+        source,
+        ...(normalise ? { normalise } : {}),
+        ...(nodeTypes ? { nodeTypes } : {}),
+      },
+      budgetMs,
+      resolve,
+    })
     pump()
   })
 }
@@ -79,11 +97,6 @@ export function warmPool(declarations: string, nodeTypes = false): Promise<void>
     queue.push({ request: { declarations, ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs: 0, resolve: () => resolve() })
     pump()
   })
-}
-
-/** Threads alive now (for tests and diagnostics). */
-export function poolThreads(): number {
-  return slots.length
 }
 
 function pump(): void {
@@ -115,13 +128,17 @@ function assign(slot: Slot, job: Job): void {
 
 /** Ends the slot's thread (and answers its job `budget`) after `budgetMs`. */
 function budgetTimer(slot: Slot, budgetMs: number): NodeJS.Timeout {
-  return setTimeout(() => retire(slot, { ok: false, reason: 'budget', message: `the checker's thread took longer than its ${budgetMs} ms budget` }), budgetMs)
+  return setTimeout(
+    () => retire(slot, { ok: false, reason: 'budget', message: `the checker's thread took longer than its ${budgetMs} ms budget` }),
+    budgetMs,
+  )
 }
 
 function spawn(): void {
   const path = workerPath()
   if (path === undefined) {
-    for (const job of queue.splice(0)) job.resolve({ ok: false, reason: 'crashed', message: 'the type checker is not built (run `npm run build`)' })
+    for (const job of queue.splice(0))
+      job.resolve({ ok: false, reason: 'crashed', message: 'the type checker is not built (run `npm run build`)' })
     return
   }
   const worker = new Worker(path, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
@@ -153,7 +170,10 @@ function spawn(): void {
     if (current === undefined || current.id !== message.id) return
     clearTimeout(current.timer)
     slot.job = undefined
-    const normalised = { ...(current.normalised ? { normalised: current.normalised } : {}), ...(current.shape ? { shape: current.shape } : {}) }
+    const normalised = {
+      ...(current.normalised ? { normalised: current.normalised } : {}),
+      ...(current.shape ? { shape: current.shape } : {}),
+    }
     current.job.resolve(
       message.ok
         ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
@@ -190,7 +210,11 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
   if (current !== undefined) {
     clearTimeout(current.timer)
     const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
-    current.job.resolve({ ...base, ...(current.normalised ? { normalised: current.normalised } : {}), ...(current.shape ? { shape: current.shape } : {}) })
+    current.job.resolve({
+      ...base,
+      ...(current.normalised ? { normalised: current.normalised } : {}),
+      ...(current.shape ? { shape: current.shape } : {}),
+    })
   }
   void slot.worker.terminate().catch(() => undefined)
   if (queue.length > 0) {

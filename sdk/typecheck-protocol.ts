@@ -37,4 +37,6 @@ export interface NormalisedMessage {
   shape?: ShapeResult
 }
 
-export type CheckResponse = { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer } | { id: number; ok: false; message: string }
+export type CheckResponse =
+  | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer }
+  | { id: number; ok: false; message: string }

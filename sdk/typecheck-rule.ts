@@ -51,7 +51,12 @@ export function classify(d: TS.Diagnostic, ctx: RuleContext): Verdict {
 
   if (CANNOT_FIND_NAME.has(d.code)) {
     // A missing type is erased by the compiler; only a missing value is a ReferenceError.
-    if (inTypePosition(node)) return { kind: 'note', cause: `type:${node.getText(ctx.file)}`, message: `${first} (types are not checked at run time; it was treated as any)` }
+    if (inTypePosition(node))
+      return {
+        kind: 'note',
+        cause: `type:${node.getText(ctx.file)}`,
+        message: `${first} (types are not checked at run time; it was treated as any)`,
+      }
     return { kind: 'block' }
   }
   if (d.code === 7053 && isToolsAccess(node, ctx)) return { kind: 'block' }
@@ -63,7 +68,18 @@ export function classify(d: TS.Diagnostic, ctx: RuleContext): Verdict {
     const name = node.getText(ctx.file).slice(0, 40)
     return { kind: 'note', cause: `undefined:${name}`, message: `\`${name}\` may be null or undefined here` }
   }
-  if (d.code === 2349 || d.code === 2351 || d.code === 2362 || d.code === 2363 || d.code === 2365 || d.code === 2801 || d.code === 2769 || MISMATCH.has(d.code) || d.code === 2554 || d.code === 2555) {
+  if (
+    d.code === 2349 ||
+    d.code === 2351 ||
+    d.code === 2362 ||
+    d.code === 2363 ||
+    d.code === 2365 ||
+    d.code === 2801 ||
+    d.code === 2769 ||
+    MISMATCH.has(d.code) ||
+    d.code === 2554 ||
+    d.code === 2555
+  ) {
     return valueVerdict(d, node, ctx, first)
   }
   return { kind: 'note', cause: `${d.code}:${first}`, message: first }
@@ -88,7 +104,11 @@ function propertyVerdict(node: TS.Node, ctx: RuleContext, message: string): Verd
     return untypedNote(object, ctx)
   }
   // Calling a method that is not there is a TypeError; reading a missing property is only undefined.
-  const called = access.parent && ts.isCallExpression(access.parent) && access.parent.expression === access && access.parent.questionDotToken === undefined
+  const called =
+    access.parent &&
+    ts.isCallExpression(access.parent) &&
+    access.parent.expression === access &&
+    access.parent.questionDotToken === undefined
   if (called) return { kind: 'block' }
   return { kind: 'note', cause: `2339:${message}`, message }
 }
@@ -98,7 +118,8 @@ function valueVerdict(d: TS.Diagnostic, node: TS.Node, ctx: RuleContext, message
   const { checker } = ctx
   const pair = sourceAndTarget(node, checker)
   const here = pair?.source ?? (ts.isExpression(node) ? checker.getTypeAtLocation(node) : undefined)
-  if (here !== undefined && isPromiseLike(here, checker) && !(pair?.target && acceptsPromise(pair.target, checker))) return { kind: 'block' }
+  if (here !== undefined && isPromiseLike(here, checker) && !(pair?.target && acceptsPromise(pair.target, checker)))
+    return { kind: 'block' }
   const call = toolCallAround(node, ctx)
   if (d.code === 2349 || d.code === 2351) return here !== undefined && isLoose(here) ? untypedNote(node, ctx) : { kind: 'block' }
   if (d.code === 2554 || d.code === 2555) {
@@ -109,7 +130,11 @@ function valueVerdict(d: TS.Diagnostic, node: TS.Node, ctx: RuleContext, message
   }
   if (call === undefined) {
     if (pair && isLoose(pair.source)) return untypedNote(sourceNode(node) ?? node, ctx)
-    return { kind: 'note', cause: `${d.code}:${message}`, message: `${message} (an annotation of the program's own; not checked at run time)` }
+    return {
+      kind: 'note',
+      cause: `${d.code}:${message}`,
+      message: `${message} (an annotation of the program's own; not checked at run time)`,
+    }
   }
   // An excess field in a literal: the schema is closed (else the type would have an index signature).
   if (d.code === 2353 || d.code === 2561) return { kind: 'block' }
@@ -120,7 +145,7 @@ function valueVerdict(d: TS.Diagnostic, node: TS.Node, ctx: RuleContext, message
     return {
       kind: 'note',
       cause: `widened:${call}:${what}`,
-      message: `\`${what}\` is typed ${checker.typeToString(pair.source)} where ${toolRefOf(call)} expects ${short(pair.target ? checker.typeToString(pair.target) : "another type")}; the tool validates the actual value when called`,
+      message: `\`${what}\` is typed ${checker.typeToString(pair.source)} where ${toolRefOf(call)} expects ${short(pair.target ? checker.typeToString(pair.target) : 'another type')}; the tool validates the actual value when called`,
     }
   }
   return { kind: 'block' }
@@ -195,7 +220,12 @@ function untypedNote(node: TS.Node, ctx: RuleContext): Verdict {
   const root = rootIdentifier(node)
   const name = root?.getText(ctx.file) ?? node.getText(ctx.file).slice(0, 40)
   const tool = root ? toolOfDeclaration(root, ctx) : toolOfText(node.getText(ctx.file))
-  if (tool !== undefined) return { kind: 'note', cause: `untyped:${tool}`, message: `the result of ${toolRefOf(tool)} has no declared type, so its uses were not checked` }
+  if (tool !== undefined)
+    return {
+      kind: 'note',
+      cause: `untyped:${tool}`,
+      message: `the result of ${toolRefOf(tool)} has no declared type, so its uses were not checked`,
+    }
   return { kind: 'note', cause: `untyped:${name}`, message: `\`${name}\` has no declared type, so its uses were not checked` }
 }
 
@@ -203,7 +233,14 @@ function rootIdentifier(node: TS.Node): TS.Identifier | undefined {
   let n: TS.Node = node
   for (;;) {
     if (ts.isIdentifier(n)) return n
-    if (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n) || ts.isNonNullExpression(n) || ts.isParenthesizedExpression(n) || ts.isAsExpression(n)) n = n.expression
+    if (
+      ts.isPropertyAccessExpression(n) ||
+      ts.isElementAccessExpression(n) ||
+      ts.isNonNullExpression(n) ||
+      ts.isParenthesizedExpression(n) ||
+      ts.isAsExpression(n)
+    )
+      n = n.expression
     else if (ts.isCallExpression(n)) n = n.expression
     else return undefined
   }
@@ -247,14 +284,26 @@ function toolCallAround(node: TS.Node, ctx: RuleContext): string | undefined {
 }
 
 function toolNameOfCallee(callee: TS.Node): string | undefined {
-  if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'tools') return callee.name.text
-  if (ts.isElementAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'tools' && ts.isStringLiteralLike(callee.argumentExpression)) return callee.argumentExpression.text
+  if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'tools')
+    return callee.name.text
+  if (
+    ts.isElementAccessExpression(callee) &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'tools' &&
+    ts.isStringLiteralLike(callee.argumentExpression)
+  )
+    return callee.argumentExpression.text
   return undefined
 }
 
 function isToolsAccess(node: TS.Node, ctx: RuleContext): boolean {
   for (let n: TS.Node | undefined = node; n && n !== ctx.file; n = n.parent) {
-    if ((ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) && ts.isIdentifier(n.expression) && n.expression.text === 'tools') return true
+    if (
+      (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) &&
+      ts.isIdentifier(n.expression) &&
+      n.expression.text === 'tools'
+    )
+      return true
     if (ts.isStatement(n)) return false
   }
   return false
@@ -265,7 +314,13 @@ function isLoose(type: TS.Type): boolean {
   const F = ts.TypeFlags
   if (type.flags & (F.Unknown | F.Any)) return true
   if (type.isUnion()) return type.types.some(isLoose)
-  if (type.flags & F.Object && type.getProperties().length === 0 && type.getCallSignatures().length === 0 && (type as TS.ObjectType).objectFlags & ts.ObjectFlags.Anonymous) return true
+  if (
+    type.flags & F.Object &&
+    type.getProperties().length === 0 &&
+    type.getCallSignatures().length === 0 &&
+    (type as TS.ObjectType).objectFlags & ts.ObjectFlags.Anonymous
+  )
+    return true
   return (type.flags & F.NonPrimitive) !== 0
 }
 
@@ -283,13 +338,19 @@ function acceptsPromise(target: TS.Type, checker: TS.TypeChecker): boolean {
 
 function isWriteTarget(access: TS.Node): boolean {
   const parent = access.parent
-  return parent !== undefined && ts.isBinaryExpression(parent) && parent.left === access && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken
+  return (
+    parent !== undefined &&
+    ts.isBinaryExpression(parent) &&
+    parent.left === access &&
+    parent.operatorToken.kind === ts.SyntaxKind.EqualsToken
+  )
 }
 
 function inTypePosition(node: TS.Node): boolean {
   for (let n: TS.Node | undefined = node.parent; n; n = n.parent) {
     if (ts.isTypeNode(n) && !ts.isExpressionWithTypeArguments(n)) return true
-    if (ts.isExpressionWithTypeArguments(n)) return n.parent !== undefined && ts.isHeritageClause(n.parent) && n.parent.token === ts.SyntaxKind.ImplementsKeyword
+    if (ts.isExpressionWithTypeArguments(n))
+      return n.parent !== undefined && ts.isHeritageClause(n.parent) && n.parent.token === ts.SyntaxKind.ImplementsKeyword
     if (ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return true
     if (ts.isExpression(n) || ts.isStatement(n)) return false
   }

@@ -5,7 +5,8 @@
  * host (typecheck-pool.ts) sends one request at a time and terminates this thread when one runs past its budget.
  */
 import { parentPort } from 'node:worker_threads'
-import { checkWrappedShape, topLevelNamespaceSpans, wrapProgram } from './program-text.js'
+import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
+import { wrapProgram } from './program-wrap.js'
 import { normaliseSafely } from './typecheck-normalise.js'
 import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
 import { nodeAmbientFiles } from './node-types.js'
@@ -54,7 +55,8 @@ if (port !== null) {
         }
         source = normalised.text
       }
-      const diagnostics = request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)
+      const diagnostics =
+        request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)
       response = { id: request.id, ok: true, diagnostics }
     } catch (e) {
       response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }

@@ -14,7 +14,15 @@
 import type TS from 'typescript'
 import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
-import { looksLikePython, missingGlobalHint, PYTHON_HINT, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
+import {
+  looksLikePython,
+  missingGlobalHint,
+  PYTHON_HINT,
+  SANDBOX_GLOBALS,
+  toolPrefixHint,
+  toolRef,
+  unknownToolHint,
+} from './typecheck-hints.js'
 import { unbalancedBracket } from './typecheck-braces.js'
 import { classify, nodeAt } from './typecheck-rule.js'
 import { createHost, DEFAULT_OPTIONS, parseFile, ts } from './ts-host.js'
@@ -132,12 +140,22 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     }
     const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code))
     if (raw.some((d) => d.code < 2000) && looksLikePython(source)) {
-      return [{ line: 1, column: 1, code: raw[0]?.code ?? 1005, message: PYTHON_HINT, lineText: source.split(/\r?\n/)[0] ?? '', severity: 'error' }]
+      return [
+        {
+          line: 1,
+          column: 1,
+          code: raw[0]?.code ?? 1005,
+          message: PYTHON_HINT,
+          lineText: source.split(/\r?\n/)[0] ?? '',
+          severity: 'error',
+        },
+      ]
     }
     if (raw.some((d) => d.code < 2000)) {
       // TypeScript places a missing `}` past the program's end; say which bracket, on its own line.
       const bracket = unbalancedBracket(source)
-      if (bracket !== undefined) return [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }]
+      if (bracket !== undefined)
+        return [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }]
     }
     return toDiagnostics(raw, checked.file, toolNames, source, checked.checker)
   }
@@ -164,7 +182,11 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     declarationDiagnostics() {
       // skipLibCheck skips .d.ts files, so the SDK text is checked once more as an ordinary .ts file.
       const file = parseFile(SDK_CHECK_FILE, sdkText)
-      const program = ts.createProgram({ rootNames: [GLOBALS_FILE, SDK_CHECK_FILE], options: compilerOptions, host: createHost(() => [file, globalsFile]) })
+      const program = ts.createProgram({
+        rootNames: [GLOBALS_FILE, SDK_CHECK_FILE],
+        options: compilerOptions,
+        host: createHost(() => [file, globalsFile]),
+      })
       return toDiagnostics([...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)], file, toolNames)
     },
   }
@@ -190,7 +212,13 @@ interface Checked {
  * `userSource`, when given, is the program as the user wrote it; `file` holds it wrapped one line down, and
  * `checker` classifies each diagnostic (without one, everything is an error: the SDK's own check).
  */
-function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolNames: readonly string[], userSource?: string, checker?: TS.TypeChecker): TypeDiagnostic[] {
+function toDiagnostics(
+  raw: readonly TS.Diagnostic[],
+  file: TS.SourceFile,
+  toolNames: readonly string[],
+  userSource?: string,
+  checker?: TS.TypeChecker,
+): TypeDiagnostic[] {
   const lines = (userSource ?? file.text).split(/\r?\n/)
   const shift = userSource === undefined ? 0 : WRAP_LINE_OFFSET
   const seen = new Set<string>()
@@ -209,28 +237,43 @@ function toDiagnostics(raw: readonly TS.Diagnostic[], file: TS.SourceFile, toolN
     const original = ts.flattenDiagnosticMessageText(d.messageText, '\n')
     const message = verdict.kind === 'note' ? verdict.message : (verdict.message ?? blockingMessage(d, original, file, toolNames))
     // A missing closer is reported where the program ends; the line of its opener is the one to fix.
-    const at = d.code === 1005 && d.relatedInformation?.[0]?.start !== undefined && /^'[})\]]' expected/.test(original) ? d.relatedInformation[0].start : (d.start ?? 0)
+    const at =
+      d.code === 1005 && d.relatedInformation?.[0]?.start !== undefined && /^'[})\]]' expected/.test(original)
+        ? d.relatedInformation[0].start
+        : (d.start ?? 0)
     const pos = ts.getLineAndCharacterOfPosition(file, Math.min(at, file.text.length))
     const key = `${pos.line}:${pos.character}:${d.code}:${message}`
     if (seen.has(key)) continue
     seen.add(key)
     const line = Math.min(Math.max(pos.line - shift, 0), lines.length - 1)
     const column = line === pos.line - shift ? pos.character + 1 : 1
-    out.push({ line: line + 1, column, code: d.code, message, lineText: lines[line] ?? '', severity: verdict.kind === 'note' ? 'note' : 'error', ...(verdict.kind === 'note' ? { cause: verdict.cause } : {}) })
+    out.push({
+      line: line + 1,
+      column,
+      code: d.code,
+      message,
+      lineText: lines[line] ?? '',
+      severity: verdict.kind === 'note' ? 'note' : 'error',
+      ...(verdict.kind === 'note' ? { cause: verdict.cause } : {}),
+    })
   }
   return out
 }
 
 /** The message of a blocking diagnostic: TypeScript's, or one line that names the fix. */
 function blockingMessage(d: TS.Diagnostic, message: string, file: TS.SourceFile, toolNames: readonly string[]): string {
-  const unknownTool = /^Property '([^']+)' does not exist on type 'Tools'/.exec(message) ?? /^Element implicitly has an 'any' type because expression of type '"([^"]+)"' can't be used to index type 'Tools'/.exec(message)
+  const unknownTool =
+    /^Property '([^']+)' does not exist on type 'Tools'/.exec(message) ??
+    /^Element implicitly has an 'any' type because expression of type '"([^"]+)"' can't be used to index type 'Tools'/.exec(message)
   if (unknownTool?.[1] !== undefined) return unknownToolHint(unknownTool[1], toolNames)
-  if (/^(Type|Argument of type) 'Promise<|on type 'Promise<|'Promise<[^']*>' is always defined/.test(message)) return `${message} Did you forget \`await\`?`
+  if (/^(Type|Argument of type) 'Promise<|on type 'Promise<|'Promise<[^']*>' is always defined/.test(message))
+    return `${message} Did you forget \`await\`?`
   const missing = /^Cannot find name '([^']+)'/.exec(message)?.[1]
   if (missing !== undefined) {
     if (toolNames.includes(missing)) return `Cannot find name '${missing}'. Call the tool as \`await ${toolRef(missing)}(args)\`.`
     const node = d.start === undefined ? undefined : nodeAt(file, d.start, d.length ?? 0)
-    const member = node?.parent && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent.name.text : undefined
+    const member =
+      node?.parent && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node ? node.parent.name.text : undefined
     return toolPrefixHint(missing, member, toolNames) ?? missingGlobalHint(missing, toolNames) ?? message
   }
   if (d.code === 1005 && /^'[})\]]' expected/.test(message) && d.relatedInformation?.[0]?.start !== undefined) {
@@ -239,7 +282,9 @@ function blockingMessage(d: TS.Diagnostic, message: string, file: TS.SourceFile,
     return `This '${opener}' is never closed: add the missing '${closer}' where its block ends.`
   }
   // The lib is fixed by the sandbox: "change your target library" is not advice a program can take.
-  if (d.code === 2550) return `${message.replace(/ Do you need to change your target library\?.*$/s, '')} It is not among this sandbox's ES2023 built-ins.`
-  if (d.code === 1308) return `${message} Make the callback \`async\`, or better, loop with \`for (const x of xs) { await … }\` or \`await Promise.all(xs.map(async (x) => …))\`.`
+  if (d.code === 2550)
+    return `${message.replace(/ Do you need to change your target library\?.*$/s, '')} It is not among this sandbox's ES2023 built-ins.`
+  if (d.code === 1308)
+    return `${message} Make the callback \`async\`, or better, loop with \`for (const x of xs) { await … }\` or \`await Promise.all(xs.map(async (x) => …))\`.`
   return message
 }

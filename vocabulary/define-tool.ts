@@ -11,7 +11,9 @@ export function defineTool<S extends ZodType, R>(
     execute(args: z.output<S>, ctx: ToolContext): R | Promise<R>
   },
 ): ToolDefinition<z.output<S>, R>
-export function defineTool<A = Record<string, unknown>, R = unknown>(def: ToolDefinition<A, R> & { parameters: JsonSchema }): ToolDefinition<A, R>
+export function defineTool<A = Record<string, unknown>, R = unknown>(
+  def: ToolDefinition<A, R> & { parameters: JsonSchema },
+): ToolDefinition<A, R>
 export function defineTool(def: ToolDefinition): ToolDefinition {
   return def
 }

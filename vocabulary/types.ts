@@ -43,7 +43,7 @@ export interface ToolContext {
  * A tool. A plain object literal works; `defineTool` only adds types.
  * `parameters` is a zod schema or a JSON Schema object; arguments are validated against it before any hook runs.
  */
-export interface ToolDefinition<Args = any, Result = unknown> {
+export interface ToolDefinition<Args = unknown, Result = unknown> {
   /** `[A-Za-z0-9_-]{1,64}`. */
   name: string
   description: string
@@ -73,7 +73,7 @@ export interface ToolAnnotations {
 }
 
 /** Typed helper: `defineTool({ ... })` returns its argument unchanged. */
-export type AnyToolDefinition = ToolDefinition<any, unknown>
+export type AnyToolDefinition = ToolDefinition<unknown, unknown>
 
 /** An errno-style failure: the one shape every refusal and tool error takes. */
 export interface ToolError {
@@ -82,9 +82,7 @@ export interface ToolError {
 }
 
 /** The outcome of one call. Dispatch never throws: every failure is a value of this type. */
-export type ToolResult =
-  | { ok: true; value: JsonValue; concludesTurn?: boolean }
-  | { ok: false; error: ToolError }
+export type ToolResult = { ok: true; value: JsonValue; concludesTurn?: boolean } | { ok: false; error: ToolError }
 
 /** One tool call as hooks see it. */
 export interface ToolCall {
@@ -109,12 +107,14 @@ export interface ApprovalAsk {
  * What a pre-execute hook may answer: nothing (allow), a denial, rewritten arguments, or a question that
  * must be answered yes before the call runs (no: `EACCES`, "not approved: …").
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing (a plain `() => {}`) allows the call
 export type PreExecuteDecision = void | undefined | { deny: ToolError } | { args: JsonValue } | { ask: ApprovalAsk }
 export type PreExecuteHook = (call: Readonly<ToolCall>) => PreExecuteDecision | Promise<PreExecuteDecision>
 /** A post-execute hook may return a replacement result. */
 export type PostExecuteHook = (
   call: Readonly<ToolCall>,
   result: ToolResult,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing keeps the result
 ) => void | undefined | ToolResult | Promise<void | undefined | ToolResult>
 
 /** One pending question, as an `onApproval` handler (or `rt.pendingApprovals()`) sees it. */
@@ -253,7 +253,14 @@ export interface EventData {
   denial: { runId?: string; callId?: string; code: string; message: string }
   'approval/request': { runId?: string; callId: string; name: string; message: string; details?: { [key: string]: JsonValue } }
   /** `by`: who answered — the embedder (`approve`/`deny`), a handler, an earlier "always", or nobody in time. */
-  'approval/answer': { runId?: string; callId: string; name: string; approved: boolean; reason?: string; by: 'embedder' | 'handler' | 'always' | 'timeout' | 'cancelled' }
+  'approval/answer': {
+    runId?: string
+    callId: string
+    name: string
+    approved: boolean
+    reason?: string
+    by: 'embedder' | 'handler' | 'always' | 'timeout' | 'cancelled'
+  }
   'batch/start': {
     batchId: string
     ids: string[]

@@ -9,7 +9,10 @@ export const MAX_LISTED_CHANGES = 50
 function counts(changes: readonly FileChange[]): string {
   const n = { modified: 0, created: 0, deleted: 0 }
   for (const c of changes) n[c.change]++
-  return (['modified', 'created', 'deleted'] as const).filter((k) => n[k] > 0).map((k) => `${n[k]} ${k}`).join(', ')
+  return (['modified', 'created', 'deleted'] as const)
+    .filter((k) => n[k] > 0)
+    .map((k) => `${n[k]} ${k}`)
+    .join(', ')
 }
 
 function list(changes: readonly FileChange[]): string {
@@ -25,7 +28,9 @@ export function renderChanges(end: EventData['run/end']): string | undefined {
   const what = n === 0 ? '' : ` (${n}: ${counts(changes)})`
   switch (end.applied) {
     case 'dry-run':
-      return n === 0 ? 'Dry run: the program would change nothing in the workspace.' : `Dry run — nothing was written; the program would make these changes${what}:\n${list(changes)}`
+      return n === 0
+        ? 'Dry run: the program would change nothing in the workspace.'
+        : `Dry run — nothing was written; the program would make these changes${what}:\n${list(changes)}`
     case 'discarded':
       if (end.ok && n > 0) return `Nothing was applied (atomic run; see below). Discarded${what}:\n${list(changes)}`
       return n === 0 && end.ok

@@ -63,7 +63,8 @@ async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
     const target = await readlink(c.change === 'deleted' ? view.lowerPath(c.rel) : view.upperPath(c.rel)).catch(() => '?')
     return `${c.change} symlink ${c.rel} -> ${target}\n`
   }
-  const before = c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
+  const before =
+    c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
   const after = c.change === 'deleted' ? undefined : await bytes(view.upperPath(c.rel))
   return unifiedDiff(c.rel, before, after)
 }
@@ -103,7 +104,12 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
         const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
         const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
         const listed: FileChange[] = set.changes.map(asFileChange)
-        if (withDiffs) await inPool(set.changes.map((c, i) => [c, i] as const), 8, async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)))
+        if (withDiffs)
+          await inPool(
+            set.changes.map((c, i) => [c, i] as const),
+            8,
+            async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)),
+          )
         if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
         if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
         let accepted = set.changes
@@ -119,7 +125,9 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
         }
         const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
         const result = (applyError?: string): FinishedChanges => ({
-          changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(({ diff: _d, ...c }) => c),
+          changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(
+            ({ diff: _d, ...c }) => c,
+          ),
           applied: applyError ? 'partial' : applied,
           unchanged,
           ...(applyError ? { applyError } : {}),
@@ -127,9 +135,18 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
         if (accepted.length === 0) return result()
         // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
         // there must not reach the real read-only path. All or nothing: then nothing is applied.
-        const ro = accepted.filter((c) => env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))))
+        const ro = accepted.filter((c) =>
+          env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))),
+        )
         if (ro.length > 0) {
-          return { ...result(), applied: 'discarded', refused: `${ro.length} staged change(s) touch read-only paths (${ro.slice(0, 3).map((c) => c.rel).join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)` }
+          return {
+            ...result(),
+            applied: 'discarded',
+            refused: `${ro.length} staged change(s) touch read-only paths (${ro
+              .slice(0, 3)
+              .map((c) => c.rel)
+              .join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)`,
+          }
         }
         await writeJournal(stage.dir, {
           version: 1,
@@ -141,7 +158,15 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
           changes: accepted,
         })
         try {
-          await applyJournal({ version: 1, root: env.config.root, readOnly: env.config.readOnly, upper: stage.upper, pid: process.pid, startedAt: '', changes: accepted })
+          await applyJournal({
+            version: 1,
+            root: env.config.root,
+            readOnly: env.config.readOnly,
+            upper: stage.upper,
+            pid: process.pid,
+            startedAt: '',
+            changes: accepted,
+          })
         } catch (err) {
           // Left in place: the next start tries to finish it from the journal.
           keepStage = true
@@ -167,4 +192,3 @@ const removals = new Set<Promise<unknown>>()
 export async function settleStageRemovals(): Promise<void> {
   while (removals.size > 0) await Promise.all([...removals])
 }
-

@@ -39,8 +39,6 @@ function labelOf(docker: Docker, options: Docker.DockerOptions | undefined): str
 /** Labels every codeact container carries; the reaper finds orphans by them. */
 export const LABEL = 'codeact'
 export const INSTANCE_LABEL = 'codeact.instance'
-// The owner's labels (hostname:pid, boot id, pid namespace, start time) are in owner.ts.
-export { OWNER_LABEL, ownerId } from './owner.js'
 
 function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message

@@ -3,5 +3,5 @@
  * `codeact-runner` image (images/, `make image`), from a warm pool.
  */
 export { createDockerSandbox, type DockerSandbox } from './sandbox.js'
-export { reapOrphans, type ReapResult } from './reaper.js'
-export { DEFAULT_IMAGE, type DockerSandboxOptions, type DockerWorkspaceOptions } from './options.js'
+export { reapOrphans } from './reaper.js'
+export { DEFAULT_IMAGE, type DockerSandboxOptions } from './options.js'

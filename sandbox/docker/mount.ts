@@ -40,13 +40,19 @@ export function workspaceMount(ws: DockerWorkspaceOptions): MountResult {
   }
   const mountAt = path.posix.resolve('/', ws.mountAt ?? '/workspace')
   // Not over the image's own folders (the runner, Node, the tmpfs).
-  if (mountAt === '/' || ['/tmp', '/usr', '/opt', '/etc', '/proc', '/dev', '/sys', '/bin', '/lib', '/lib64'].some((p) => inside(p, mountAt))) {
+  if (
+    mountAt === '/' ||
+    ['/tmp', '/usr', '/opt', '/etc', '/proc', '/dev', '/sys', '/bin', '/lib', '/lib64'].some((p) => inside(p, mountAt))
+  ) {
     return { ok: false, message: `the workspace cannot be mounted at ${mountAt}` }
   }
   const st = fs.statSync(root)
   const owner = { uid: st.uid, gid: st.gid }
   const mode = st.mode & 0o777
-  const whole = (): MountResult => ({ ok: true, mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner, mode, allReadOnly: true } })
+  const whole = (): MountResult => ({
+    ok: true,
+    mount: { root, mountAt, binds: [`${root}:${mountAt}:ro`], readOnly: [root], owner, mode, allReadOnly: true },
+  })
   if (ws.readOnly === true) return whole()
 
   const binds = [`${root}:${mountAt}:rw`]
@@ -102,9 +108,4 @@ export function toContainerPath(mount: WorkspaceMount, hostPath: string): string
   if (!inside(mount.root, p)) return undefined
   const rel = path.relative(mount.root, p).split(path.sep).join('/')
   return rel ? path.posix.join(mount.mountAt, rel) : mount.mountAt
-}
-
-/** Container paths in a message -> host paths, so errors name the paths the caller knows. */
-export function toHostText(mount: WorkspaceMount, text: string): string {
-  return text.split(mount.mountAt).join(mount.root)
 }

@@ -59,10 +59,17 @@ export function runInContainer(
       const grace = new Promise((r) => setTimeout(r, PENDING_GRACE_MS))
       void Promise.race([Promise.all([...pending]), grace]).then(() => resolve(withExtras))
     }
-    const fail = (kind: 'runtime' | 'timeout' | 'memory' | 'aborted' | 'sandbox_unavailable', message: string, extra?: { stack?: string; code?: string }): void =>
-      finish({ ok: false, error: { kind, message, ...extra }, droppedOutputBytes: 0 })
+    const fail = (
+      kind: 'runtime' | 'timeout' | 'memory' | 'aborted' | 'sandbox_unavailable',
+      message: string,
+      extra?: { stack?: string; code?: string },
+    ): void => finish({ ok: false, error: { kind, message, ...extra }, droppedOutputBytes: 0 })
 
-    const kill = (): Promise<void> => c.container.kill().then(() => undefined, () => undefined)
+    const kill = (): Promise<void> =>
+      c.container.kill().then(
+        () => undefined,
+        () => undefined,
+      )
 
     // Timeout and abort kill the container first; its stream then ends, which must not read as a crash.
     let stopping = false
@@ -72,7 +79,9 @@ export function runInContainer(
       void kill().then(() => finish({ ok: false, error: { kind, message, ...(budget ? { budget } : {}) }, droppedOutputBytes: 0 }))
     }
     // Two budgets: the program's own time (paused while a call is pending) and the run's whole deadline.
-    const clock = new ProgramClock(limits.timeoutMs, () => stop('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`, 'program'))
+    const clock = new ProgramClock(limits.timeoutMs, () =>
+      stop('timeout', `the program exceeded the time limit of ${limits.timeoutMs} ms`, 'program'),
+    )
     const deadlineMs = Math.min(limits.deadlineMs ?? 600_000, 2 ** 31 - 1)
     const timer = setTimeout(() => stop('timeout', `the run exceeded its deadline of ${deadlineMs} ms`, 'deadline'), deadlineMs)
     const onAbort = (): void => stop('aborted', 'the run was aborted')
@@ -81,7 +90,9 @@ export function runInContainer(
     // The container ended before the program did: out of memory, process.exit, a crash.
     const offClose = c.channel.onClose(() => {
       if (settled || stopping) return
-      void diagnose(c, limits.memoryMb).then((d) => fail(d.kind, d.message, d.kind === 'sandbox_unavailable' ? { code: 'SANDBOX_UNAVAILABLE' } : undefined))
+      void diagnose(c, limits.memoryMb).then((d) =>
+        fail(d.kind, d.message, d.kind === 'sandbox_unavailable' ? { code: 'SANDBOX_UNAVAILABLE' } : undefined),
+      )
     })
 
     const forwardLogs = (entries: LogEntry[]): void => {
@@ -184,7 +195,10 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
  * Why a container ended early: the kernel's OOM killer, V8's heap limit, the process exiting — or the
  * engine itself going away, which is infrastructure (`sandbox_unavailable`), never the program's fault.
  */
-async function diagnose(c: ReadyContainer, memoryMb: number): Promise<{ kind: 'runtime' | 'memory' | 'sandbox_unavailable'; message: string }> {
+async function diagnose(
+  c: ReadyContainer,
+  memoryMb: number,
+): Promise<{ kind: 'runtime' | 'memory' | 'sandbox_unavailable'; message: string }> {
   const memory = `the program exceeded the memory limit of ${c.memoryMb ?? memoryMb} MB`
   const stderr = c.channel.stderrTail()
   if (/heap out of memory|Reached heap limit/i.test(stderr)) return { kind: 'memory', message: `${memory} (JavaScript heap)` }

@@ -162,11 +162,23 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     poolStats: pool.stats,
     async start() {
       if (setupError || closed) return
-      const alive = await Promise.all(engines.map((e) => e.docker.ping().then(() => true, () => false)))
+      const alive = await Promise.all(
+        engines.map((e) =>
+          e.docker.ping().then(
+            () => true,
+            () => false,
+          ),
+        ),
+      )
       if (!alive.some(Boolean)) return // runs will say why
       if (!reaped) {
         reaped = true
-        track(reapOrphans({ engines: options.engines }).then(() => undefined, () => undefined))
+        track(
+          reapOrphans({ engines: options.engines }).then(
+            () => undefined,
+            () => undefined,
+          ),
+        )
       }
       // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
       await pool.warm(1, 2 * o.startTimeoutMs + 5_000)

@@ -55,7 +55,9 @@ export async function spawnContainer(
       clearTimeout(timer)
       clearInterval(hello)
       const tail = ch.stderrTail().trim().split('\n').slice(-3).join(' | ')
-      resolve(`the runner exited before it was ready${tail ? ': ' + tail.slice(0, 500) : ''} (is "${image}" a codeact runner image? rebuild it with \`make image\`)`)
+      resolve(
+        `the runner exited before it was ready${tail ? ': ' + tail.slice(0, 500) : ''} (is "${image}" a codeact runner image? rebuild it with \`make image\`)`,
+      )
     })
     ch.handler = (msg) => {
       if (msg.type !== 'ready') return

@@ -10,7 +10,23 @@ import type { RunnerChannel } from './channel.js'
 import { toContainerPath, type WorkspaceMount } from './mount.js'
 import type { FromRunner } from './protocol.js'
 
-const CODES = new Set<string>(['ENOENT', 'EEXIST', 'EISDIR', 'ENOTDIR', 'ENOTEMPTY', 'EFBIG', 'EILSEQ', 'EACCES', 'EROFS', 'EPERM', 'ENOSPC', 'EDQUOT', 'SANDBOX_UNAVAILABLE', 'ECANCELED', 'EIO'])
+const CODES = new Set<string>([
+  'ENOENT',
+  'EEXIST',
+  'EISDIR',
+  'ENOTDIR',
+  'ENOTEMPTY',
+  'EFBIG',
+  'EILSEQ',
+  'EACCES',
+  'EROFS',
+  'EPERM',
+  'ENOSPC',
+  'EDQUOT',
+  'SANDBOX_UNAVAILABLE',
+  'ECANCELED',
+  'EIO',
+])
 
 /** Container paths in a message, workspace-relative: `/workspace/src/a.ts` -> `src/a.ts`, `/workspace` -> `.`. */
 export function toWorkspaceText(mount: WorkspaceMount, text: string): string {
@@ -22,7 +38,10 @@ export class OpsClient {
   private next = 1
   private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
 
-  constructor(private readonly channel: RunnerChannel, private readonly mount: WorkspaceMount) {
+  constructor(
+    private readonly channel: RunnerChannel,
+    private readonly mount: WorkspaceMount,
+  ) {
     channel.onClose(() => {
       for (const p of this.pending.values()) p.reject(new WorkspaceError('EIO', 'the container serving the workspace ended'))
       this.pending.clear()

@@ -48,14 +48,17 @@ function scheduleFlush(id: number, state: Active): void {
 async function startRun(id: number, request: RunRequest): Promise<void> {
   const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
   active.set(id, state)
-  let outcome: SandboxOutcome
   let entry
   try {
     entry = await pool.acquire(request.limits.memoryMb)
   } catch (e) {
     active.delete(id)
     const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
-    send({ t: 'done', id, outcome: { ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message }, droppedOutputBytes: 0 } })
+    send({
+      t: 'done',
+      id,
+      outcome: { ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message }, droppedOutputBytes: 0 },
+    })
     return
   }
   const run = new IsolateRun(entry, request, {
@@ -66,7 +69,7 @@ async function startRun(id: number, request: RunRequest): Promise<void> {
   })
   state.run = run
   if (state.aborted) run.stop('aborted')
-  outcome = await run.execute()
+  const outcome: SandboxOutcome = await run.execute()
   active.delete(id)
   outcome.droppedOutputBytes += state.logs.droppedBytes
   send({ t: 'done', id, outcome, ...withLogs(state) })
@@ -83,7 +86,9 @@ function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
   const { timeoutMs, deadlineMs, memoryMb, maxOutputBytes } = limits as Record<string, unknown>
   const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n)
   const deadlineOk = deadlineMs === undefined || (finite(deadlineMs) && deadlineMs > 0)
-  return finite(timeoutMs) && timeoutMs > 0 && deadlineOk && finite(memoryMb) && memoryMb >= 8 && finite(maxOutputBytes) && maxOutputBytes >= 0
+  return (
+    finite(timeoutMs) && timeoutMs > 0 && deadlineOk && finite(memoryMb) && memoryMb >= 8 && finite(maxOutputBytes) && maxOutputBytes >= 0
+  )
 }
 
 process.on('message', (message: ToChild) => {

@@ -166,11 +166,24 @@ class IsolateSandboxImpl implements IsolateSandbox {
     }
   }
 
-  #start(id: number, child: SupervisedChild, lease: Lease, request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal, limits: SandboxLimits): Promise<SandboxOutcome> {
+  #start(
+    id: number,
+    child: SupervisedChild,
+    lease: Lease,
+    request: SandboxRunRequest,
+    host: SandboxHost,
+    signal: AbortSignal,
+    limits: SandboxLimits,
+  ): Promise<SandboxOutcome> {
     return new Promise<SandboxOutcome>((resolve) => {
       const onAbort = () => this.#giveUp(run, 'aborted', this.#graceMs)
       const run: InFlight = {
-        id, child, lease, host, limits, resolve,
+        id,
+        child,
+        lease,
+        host,
+        limits,
+        resolve,
         settled: false,
         reason: undefined,
         backstop: undefined,
@@ -241,7 +254,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
       else if (exit.outOfMemory) {
         // V8 does not say which isolate ran out; with company, say so rather than blame this run alone.
         const outcome = stoppedOutcome('memory', run.limits)
-        if (!outcome.ok && dying.length > 1) outcome.error.message += ` (or one of ${dying.length - 1} other runs of the same caller beside it did)`
+        if (!outcome.ok && dying.length > 1)
+          outcome.error.message += ` (or one of ${dying.length - 1} other runs of the same caller beside it did)`
         this.#finish(run, outcome)
       } else {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`

@@ -132,45 +132,57 @@ export class IsolateRun {
       }
       const programFn = script.runSync(context, { reference: true, timeout: remaining() })
       script.release()
-      const send = new ivm.Callback((callId: unknown, name: unknown, argsJson: unknown) => {
-        if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-        if (this.#finished || this.#stopped) return
-        if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
-          this.#control?.applyIgnored(undefined, ['deliver', callId, TOO_MANY_CALLS], { arguments: { copy: true } })
-          return
-        }
-        this.#pending.set(callId, argsJson.length)
-        this.#argsBytesInFlight += argsJson.length
-        this.#clock?.callStarted()
-        this.#io.call(callId, name, argsJson)
-      }, { ignored: true })
-      const log = new ivm.Callback((level: unknown, text: unknown) => {
-        if (typeof level === 'string' && typeof text === 'string' && !this.#finished) {
-          this.#logsReceived++
-          this.#io.log(level, text)
-        }
-      }, { ignored: true })
+      const send = new ivm.Callback(
+        (callId: unknown, name: unknown, argsJson: unknown) => {
+          if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+          if (this.#finished || this.#stopped) return
+          if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
+            this.#control?.applyIgnored(undefined, ['deliver', callId, TOO_MANY_CALLS], { arguments: { copy: true } })
+            return
+          }
+          this.#pending.set(callId, argsJson.length)
+          this.#argsBytesInFlight += argsJson.length
+          this.#clock?.callStarted()
+          this.#io.call(callId, name, argsJson)
+        },
+        { ignored: true },
+      )
+      const log = new ivm.Callback(
+        (level: unknown, text: unknown) => {
+          if (typeof level === 'string' && typeof text === 'string' && !this.#finished) {
+            this.#logsReceived++
+            this.#io.log(level, text)
+          }
+        },
+        { ignored: true },
+      )
       const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
       // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
-      const timer = new ivm.Callback((op: unknown, id: unknown, ms: unknown) => {
-        if (typeof id !== 'number' || this.#finished || this.#stopped) return
-        const old = this.#timers.get(id)
-        if (old !== undefined) clearTimeout(old)
-        this.#timers.delete(id)
-        if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
-        const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
-        // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
-        if (delay > remaining()) return
-        this.#timers.set(id, setTimeout(() => {
+      const timer = new ivm.Callback(
+        (op: unknown, id: unknown, ms: unknown) => {
+          if (typeof id !== 'number' || this.#finished || this.#stopped) return
+          const old = this.#timers.get(id)
+          if (old !== undefined) clearTimeout(old)
           this.#timers.delete(id)
-          if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
-        }, delay))
-      }, { ignored: true })
-      this.#control = context.evalClosureSync(
-        GLUE_SOURCE,
-        [preludeFn.derefInto(), programFn.derefInto(), send, log, config, timer],
-        { result: { reference: true }, filename: GLUE_FILENAME, timeout: remaining() },
+          if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
+          const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
+          // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
+          if (delay > remaining()) return
+          this.#timers.set(
+            id,
+            setTimeout(() => {
+              this.#timers.delete(id)
+              if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
+            }, delay),
+          )
+        },
+        { ignored: true },
       )
+      this.#control = context.evalClosureSync(GLUE_SOURCE, [preludeFn.derefInto(), programFn.derefInto(), send, log, config, timer], {
+        result: { reference: true },
+        filename: GLUE_FILENAME,
+        timeout: remaining(),
+      })
       const text: unknown = await this.#control.apply(undefined, ['start'], {
         result: { promise: true, copy: true },
         // The synchronous start of the program is its own time; what it awaits is bounded by the clocks.
@@ -193,7 +205,11 @@ export class IsolateRun {
       // The prelude catches everything the program throws; what still escapes `start` is a rejection the
       // program left unhandled, which isolated-vm raises into the next call into the isolate (its #273).
       const stack = e instanceof Error && typeof e.stack === 'string' ? e.stack : undefined
-      return { ok: false, error: { kind: 'runtime', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) }, droppedOutputBytes: 0 }
+      return {
+        ok: false,
+        error: { kind: 'runtime', message: `unhandled promise rejection: ${message}`, ...(stack ? { stack } : {}) },
+        droppedOutputBytes: 0,
+      }
     } finally {
       this.#finished = true
       for (const t of this.#timers.values()) clearTimeout(t)

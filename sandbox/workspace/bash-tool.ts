@@ -54,7 +54,10 @@ export function bashTool(state: WorkspaceState, host: WorkspaceOps): ToolDefinit
       )
       if (r.timedOut) {
         const out = tail(r.stderr) || tail(r.stdout)
-        throw new WorkspaceError('ETIMEDOUT', `command timed out after ${timeoutMs} ms and was killed with all its processes${out ? `; last output:\n${out}` : ''}`)
+        throw new WorkspaceError(
+          'ETIMEDOUT',
+          `command timed out after ${timeoutMs} ms and was killed with all its processes${out ? `; last output:\n${out}` : ''}`,
+        )
       }
       const result: { stdout: string; stderr: string; exit_code: number; denied?: 'EROFS' | 'EACCES' | 'EPERM'; truncated?: boolean } = {
         stdout: r.stdout,

@@ -2,7 +2,23 @@
  * The file operations on top of beneath.ts's by-descriptor walk: read, atomic write, mkdir, rename, remove,
  * readdir, stat and walk. Each names its last component through the descriptor of the folder that holds it.
  */
-import { closeSync, constants, fchmodSync, fchownSync, fstatSync, fsync, openSync, read, readSync, renameSync, unlinkSync, write, writeSync, type Dirent, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsync,
+  openSync,
+  read,
+  readSync,
+  renameSync,
+  unlinkSync,
+  write,
+  writeSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs'
 import { lstat, open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
@@ -46,7 +62,10 @@ export function readTextBeneath(root: string, rel: string, maxBytes: number): Pr
       if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${at} is a folder; use list_dir`)
       if (!st.isFile()) throw new WorkspaceError('EIO', `${at} is not a regular file`)
       if (st.size > maxBytes) {
-        throw new WorkspaceError('EFBIG', `${at} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`)
+        throw new WorkspaceError(
+          'EFBIG',
+          `${at} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
+        )
       }
       const bytes = st.size <= SMALL_BYTES ? readAllSync(fd, st.size, maxBytes) : await readAll(fd, maxBytes)
       if (bytes === undefined) throw new WorkspaceError('EFBIG', `${at} grew past the ${maxBytes}-byte read limit while being read`)
@@ -156,7 +175,6 @@ export function writeBeneath(root: string, rel: string, content: string | Uint8A
   })
 }
 
-
 async function fsyncDir(dir: DirRef): Promise<void> {
   const fh = await open(dirPath(dir), O_RDONLY | O_DIRECTORY)
   try {
@@ -253,7 +271,12 @@ export function readdirBeneath(root: string, rel: string): Promise<DirEntry[]> {
 
 /** Does not follow a final symlink. */
 export async function statBeneath(root: string, rel: string): Promise<FileInfo> {
-  const info = (st: Stats): FileInfo => ({ type: entryTypeOf(st), size: st.isDirectory() ? 0 : st.size, mtimeMs: Math.round(st.mtimeMs), mode: st.mode & 0o7777 })
+  const info = (st: Stats): FileInfo => ({
+    type: entryTypeOf(st),
+    size: st.isDirectory() ? 0 : st.size,
+    mtimeMs: Math.round(st.mtimeMs),
+    mode: st.mode & 0o7777,
+  })
   if (splitRel(rel).length === 0) return withDir(root, '.', async (dir) => info(await lstat(dirPath(dir))))
   return withParent(root, rel, false, async (parent, name, at) => {
     try {

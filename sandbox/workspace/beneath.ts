@@ -20,9 +20,9 @@
  */
 import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, type Dirent, type Stats } from 'node:fs'
 import { join } from 'node:path'
-import { WorkspaceError, type EntryType, } from './ops.js'
+import { WorkspaceError, type EntryType } from './ops.js'
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
+const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants
 export const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
 const HAS_PROC_FD = existsSync('/proc/self/fd')
 
@@ -120,7 +120,8 @@ export function openChildDir(parent: DirRef, name: string, create = false): DirR
     // O_DIRECTORY | O_NOFOLLOW on a symlink says ENOTDIR (or ELOOP): tell the two apart.
     if (code === 'ENOTDIR' || code === 'ELOOP') {
       const st = lstatOrUndefined(path)
-      if (st?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${rel} is a symlink at the point of use; refused (it is not followed)`)
+      if (st?.isSymbolicLink() === true)
+        throw new WorkspaceError('EACCES', `${rel} is a symlink at the point of use; refused (it is not followed)`)
       // Gone or a folder again by now: it was swapped while being opened.
       if (st === undefined || st.isDirectory()) throw new WorkspaceError('EACCES', `${rel} changed while it was being opened; refused`)
       throw new WorkspaceError('ENOTDIR', `${rel} is not a folder`)
@@ -162,7 +163,12 @@ export function openDirBeneath(root: string, parts: readonly string[], create = 
 }
 
 /** Runs `fn` with the parent folder of `rel` open and its last component; the root itself has none. */
-export async function withParent<T>(root: string, rel: string, create: boolean, fn: (parent: DirRef, name: string, rel: string) => Promise<T>): Promise<T> {
+export async function withParent<T>(
+  root: string,
+  rel: string,
+  create: boolean,
+  fn: (parent: DirRef, name: string, rel: string) => Promise<T>,
+): Promise<T> {
   const parts = splitRel(rel)
   const name = parts.pop()
   if (name === undefined) throw new WorkspaceError('EPERM', 'the workspace root itself cannot be the target of this operation')

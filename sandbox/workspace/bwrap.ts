@@ -28,9 +28,22 @@ export const CONFINED_HOME = '/tmp'
 
 /** /etc files a shell and common tools need (name lookup, TLS roots, Debian alternatives). Not shadow. */
 const ETC = [
-  '/etc/alternatives', '/etc/passwd', '/etc/group', '/etc/hosts', '/etc/resolv.conf', '/etc/nsswitch.conf',
-  '/etc/host.conf', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime',
-  '/etc/ssl', '/etc/ca-certificates', '/etc/mime.types', '/etc/bash.bashrc', '/etc/profile',
+  '/etc/alternatives',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/hosts',
+  '/etc/resolv.conf',
+  '/etc/nsswitch.conf',
+  '/etc/host.conf',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/mime.types',
+  '/etc/bash.bashrc',
+  '/etc/profile',
 ]
 
 /** The bwrap dialect of a kernel refusal, checked in this order; no other backend's phrases. */
@@ -70,26 +83,44 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string, readOnlyBinds?: 
     ...(config.network ? ['--share-net'] : []),
     // Run as root, bwrap keeps every capability in the new user namespace: enough to
     // `mount -o remount,rw` the read-only binds. Drop them all, always.
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     '--die-with-parent',
     '--new-session',
     '--clearenv',
-    '--setenv', 'PATH', CONFINED_PATH,
-    '--setenv', 'HOME', CONFINED_HOME,
-    '--setenv', 'LANG', 'C.UTF-8',
-    '--ro-bind', '/usr', '/usr',
+    '--setenv',
+    'PATH',
+    CONFINED_PATH,
+    '--setenv',
+    'HOME',
+    CONFINED_HOME,
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--ro-bind',
+    '/usr',
+    '/usr',
     ...topLevelArgs(),
     ...ETC.flatMap((p) => ['--ro-bind-try', p, p]),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--size', String(config.tmpBytes ?? DEFAULT_BASH_TMP_BYTES), '--tmpfs', '/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(config.tmpBytes ?? DEFAULT_BASH_TMP_BYTES),
+    '--tmpfs',
+    '/tmp',
     // After /tmp: the workspace may itself live under /tmp.
-    '--bind', config.root, config.root,
+    '--bind',
+    config.root,
+    config.root,
     ...(readOnlyBinds ?? config.readOnly.flatMap((p) => ['--ro-bind-try', p, p])),
     // bwrap's root is a scratch tmpfs; make it read-only so a write outside the workspace and /tmp is
     // refused (EROFS, reported as a denial) instead of silently landing somewhere that vanishes.
-    '--remount-ro', '/',
-    '--chdir', cwd,
+    '--remount-ro',
+    '/',
+    '--chdir',
+    cwd,
   ]
   return args
 }
@@ -124,7 +155,10 @@ const READ_ONLY_NAMED = /is a directory|not a directory|file exists|invalid cros
  * read-only paths (relative, absolute, a placeholder's own name) — a hard link into one (EXDEV) or a
  * write over a placeholder folder (EISDIR …) is the sandbox refusing, not the command's own mistake.
  */
-export function classifyDenial(stderr: string, readOnlyNames: readonly string[] = []): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
+export function classifyDenial(
+  stderr: string,
+  readOnlyNames: readonly string[] = [],
+): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
   const lines = stderr.split('\n')
   for (const [re, code] of DENIALS) {
     const line = lines.find((l) => re.test(l))
@@ -139,16 +173,13 @@ function readOnlyNames(config: WorkspaceConfig, placeholders: readonly string[])
   return [...names, ...placeholders.map((p) => basename(p))]
 }
 
-export function runConfined(
-  config: WorkspaceConfig,
-  bwrapPath: string,
-  request: ExecRequest,
-  signal?: AbortSignal,
-): Promise<ExecResult> {
+export function runConfined(config: WorkspaceConfig, bwrapPath: string, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> {
   if (!config.exec) return Promise.reject(new WorkspaceError('EPERM', 'running commands is turned off for this workspace'))
   if (signal?.aborted) return Promise.reject(new WorkspaceError('ECANCELED', 'cancelled before the command started'))
   if (bwrapPath.includes('/') && !existsSync(bwrapPath)) {
-    return Promise.reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap not found at ${bwrapPath}; the command did not run. To fix: ${INSTALL_HINT}`))
+    return Promise.reject(
+      new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap not found at ${bwrapPath}; the command did not run. To fix: ${INSTALL_HINT}`),
+    )
   }
   const maxProcesses = config.maxProcesses ?? DEFAULT_BASH_MAX_PROCESSES
   const binds = prepareReadOnlyBinds(config)
@@ -156,12 +187,16 @@ export function runConfined(
   const argv = [
     ...bwrapArgs(config, request.cwd, binds.args),
     // ulimit -u (dash says -p): see pids-limit.ts; it binds a non-root user, root is held by the cgroup.
-    '--', '/bin/sh', '-c', '{ ulimit -u "$2" || ulimit -p "$2"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"', 'codeact', request.command, String(maxProcesses),
+    '--',
+    '/bin/sh',
+    '-c',
+    '{ ulimit -u "$2" || ulimit -p "$2"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"',
+    'codeact',
+    request.command,
+    String(maxProcesses),
   ]
   // The command joins its cgroup before bwrap starts: nothing it forks can be outside it.
-  const [file, args] = cgroup
-    ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, bwrapPath, ...argv]]
-    : [bwrapPath, argv]
+  const [file, args] = cgroup ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, bwrapPath, ...argv]] : [bwrapPath, argv]
   let released = false
   const release = async (): Promise<void> => {
     if (released) return
@@ -206,30 +241,39 @@ export function runConfined(
     child.on('error', (err) => {
       spawnError = err
     })
-    child.on('close', (exitCode, sig) => void release().then(() => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
-      const err = stderr.text()
-      if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
-      // A deadline that hit while bwrap was still starting is still a timeout, not a broken sandbox.
-      if (!started && !timedOut) {
-        const why = spawnError ? spawnError.message : err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
-        return reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`))
-      }
-      const result: ExecResult = {
-        stdout: stdout.text(),
-        stderr: err,
-        exitCode,
-        signal: sig,
-        timedOut,
-        truncated: stdout.truncated || stderr.truncated,
-      }
-      const denial = classifyDenial(err, readOnlyNames(config, binds.placeholders))
-      if (denial) {
-        result.denied = denial.code
-        result.deniedMessage = denial.line
-      }
-      resolve(result)
-    }))
+    child.on(
+      'close',
+      (exitCode, sig) =>
+        void release().then(() => {
+          clearTimeout(timer)
+          signal?.removeEventListener('abort', onAbort)
+          const err = stderr.text()
+          if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
+          // A deadline that hit while bwrap was still starting is still a timeout, not a broken sandbox.
+          if (!started && !timedOut) {
+            const why = spawnError ? spawnError.message : err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
+            return reject(
+              new WorkspaceError(
+                'SANDBOX_UNAVAILABLE',
+                `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`,
+              ),
+            )
+          }
+          const result: ExecResult = {
+            stdout: stdout.text(),
+            stderr: err,
+            exitCode,
+            signal: sig,
+            timedOut,
+            truncated: stdout.truncated || stderr.truncated,
+          }
+          const denial = classifyDenial(err, readOnlyNames(config, binds.placeholders))
+          if (denial) {
+            result.denied = denial.code
+            result.deniedMessage = denial.line
+          }
+          resolve(result)
+        }),
+    )
   })
 }

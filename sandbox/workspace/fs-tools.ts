@@ -54,7 +54,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
 
   const writeFile = defineTool({
     name: 'write_file',
-    description: 'Create or replace a UTF-8 text file, creating missing parent folders. Fails with EROFS on a read-only path, EACCES outside the workspace.',
+    description:
+      'Create or replace a UTF-8 text file, creating missing parent folders. Fails with EROFS on a read-only path, EACCES outside the workspace.',
     parameters: z.object({ path: pathArg, content: z.string().describe('The whole new content') }),
     output: pathResult.extend({ bytes: z.number().int() }),
     execute: async ({ path, content }, ctx) => {
@@ -83,11 +84,15 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       const count = countOccurrences(text, old_string)
       if (count === 0) throw new WorkspaceError('EINVAL', `old_string was not found in ${target.rel} (0 matches); nothing changed`)
       if (count > 1 && replace_all !== true) {
-        throw new WorkspaceError('EINVAL', `old_string occurs ${count} times in ${target.rel}; add surrounding context to make it unique, or set replace_all: true. Nothing changed`)
+        throw new WorkspaceError(
+          'EINVAL',
+          `old_string occurs ${count} times in ${target.rel}; add surrounding context to make it unique, or set replace_all: true. Nothing changed`,
+        )
       }
       // split/join and slicing, not String.replace: `$&` in new_string stays literal.
       const at = text.indexOf(old_string)
-      const next = replace_all === true ? text.split(old_string).join(new_string) : text.slice(0, at) + new_string + text.slice(at + old_string.length)
+      const next =
+        replace_all === true ? text.split(old_string).join(new_string) : text.slice(0, at) + new_string + text.slice(at + old_string.length)
       checkSize(next)
       await ops.writeFile(target.real, next)
       return { path: target.rel, replacements: replace_all === true ? count : 1 }
@@ -96,7 +101,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
 
   const listDir = defineTool({
     name: 'list_dir',
-    description: 'List a folder of the workspace (use "." for the root): entries sorted by name, with type and size in bytes. Symlinks are listed, not followed.',
+    description:
+      'List a folder of the workspace (use "." for the root): entries sorted by name, with type and size in bytes. Symlinks are listed, not followed.',
     parameters: z.object({ path: pathArg }),
     output: z.array(z.object({ name: z.string(), type: entryType, size: z.number() })),
     execute: async ({ path }, ctx) => opsFor(ctx, host).readdir(guardPath(state, path, 'read').real),
@@ -118,10 +124,15 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       for (const { prefix, regex } of guardGlob(state, pattern)) {
         const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
         const walked = await ops.walk(base, MAX_GLOB_SCAN).catch((err: unknown) => {
-          if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return { entries: [], truncated: false }
+          if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR'))
+            return { entries: [], truncated: false }
           throw err
         })
-        if (walked.truncated) throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries; start it with a folder (e.g. "src/**/*.ts")`)
+        if (walked.truncated)
+          throw new WorkspaceError(
+            'E2BIG',
+            `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries; start it with a folder (e.g. "src/**/*.ts")`,
+          )
         prefixes.push(prefix)
         for (const e of walked.entries) {
           if (e.type === 'dir') continue
@@ -132,11 +143,13 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       }
       let matches = [...found]
       if (include_ignored !== true) {
-        const read = (rel: string): Promise<string | undefined> => ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
+        const read = (rel: string): Promise<string | undefined> =>
+          ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
         const rules = await loadGitignores(read, walkedFiles, prefixes)
         matches = matches.filter((rel) => !rules.ignored(rel, false))
       }
-      if (matches.length > MAX_GLOB_MATCHES) throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} matches more than ${MAX_GLOB_MATCHES} files; narrow it`)
+      if (matches.length > MAX_GLOB_MATCHES)
+        throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} matches more than ${MAX_GLOB_MATCHES} files; narrow it`)
       return matches.sort()
     },
   })
@@ -145,11 +158,22 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
     name: 'stat',
     description: 'Type, size (bytes), modification time and permission bits of a path. A symlink is described itself, not its target.',
     parameters: z.object({ path: pathArg }),
-    output: pathResult.extend({ type: entryType, size: z.number(), mtime: z.string().describe('ISO 8601'), mode: z.string().describe('octal, e.g. "0644"') }),
+    output: pathResult.extend({
+      type: entryType,
+      size: z.number(),
+      mtime: z.string().describe('ISO 8601'),
+      mode: z.string().describe('octal, e.g. "0644"'),
+    }),
     execute: async ({ path }, ctx) => {
       const target = guardPath(state, path, 'read')
       const info = await opsFor(ctx, host).stat(target.real)
-      return { path: target.rel, type: info.type, size: info.size, mtime: new Date(info.mtimeMs).toISOString(), mode: `0${info.mode.toString(8)}` }
+      return {
+        path: target.rel,
+        type: info.type,
+        size: info.size,
+        mtime: new Date(info.mtimeMs).toISOString(),
+        mode: `0${info.mode.toString(8)}`,
+      }
     },
   })
 
@@ -167,7 +191,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
 
   const remove = defineTool({
     name: 'remove',
-    description: 'Remove a file, a symlink (not its target) or a folder (non-empty folders need recursive: true). The workspace root cannot be removed (EPERM); read-only paths give EROFS.',
+    description:
+      'Remove a file, a symlink (not its target) or a folder (non-empty folders need recursive: true). The workspace root cannot be removed (EPERM); read-only paths give EROFS.',
     parameters: z.object({ path: pathArg, recursive: z.boolean().optional().describe('Remove a folder with everything in it') }),
     output: pathResult,
     execute: async ({ path, recursive }, ctx) => {

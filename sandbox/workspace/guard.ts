@@ -60,7 +60,8 @@ export function guardGlob(state: WorkspaceState, pattern: string): CompiledGlob[
       if (root === undefined) throw new WorkspaceError('EACCES', `${JSON.stringify(pattern)} is outside the workspace`)
       rel = rel.slice(root.length)
     }
-    if (rel.split('/').includes('..')) throw new WorkspaceError('EACCES', `${JSON.stringify(pattern)} climbs out with '..'; patterns stay inside the workspace`)
+    if (rel.split('/').includes('..'))
+      throw new WorkspaceError('EACCES', `${JSON.stringify(pattern)} climbs out with '..'; patterns stay inside the workspace`)
     const compiled = compileGlob(rel)
     // The walk starts at the prefix; it must really be inside (a symlinked prefix must not lead out).
     const prefix = compiled.prefix === '' ? { rel: '.' } : guardPath(state, compiled.prefix, 'read')

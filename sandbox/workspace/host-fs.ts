@@ -7,17 +7,8 @@
  */
 import { relative, sep } from 'node:path'
 import { isWithin } from './paths.js'
-import {
-  mkdirBeneath,
-  readTextBeneath,
-  readdirBeneath,
-  removeBeneath,
-  statBeneath,
-  walkBeneath,
-  writeBeneath,
-} from './beneath-files.js'
+import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath, writeBeneath } from './beneath-files.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
-
 
 export class HostFs {
   private readonly readOnlyRel: string[]

@@ -54,8 +54,7 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
   const root = realpathSync.native(given)
   const roots = given === root ? [root] : [root, given]
   const ro = options.readOnly
-  const readOnly =
-    ro === true ? [root] : Array.isArray(ro) ? ro.map((p) => resolveInside(roots, p).real) : []
+  const readOnly = ro === true ? [root] : Array.isArray(ro) ? ro.map((p) => resolveInside(roots, p).real) : []
   const config: WorkspaceConfig = {
     root,
     readOnly,

@@ -105,4 +105,3 @@ export function prepareReadOnlyBinds(config: WorkspaceConfig): ReadOnlyBinds {
   args.push(...roArgs)
   return { args, placeholders, release }
 }
-

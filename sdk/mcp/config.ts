@@ -47,7 +47,10 @@ function quoteIfNeeded(word: string): string {
  * Checks a parsed config (a file's `mcpServers` object, or one entry) and returns it typed, or a message
  * naming the first problem. Unknown keys are ignored so Claude Desktop files load as they are.
  */
-export function parseServersConfig(value: unknown, source: string): { ok: true; servers: McpServersConfig } | { ok: false; message: string } {
+export function parseServersConfig(
+  value: unknown,
+  source: string,
+): { ok: true; servers: McpServersConfig } | { ok: false; message: string } {
   const root = value !== null && typeof value === 'object' && 'mcpServers' in value ? (value as { mcpServers: unknown }).mcpServers : value
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     return { ok: false, message: `${source}: expected {"mcpServers": {NAME: {command, args?, env?, cwd?} | {url}}}` }
@@ -80,7 +83,8 @@ function parseServerConfig(entry: unknown): McpServerConfig | string {
     return { url: e.url, ...(e.headers ? { headers: e.headers as Record<string, string> } : {}), ...timing }
   }
   if (typeof e.command !== 'string' || e.command === '') return 'expected "command" (a string) or "url"'
-  if (e.args !== undefined && !(Array.isArray(e.args) && e.args.every((a) => typeof a === 'string'))) return '"args" must be an array of strings'
+  if (e.args !== undefined && !(Array.isArray(e.args) && e.args.every((a) => typeof a === 'string')))
+    return '"args" must be an array of strings'
   if (e.env !== undefined && !isStringRecord(e.env)) return '"env" must map names to strings'
   if (e.cwd !== undefined && typeof e.cwd !== 'string') return '"cwd" must be a string'
   return {

@@ -118,7 +118,13 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(c.url), c.headers ? { requestInit: { headers: c.headers } } : undefined)
     }
     const env = c.inheritEnv ? { ...definedEnv(), ...c.env } : c.env
-    const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], ...(env ? { env } : {}), ...(c.cwd ? { cwd: c.cwd } : {}), stderr: 'pipe' })
+    const t = new StdioClientTransport({
+      command: c.command,
+      args: c.args ?? [],
+      ...(env ? { env } : {}),
+      ...(c.cwd ? { cwd: c.cwd } : {}),
+      stderr: 'pipe',
+    })
     t.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8')
       this.#stderr = (this.#stderr + text).slice(-2_000)
@@ -139,7 +145,10 @@ export class McpConnection {
   }
 
   #failure(e: unknown): McpStartFailure {
-    const why = e instanceof McpError && e.code === ErrorCode.RequestTimeout ? `it did not answer within ${this.config.startTimeoutMs ?? 30_000} ms` : messageOf(e)
+    const why =
+      e instanceof McpError && e.code === ErrorCode.RequestTimeout
+        ? `it did not answer within ${this.config.startTimeoutMs ?? 30_000} ms`
+        : messageOf(e)
     return {
       server: this.name,
       target: this.target,
@@ -150,10 +159,16 @@ export class McpConnection {
 
   #callError(tool: string, e: unknown, signal: AbortSignal, timeout: number): McpToolError {
     if (signal.aborted) return new McpToolError('ECANCELED', `${tool} was cancelled`)
-    if (this.#dead) return new McpToolError('ECONNRESET', `MCP server "${this.name}" (${this.target}) stopped during the call: ${this.#dead}`)
+    if (this.#dead)
+      return new McpToolError('ECONNRESET', `MCP server "${this.name}" (${this.target}) stopped during the call: ${this.#dead}`)
     if (e instanceof McpError) {
-      if (e.code === ErrorCode.RequestTimeout) return new McpToolError('ETIMEDOUT', `${tool}: MCP server "${this.name}" did not answer within ${timeout} ms`)
-      if (e.code === ErrorCode.ConnectionClosed) return new McpToolError('ECONNRESET', `MCP server "${this.name}" (${this.target}) closed the connection during the call${this.#stderrNote()}`)
+      if (e.code === ErrorCode.RequestTimeout)
+        return new McpToolError('ETIMEDOUT', `${tool}: MCP server "${this.name}" did not answer within ${timeout} ms`)
+      if (e.code === ErrorCode.ConnectionClosed)
+        return new McpToolError(
+          'ECONNRESET',
+          `MCP server "${this.name}" (${this.target}) closed the connection during the call${this.#stderrNote()}`,
+        )
       if (e.code === ErrorCode.InvalidParams) return new McpToolError('EINVAL', `${tool}: ${e.message}`)
       if (e.code === ErrorCode.MethodNotFound) return new McpToolError('ENOSYS', `${tool}: ${e.message}`)
     }

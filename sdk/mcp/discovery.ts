@@ -91,17 +91,26 @@ function render(sdk: ParsedSdk, members: readonly Member[]): string {
   return `${head ? head + '\n' : ''}interface Tools {\n${members.map((m) => m.text).join('\n')}\n}`
 }
 
-export async function describeTool(declarations: string, name: string): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+export async function describeTool(
+  declarations: string,
+  name: string,
+): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
   const sdk = await parse(declarations)
   const member = sdk.members.get(name)
   if (member) return { ok: true, text: render(sdk, [member]) }
   const near = closestNames(name, [...sdk.members.keys()])
-  return { ok: false, message: `ENOSYS: no tool named "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '; use search_tools to find one'}` }
+  return {
+    ok: false,
+    message: `ENOSYS: no tool named "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : '; use search_tools to find one'}`,
+  }
 }
 
 export async function searchTools(declarations: string, query: string, limit = 10): Promise<string> {
   const sdk = await parse(declarations)
-  const words = query.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1)
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1)
   const whole = query.toLowerCase().trim()
   const scored = [...sdk.members.values()]
     .map((m) => {
@@ -119,8 +128,14 @@ export async function searchTools(declarations: string, query: string, limit = 1
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || (a.m.name < b.m.name ? -1 : 1))
     .slice(0, Math.max(1, Math.min(25, limit)))
-  if (!scored.length) return `No tool matches "${query}". Tool groups: ${groupsOf([...sdk.members.keys()]).map(([g, n]) => `${g} (${n.length})`).join(', ')}.`
-  return `${scored.length} tool(s) matching "${query}":\n\n\`\`\`ts\n${render(sdk, scored.map((s) => s.m))}\n\`\`\``
+  if (!scored.length)
+    return `No tool matches "${query}". Tool groups: ${groupsOf([...sdk.members.keys()])
+      .map(([g, n]) => `${g} (${n.length})`)
+      .join(', ')}.`
+  return `${scored.length} tool(s) matching "${query}":\n\n\`\`\`ts\n${render(
+    sdk,
+    scored.map((s) => s.m),
+  )}\n\`\`\``
 }
 
 /** `run_code`'s description when the SDK is too large to embed: usage, limits and a short index. */

@@ -58,12 +58,14 @@ export async function connectMcpServers(configs: McpServersConfig, options: Conn
     tools: () => current.tools,
     failures,
     servers: () => [
-      ...connections.map((c): McpServerStatus => ({
-        name: c.name,
-        target: c.target,
-        status: c.alive ? 'connected' : 'stopped',
-        tools: Object.fromEntries([...current.byName].filter(([, ref]) => ref.conn === c).map(([n, ref]) => [n, ref.tool])),
-      })),
+      ...connections.map(
+        (c): McpServerStatus => ({
+          name: c.name,
+          target: c.target,
+          status: c.alive ? 'connected' : 'stopped',
+          tools: Object.fromEntries([...current.byName].filter(([, ref]) => ref.conn === c).map(([n, ref]) => [n, ref.tool])),
+        }),
+      ),
       ...failures.map((f): McpServerStatus => ({ name: f.server, target: f.target, status: 'failed', tools: {} })),
     ],
     onToolsChanged: (listener) => {
@@ -111,6 +113,7 @@ function build(connections: readonly McpConnection[], options: ConnectMcpOptions
 function pickAnnotations(a: Record<string, unknown>): ToolAnnotations {
   const out: ToolAnnotations = {}
   if (typeof a.title === 'string') out.title = a.title
-  for (const k of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) if (typeof a[k] === 'boolean') out[k] = a[k]
+  for (const k of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+    if (typeof a[k] === 'boolean') out[k] = a[k]
   return out
 }

@@ -33,7 +33,11 @@ const ERRNOS = new Set([...Object.keys(constants.errno), 'ECANCELED', 'ETIMEDOUT
 export function mapCallResult(tool: string, result: CallResultLike): JsonValue {
   const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : []
   if (result.isError === true) {
-    const text = blocks.map(blockText).filter((t) => t !== '').join('\n') || `${tool} failed on the MCP server (no message)`
+    const text =
+      blocks
+        .map(blockText)
+        .filter((t) => t !== '')
+        .join('\n') || `${tool} failed on the MCP server (no message)`
     throw new McpToolError(errnoOf(text), text)
   }
   if (isObject(result.structuredContent)) return toJsonValue(result.structuredContent)

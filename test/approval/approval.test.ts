@@ -83,7 +83,9 @@ describe('approval', () => {
         return { approve: true, always: true }
       },
     })
-    rt.hooks.on('pre-execute', (call) => (call.name === 'remove' ? { ask: { message: `Delete ${(call.args as { path: string }).path}?`, risk: 'high' } } : undefined))
+    rt.hooks.on('pre-execute', (call) =>
+      call.name === 'remove' ? { ask: { message: `Delete ${(call.args as { path: string }).path}?`, risk: 'high' } } : undefined,
+    )
     const result = await rt.runCode(`for (const path of ['1', '2', '3']) await tools.remove({ path }); return 'ok'`)
     expect(result.value).toBe('ok')
     expect(seen).toHaveLength(1)
@@ -97,13 +99,20 @@ describe('approval', () => {
     const asked: string[] = []
     const rt = await testRuntime({
       tools,
-      approve: (call) => (call.name === 'remove' ? ((call.args as { path: string }).path.endsWith('.env') ? 'Delete a secrets file?' : false) : call.name === 'list'),
+      approve: (call) =>
+        call.name === 'remove'
+          ? (call.args as { path: string }).path.endsWith('.env')
+            ? 'Delete a secrets file?'
+            : false
+          : call.name === 'list',
       onApproval: (r) => {
         asked.push(r.message)
         return true
       },
     })
-    const result = await rt.runCode(`await tools.list({}); await tools.remove({ path: 'a.txt' }); await tools.remove({ path: '.env' }); return 1`)
+    const result = await rt.runCode(
+      `await tools.list({}); await tools.remove({ path: 'a.txt' }); await tools.remove({ path: '.env' }); return 1`,
+    )
     expect(result.value).toBe(1)
     expect(asked).toEqual(['Allow list({})?', 'Delete a secrets file?'])
   })
@@ -170,7 +179,10 @@ describe('approval', () => {
     off()
     expect(b!.content).toContain('not approved: nope')
     // A run_code call's sub-calls are asked through the batch's handler.
-    const [c] = await rt.executeToolCalls([{ type: 'tool_use', id: 'toolu_2', name: 'run_code', input: { code: `return await tools.remove({ path: 'n3' })` } }], { onApproval: () => true })
+    const [c] = await rt.executeToolCalls(
+      [{ type: 'tool_use', id: 'toolu_2', name: 'run_code', input: { code: `return await tools.remove({ path: 'n3' })` } }],
+      { onApproval: () => true },
+    )
     expect((c as { content: string }).content).toContain('"removed": "n3"')
     expect((c as { content: string }).content).toContain('asked "Allow remove({"path":"n3"})?" → approved')
   })
@@ -178,13 +190,20 @@ describe('approval', () => {
   it('replay rebuilds an observation with approvals byte for byte', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'codeact-approval-')), 'log.jsonl')
     let n = 0
-    const rt = await testRuntime({ tools, approve: ['remove'], logFile: file, onApproval: () => (n++ % 2 === 0 ? true : { approve: false, reason: 'no more' }) })
+    const rt = await testRuntime({
+      tools,
+      approve: ['remove'],
+      logFile: file,
+      onApproval: () => (n++ % 2 === 0 ? true : { approve: false, reason: 'no more' }),
+    })
     const result = await rt.runCode(`
       for (const path of ['r1', 'r2', 'r3']) await tools.remove({ path }).catch(() => {})
       return 'ok'`)
     expect(result.observation).toContain('Approvals (3):')
     await sleep(50)
-    const replayed = replayObservations(parseJSONL(readFileSync(file, 'utf8'))).find((o) => o.id === (result.events[0]!.data as { runId: string }).runId)
+    const replayed = replayObservations(parseJSONL(readFileSync(file, 'utf8'))).find(
+      (o) => o.id === (result.events[0]!.data as { runId: string }).runId,
+    )
     expect(replayed?.content).toBe(result.observation)
   })
 })

@@ -62,7 +62,8 @@ describe('budgets', () => {
         callTool: () => new Promise<string>((r) => setTimeout(() => r('{"ok":true,"value":7}'), 900)),
         log: () => {},
       }
-      const request = (body: string, deadlineMs?: number) => sandboxRequest(body, { timeoutMs: 300, ...(deadlineMs ? { deadlineMs } : {}) }, ['t'])
+      const request = (body: string, deadlineMs?: number) =>
+        sandboxRequest(body, { timeoutMs: 300, ...(deadlineMs ? { deadlineMs } : {}) }, ['t'])
       const ok = await sandbox.run(request('return await tools.t({})'), host, new AbortController().signal)
       expect(ok).toMatchObject({ ok: true, valueJson: '7' })
       const late = await sandbox.run(request('return await tools.t({})', 500), host, new AbortController().signal)

@@ -72,7 +72,11 @@ describe('codeact run --ask', () => {
   })
 
   it('without a terminal the call is refused at once, saying why', () => {
-    const r = spawnSync(process.execPath, [bin, 'run', program, '--tools', toolsFile, '--ask', 'remove'], { encoding: 'utf8', input: '', timeout: 60_000 })
+    const r = spawnSync(process.execPath, [bin, 'run', program, '--tools', toolsFile, '--ask', 'remove'], {
+      encoding: 'utf8',
+      input: '',
+      timeout: 60_000,
+    })
     expect(r.stdout).toContain('"EACCES a.log"')
     expect(r.stdout).toContain('not approved: codeact asks before this tool runs (--ask) and stdin is not a terminal')
     expect(r.status).toBe(0)
@@ -80,7 +84,11 @@ describe('codeact run --ask', () => {
 
   it('--timeout is program time: a 2 s tool call inside a 300 ms program; --deadline bounds the whole', () => {
     const run = (extra: string[]) =>
-      spawnSync(process.execPath, [bin, 'run', '-', '--tools', toolsFile, '--timeout', '300', ...extra], { encoding: 'utf8', input: 'return await tools.sleep({ ms: 2000 })', timeout: 60_000 })
+      spawnSync(process.execPath, [bin, 'run', '-', '--tools', toolsFile, '--timeout', '300', ...extra], {
+        encoding: 'utf8',
+        input: 'return await tools.sleep({ ms: 2000 })',
+        timeout: 60_000,
+      })
     const ok = run([])
     expect(ok.stdout).toContain('Return value:\n2000')
     expect(ok.status).toBe(0)

@@ -32,7 +32,14 @@ async function connect(answer?: (request: ElicitRequest) => Promise<ElicitResult
   const client = new Client({ name: 'elicit-test', version: '1.0.0' }, answer ? { capabilities: { elicitation: {} } } : {})
   if (answer) client.setRequestHandler(ElicitRequestSchema, answer)
   // --timeout far below the person's reading time: the wait is not the program's.
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--tools', TOOLS, '--ask', 'remove', '--expose-tools', '--timeout', '300'], cwd: REPO_ROOT, stderr: 'pipe' }))
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--tools', TOOLS, '--ask', 'remove', '--expose-tools', '--timeout', '300'],
+      cwd: REPO_ROOT,
+      stderr: 'pipe',
+    }),
+  )
   clients.push(client)
   return client
 }

@@ -52,7 +52,9 @@ describe('--atomic', () => {
       // A timeout on a loaded machine may strike before file N: some changes were staged, none applied.
       expect(r.changes!.length).toBeGreaterThan(0)
       expect(r.changes!.length).toBeLessThanOrEqual(N / 2)
-      expect(r.observation).toContain(`Nothing was applied (atomic run): the run did not end ok, so its ${r.changes!.length} staged change(s) were discarded; the workspace is exactly as before`)
+      expect(r.observation).toContain(
+        `Nothing was applied (atomic run): the run did not end ok, so its ${r.changes!.length} staged change(s) were discarded; the workspace is exactly as before`,
+      )
       expect(treeHash(root)).toBe(before)
     })
   }
@@ -62,7 +64,10 @@ describe('--atomic', () => {
     const before = treeHash(root)
     const rt = await testRuntime({ workspace: { root } })
     const controller = new AbortController()
-    const running = rt.runCode(job(N / 2, `console.log('waiting'); await new Promise(() => {})`), { changes: 'atomic', signal: controller.signal })
+    const running = rt.runCode(job(N / 2, `console.log('waiting'); await new Promise(() => {})`), {
+      changes: 'atomic',
+      signal: controller.signal,
+    })
     setTimeout(() => controller.abort(), 1_500)
     const r = await running
     expect(r.error?.kind).toBe('aborted')
@@ -79,7 +84,11 @@ describe('--atomic', () => {
       console.log(sh.stdout)
       throw new Error('changed my mind')`)
     expect(r.logs[0]?.text).toContain('./new')
-    expect(r.changes?.map((c) => `${c.change} ${c.path}`).sort()).toEqual(['created made.txt', 'deleted src/old.ts', 'modified src/m000.ts'])
+    expect(r.changes?.map((c) => `${c.change} ${c.path}`).sort()).toEqual([
+      'created made.txt',
+      'deleted src/old.ts',
+      'modified src/m000.ts',
+    ])
     expect(treeHash(root)).toBe(before)
   })
 
@@ -87,7 +96,9 @@ describe('--atomic', () => {
     const root = repo()
     chmodSync(join(root, 'scripts/build.sh'), 0o755)
     const rt = await testRuntime({ workspace: { root }, changes: 'atomic' })
-    const r = await rt.runCode(job(-1, '').replace('return i', `await tools.write_file({ path: 'scripts/build.sh', content: '#!/bin/sh\\necho new\\n' })\nreturn i`))
+    const r = await rt.runCode(
+      job(-1, '').replace('return i', `await tools.write_file({ path: 'scripts/build.sh', content: '#!/bin/sh\\necho new\\n' })\nreturn i`),
+    )
     expect(r.error).toBeNull()
     expect(r.applied).toBe('applied')
     for (let i = 0; i < N; i++) expect(readFileSync(join(root, `src/m${String(i).padStart(3, '0')}.ts`), 'utf8')).toContain('./new')

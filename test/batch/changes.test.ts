@@ -56,7 +56,9 @@ describe('RunResult.changes', () => {
   it('the observation lists at most 50 and says how many more', async () => {
     const root = workspace({})
     const rt = await testRuntime({ workspace: { root } })
-    const r = await rt.runCode(`for (let i = 0; i < 120; i++) await tools.write_file({ path: 'f' + String(i).padStart(3, '0') + '.txt', content: 'x' })`)
+    const r = await rt.runCode(
+      `for (let i = 0; i < 120; i++) await tools.write_file({ path: 'f' + String(i).padStart(3, '0') + '.txt', content: 'x' })`,
+    )
     expect(r.changes).toHaveLength(120)
     expect(r.observation).toContain('- created f049.txt\n…and 70 more (RunResult.changes has them all)')
     expect(r.observation).not.toContain('f050.txt')

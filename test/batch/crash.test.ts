@@ -29,10 +29,14 @@ it('SIGKILL during apply: every file old or new; the next start finishes the app
   for (let i = 0; i < N; i++) files[name(i)] = OLD(i)
   const root = workspace(files)
   const stages = stagesOf(root)
-  const child = spawn(process.execPath, ['bin/codeact.mjs', 'run', program(JOB), '--workspace', root, '--atomic', '--typecheck=off', '--timeout', '120s'], {
-    env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR },
-    stdio: 'ignore',
-  })
+  const child = spawn(
+    process.execPath,
+    ['bin/codeact.mjs', 'run', program(JOB), '--workspace', root, '--atomic', '--typecheck=off', '--timeout', '120s'],
+    {
+      env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR },
+      stdio: 'ignore',
+    },
+  )
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   // Wait for the journal, then for the first file to be replaced: the apply is under way.
   let killedAt = -1

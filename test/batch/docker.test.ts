@@ -55,7 +55,16 @@ describe.skipIf(!dockerEngine.available)('batch on Docker', () => {
     const root = ownedWorkspace({ 'a.txt': 'a\n' })
     const before = treeHash(root)
     for (const flag of ['--dry-run', '--atomic']) {
-      const r = codeact(['run', program(`require('node:fs').writeFileSync('a.txt', 'pwned')`), '--sandbox', 'docker', '--workspace', root, flag, '--typecheck=off'])
+      const r = codeact([
+        'run',
+        program(`require('node:fs').writeFileSync('a.txt', 'pwned')`),
+        '--sandbox',
+        'docker',
+        '--workspace',
+        root,
+        flag,
+        '--typecheck=off',
+      ])
       expect(r.status).toBe(3)
       expect(r.stdout).toContain('the Docker backend mounts the real workspace into the container')
       expect(treeHash(root)).toBe(before)
@@ -64,7 +73,10 @@ describe.skipIf(!dockerEngine.available)('batch on Docker', () => {
 
   it('limit flags apply the same way', () => {
     const root = ownedWorkspace({ 'a.txt': 'a\n' })
-    const r = codeact(['run', '-', '--sandbox', 'docker', '--workspace', root, '--max-tool-calls', '3', '--typecheck=off', '--json'], 'for (let i = 0; i < 5; i++) await tools.stat({ path: "a.txt" })')
+    const r = codeact(
+      ['run', '-', '--sandbox', 'docker', '--workspace', root, '--max-tool-calls', '3', '--typecheck=off', '--json'],
+      'for (let i = 0; i < 5; i++) await tools.stat({ path: "a.txt" })',
+    )
     const result = JSON.parse(r.stdout)
     expect(result.error.code).toBe('EDQUOT')
     expect(result.error.message).toContain('--max-tool-calls')

@@ -32,8 +32,12 @@ await tools.write_file({ path: 'docs/notes/migration.md', content: 'lodash -> lo
 await tools.remove({ path: 'old', recursive: true })
 const gone = await tools.list_dir({ path: '.' })
 if (gone.some((e) => e.name === 'old')) throw new Error('the staged remove is not visible')
-${bwrap.available ? `const sh = await tools.bash({ command: 'grep -rl lodash-es src | sort; echo generated > src/gen.ts; rm src/keep.ts; test ! -e old && echo old-gone' })
-console.log(sh.stdout.trim())` : ''}
+${
+  bwrap.available
+    ? `const sh = await tools.bash({ command: 'grep -rl lodash-es src | sort; echo generated > src/gen.ts; rm src/keep.ts; test ! -e old && echo old-gone' })
+console.log(sh.stdout.trim())`
+    : ''
+}
 return (await tools.glob({ pattern: '**/*' })).length`
 
 const EXPECTED_DIFF =
@@ -43,7 +47,9 @@ const EXPECTED_DIFF =
   `--- a/old/legacy.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-legacy\n` +
   `--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,2 +1,2 @@\n-import x from "lodash"\n+import x from "lodash-es"\n export const a = x.map([1], (n) => n)\n` +
   `--- a/src/b.ts\n+++ b/src/b.ts\n@@ -1,2 +1,2 @@\n-import { y } from "lodash"\n+import { y } from "lodash-es"\n export const b = y\n` +
-  (bwrap.available ? `--- /dev/null\n+++ b/src/gen.ts\n@@ -0,0 +1 @@\n+generated\n--- a/src/keep.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-export const keep = 1\n` : '')
+  (bwrap.available
+    ? `--- /dev/null\n+++ b/src/gen.ts\n@@ -0,0 +1 @@\n+generated\n--- a/src/keep.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-export const keep = 1\n`
+    : '')
 
 describe('--dry-run', () => {
   it('leaves every byte of the tree as it was and prints the exact diff (CLI)', () => {
@@ -85,7 +91,9 @@ describe('--dry-run', () => {
     expect(r.ok).toBe(true)
     expect(r.applied).toBe('dry-run')
     expect(r.changes?.map((c) => `${c.change} ${c.path}`)).toContain('modified src/a.ts')
-    const [answer] = await rt.executeToolCalls([{ id: 'c1', type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ path: 'x.txt', content: 'x' }) } }])
+    const [answer] = await rt.executeToolCalls([
+      { id: 'c1', type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ path: 'x.txt', content: 'x' }) } },
+    ])
     expect(answer!.content).toContain('EPERM')
     expect(treeHash(root)).toBe(before)
   })
@@ -94,9 +102,12 @@ describe('--dry-run', () => {
     const root = workspace({ 'vendor/lib.js': 'v1\n', 'a.txt': 'a\n' })
     const before = treeHash(root)
     const rt = await testRuntime({ workspace: { root, readOnly: ['vendor'] } })
-    const r = await rt.runCode(`
+    const r = await rt.runCode(
+      `
       try { await tools.write_file({ path: 'vendor/lib.js', content: 'hacked' }) } catch (e) { console.log(e.code) }
-      await tools.write_file({ path: 'a.txt', content: 'b\\n' })`, { changes: 'dry-run' })
+      await tools.write_file({ path: 'a.txt', content: 'b\\n' })`,
+      { changes: 'dry-run' },
+    )
     expect(r.logs.map((l) => l.text)).toContain('EROFS')
     expect(r.changes).toEqual([{ path: 'a.txt', change: 'modified', diff: '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n' }])
     expect(treeHash(root)).toBe(before)

@@ -46,8 +46,18 @@ export function treeHash(root: string): string {
   return h.digest('hex')
 }
 
-export function codeact(args: string[], input?: string, env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', input, timeout: 120_000, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR, ...env } })
+export function codeact(
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], {
+    encoding: 'utf8',
+    input,
+    timeout: 120_000,
+    maxBuffer: 512 * 1024 * 1024,
+    env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR, ...env },
+  })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 

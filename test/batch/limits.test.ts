@@ -40,7 +40,10 @@ describe('limits at the API', () => {
   })
 
   it('a limit that stops a run says which flag raises it', async () => {
-    const rt = await testRuntime({ tools: [{ name: 'noop', description: 'noop', parameters: { type: 'object' }, execute: () => null }], limits: { maxToolCalls: 20, timeoutMs: 2_000 } })
+    const rt = await testRuntime({
+      tools: [{ name: 'noop', description: 'noop', parameters: { type: 'object' }, execute: () => null }],
+      limits: { maxToolCalls: 20, timeoutMs: 2_000 },
+    })
     const calls = await rt.runCode('for (;;) await tools.noop({})')
     expect(calls.error?.message).toContain('--max-tool-calls')
     expect(calls.observation).toContain('raise it with --max-tool-calls (limits.maxToolCalls)')
@@ -63,7 +66,17 @@ describe('limit flags', () => {
   })
 
   it('maps every flag to its limit', () => {
-    expect(limitsFromFlags({ timeout: '2m', memory: '256', 'max-tool-calls': '50000', 'max-parallel': '32', 'max-output': '4MiB', 'max-observation': '64KiB', 'max-source': '1M' })).toEqual({
+    expect(
+      limitsFromFlags({
+        timeout: '2m',
+        memory: '256',
+        'max-tool-calls': '50000',
+        'max-parallel': '32',
+        'max-output': '4MiB',
+        'max-observation': '64KiB',
+        'max-source': '1M',
+      }),
+    ).toEqual({
       timeoutMs: 120_000,
       memoryMb: 256,
       maxToolCalls: 50_000,
@@ -75,7 +88,13 @@ describe('limit flags', () => {
   })
 
   it('a bad value is a usage error naming the flag (exit 2), for run and mcp alike', () => {
-    for (const args of [['--max-tool-calls', 'lots'], ['--max-parallel', '0'], ['--timeout', '-3'], ['--max-output', '1.5.2MiB'], ['--memory', '2']]) {
+    for (const args of [
+      ['--max-tool-calls', 'lots'],
+      ['--max-parallel', '0'],
+      ['--timeout', '-3'],
+      ['--max-output', '1.5.2MiB'],
+      ['--memory', '2'],
+    ]) {
       const r = codeact(['run', '-', ...args], 'return 1')
       expect(r.status, args.join(' ')).toBe(2)
       expect(r.stderr).toContain(args[0])
@@ -87,9 +106,15 @@ describe('limit flags', () => {
 
   it('a raised limit lets the run through', () => {
     const tools = 'examples/tools.ts'
-    const r = codeact(['run', '-', '--tools', tools, '--typecheck=off', '--max-tool-calls', '3', '--json'], 'for (let i = 0; i < 5; i++) await tools.list_shops({})')
+    const r = codeact(
+      ['run', '-', '--tools', tools, '--typecheck=off', '--max-tool-calls', '3', '--json'],
+      'for (let i = 0; i < 5; i++) await tools.list_shops({})',
+    )
     expect(JSON.parse(r.stdout).error.code).toBe('EDQUOT')
-    const ok = codeact(['run', '-', '--tools', tools, '--typecheck=off', '--max-tool-calls', '5', '--json'], 'for (let i = 0; i < 5; i++) await tools.list_shops({})')
+    const ok = codeact(
+      ['run', '-', '--tools', tools, '--typecheck=off', '--max-tool-calls', '5', '--json'],
+      'for (let i = 0; i < 5; i++) await tools.list_shops({})',
+    )
     expect(JSON.parse(ok.stdout).ok).toBe(true)
   })
 })

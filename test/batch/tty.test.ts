@@ -18,7 +18,9 @@ function shellQuote(s: string): string {
 /** Runs codeact under a pty; `answer(screen)` may return keys to type when the screen shows a prompt. */
 function underPty(args: string[], answer?: (screen: string) => string | undefined): Promise<{ status: number | null; screen: string }> {
   const cmd = [process.execPath, 'bin/codeact.mjs', ...args].map(shellQuote).join(' ')
-  const child = spawn('script', ['-q', '-e', '-c', `stty cols 160; ${cmd}`, '/dev/null'], { env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR, TERM: 'xterm' } })
+  const child = spawn('script', ['-q', '-e', '-c', `stty cols 160; ${cmd}`, '/dev/null'], {
+    env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR, TERM: 'xterm' },
+  })
   let screen = ''
   let answered = 0
   child.stdout.on('data', (c: Buffer) => {
@@ -66,7 +68,9 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     const files: Record<string, string> = {}
     for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) files[`${n}.txt`] = `${n} old\n`
     const root = workspace(files)
-    const job = program(`for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) await tools.write_file({ path: n + '.txt', content: n + ' new\\n' })`)
+    const job = program(
+      `for (const n of ['a', 'b', 'c', 'd', 'e', 'f']) await tools.write_file({ path: n + '.txt', content: n + ' new\\n' })`,
+    )
     // a: y, b: n, c: a(ll) → c, d, e, f applied without asking.
     const keys = ['y', 'n', 'a']
     const first = await underPty(['run', job, '--workspace', root, '--review', '--typecheck=off'], () => keys.shift())
@@ -76,7 +80,14 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     expect(first.screen).toContain('(1/6) modified a.txt — apply?')
     expect(first.screen).toContain('(3/6) modified c.txt — apply?')
     expect(first.screen).not.toContain('(4/6)')
-    expect(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => readFileSync(join(root, `${n}.txt`), 'utf8'))).toEqual(['a new\n', 'b old\n', 'c new\n', 'd new\n', 'e new\n', 'f new\n'])
+    expect(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => readFileSync(join(root, `${n}.txt`), 'utf8'))).toEqual([
+      'a new\n',
+      'b old\n',
+      'c new\n',
+      'd new\n',
+      'e new\n',
+      'f new\n',
+    ])
     expect(first.screen).toContain('Partly applied (review)')
 
     // quit at the first question: nothing lands.
@@ -90,7 +101,10 @@ describe.skipIf(!hasScript)('on a terminal', () => {
 
   it('--review needs a terminal', () => {
     const root = workspace({ 'a.txt': 'a' })
-    const r = spawnSync(process.execPath, ['bin/codeact.mjs', 'run', '-', '--workspace', root, '--review'], { input: 'return 1', encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['bin/codeact.mjs', 'run', '-', '--workspace', root, '--review'], {
+      input: 'return 1',
+      encoding: 'utf8',
+    })
     expect(r.status).toBe(2)
     expect(r.stderr).toContain('--review needs a terminal')
   })

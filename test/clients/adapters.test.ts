@@ -68,16 +68,30 @@ describe('AI SDK adapter', () => {
   it('passes the AI SDK abort signal down to the tool', async () => {
     let aborted = false
     const rt = await testRuntime({
-      tools: [defineTool({ name: 'wait', description: '', parameters: z.object({}), execute: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r((aborted = true)))) })],
+      tools: [
+        defineTool({
+          name: 'wait',
+          description: '',
+          parameters: z.object({}),
+          execute: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener('abort', () => r((aborted = true)))),
+        }),
+      ],
     })
     const controller = new AbortController()
     const model = new MockLanguageModelV3({
       doGenerate: async () => {
         setTimeout(() => controller.abort(), 50)
-        return { content: [{ type: 'tool-call', toolCallId: 'w1', toolName: 'wait', input: '{}' }], finishReason: toolCalls, usage, warnings: [] }
+        return {
+          content: [{ type: 'tool-call', toolCallId: 'w1', toolName: 'wait', input: '{}' }],
+          finishReason: toolCalls,
+          usage,
+          warnings: [],
+        }
       },
     })
-    await generateText({ model, tools: aiSdkTools(rt, { only: ['wait'] }), prompt: 'go', abortSignal: controller.signal }).catch(() => undefined)
+    await generateText({ model, tools: aiSdkTools(rt, { only: ['wait'] }), prompt: 'go', abortSignal: controller.signal }).catch(
+      () => undefined,
+    )
     expect(aborted).toBe(true)
     const result = rt.log.all().find((e) => e.type === 'tool/result' && 'id' in e.data && e.data.id === 'w1')
     expect(result?.data).toMatchObject({ result: { ok: false, error: { code: 'ECANCELED' } } })
@@ -87,7 +101,15 @@ describe('AI SDK adapter', () => {
 describe('OpenAI Agents SDK adapter', () => {
   it('strict only where the schema allows; invoke answers content, a bad JSON input is EINVAL', async () => {
     const rt = await testRuntime({
-      tools: [...basicTools, { name: 'search', description: 'Search.', parameters: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'number' } }, required: ['q'] }, execute: (a: { q: string }) => [a.q] }],
+      tools: [
+        ...basicTools,
+        {
+          name: 'search',
+          description: 'Search.',
+          parameters: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'number' } }, required: ['q'] },
+          execute: (a: { q: string }) => [a.q],
+        },
+      ],
     })
     const tools = openaiAgentsTools(rt)
     const byName = new Map(tools.map((t) => [t.name, t]))
@@ -101,7 +123,7 @@ describe('OpenAI Agents SDK adapter', () => {
 })
 
 describe('LangChain adapter', () => {
-  it('builds real tools from LangChain\'s own factory; `only` picks them; a tool call yields a ToolMessage', async () => {
+  it("builds real tools from LangChain's own factory; `only` picks them; a tool call yields a ToolMessage", async () => {
     const rt = await testRuntime({ tools: basicTools })
     const tools = langchainTools(rt, langchainTool, { only: ['add', 'read_note'] })
     expect(tools.map((t) => t.name)).toEqual(['add', 'read_note'])

@@ -45,12 +45,30 @@ afterAll(() => llm.close())
 
 describe('README client snippets', () => {
   it('are all there and type-check under --strict with no cast, as do the client tests (types.test-d.ts included)', () => {
-    expect([...snippets.keys()].sort()).toEqual(['ai-sdk', 'anthropic', 'anthropic-tool-runner', 'call-tool', 'embedding', 'event-log', 'langchain', 'openai-agents', 'openai-chat', 'openai-responses'])
-    const clientTests = readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts')).map((f) => join(import.meta.dirname, f))
+    expect([...snippets.keys()].sort()).toEqual([
+      'ai-sdk',
+      'anthropic',
+      'anthropic-tool-runner',
+      'call-tool',
+      'embedding',
+      'event-log',
+      'langchain',
+      'openai-agents',
+      'openai-chat',
+      'openai-responses',
+    ])
+    const clientTests = readdirSync(import.meta.dirname)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(import.meta.dirname, f))
     const snippetFiles = [...snippets.keys()].map((n) => join(dir, `${n}.ts`))
     // No cast to make an SDK type fit: not in a snippet, not in the type tests.
-    for (const file of [...snippetFiles, join(import.meta.dirname, 'types.test-d.ts')]) expect(withoutImports(readFileSync(file, 'utf8'))).not.toMatch(/\bas (any|never|unknown)\b|<any>|\bas [A-Z]\w*(\[\])?\b/)
-    const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+    for (const file of [...snippetFiles, join(import.meta.dirname, 'types.test-d.ts')])
+      expect(withoutImports(readFileSync(file, 'utf8'))).not.toMatch(/\bas (any|never|unknown)\b|<any>|\bas [A-Z]\w*(\[\])?\b/)
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(root, 'tsconfig.json'),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!
     expect(config.options.strict).toBe(true)
     const program = ts.createProgram([...snippetFiles, ...clientTests], { ...config.options, noEmit: true })
     const problems = ts
@@ -66,7 +84,9 @@ describe('README client snippets', () => {
     const answer = await chat(rt, new OpenAI({ baseURL: `${llm.url}/v1`, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
     const sent = llm.requests.filter((r) => r.path.endsWith('/chat/completions'))
-    expect(sent[0]!.body.tools).toEqual([expect.objectContaining({ type: 'custom', custom: expect.objectContaining({ name: 'run_code' }) })])
+    expect(sent[0]!.body.tools).toEqual([
+      expect.objectContaining({ type: 'custom', custom: expect.objectContaining({ name: 'run_code' }) }),
+    ])
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
@@ -76,7 +96,9 @@ describe('README client snippets', () => {
     const answer = await respond(rt, new OpenAI({ baseURL: `${llm.url}/v1`, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
     const last = llm.requests.filter((r) => r.path.endsWith('/responses')).at(-1)!.body.input
-    expect(last).toEqual([{ type: 'custom_tool_call_output', call_id: expect.any(String), output: expect.stringContaining('Paris: 21 °C') }])
+    expect(last).toEqual([
+      { type: 'custom_tool_call_output', call_id: expect.any(String), output: expect.stringContaining('Paris: 21 °C') },
+    ])
   })
 
   it('Anthropic: message.content passed whole, tool_result blocks back', async () => {
@@ -85,7 +107,9 @@ describe('README client snippets', () => {
     const answer = await ask(rt, new Anthropic({ baseURL: llm.url, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
     const sent = llm.requests.filter((r) => r.path.endsWith('/messages')).at(-1)!.body
-    expect(sent.tools).toEqual([expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ type: 'object', required: ['code'] }) })])
+    expect(sent.tools).toEqual([
+      expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ type: 'object', required: ['code'] }) }),
+    ])
   })
 
   it("Anthropic tool runner: the definitions' Standard Schema and rt.callTool, with the runner's tool_use ids", async () => {
@@ -95,7 +119,9 @@ describe('README client snippets', () => {
     const answer = await runTools(rt, new Anthropic({ baseURL: llm.url, apiKey: 'test' }), 'Weather in Paris?')
     expect(answer).toContain('Paris: 21 °C')
     const first = llm.requests.slice(before)[0]!.body
-    expect(first.tools).toEqual([expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ required: ['code'] }) })])
+    expect(first.tools).toEqual([
+      expect.objectContaining({ name: 'run_code', input_schema: expect.objectContaining({ required: ['code'] }) }),
+    ])
     const ids = rt.log.all().flatMap((e) => (e.type === 'tool/call' && 'origin' in e.data && e.data.origin === 'native' ? [e.data.id] : []))
     expect(ids.at(-1)).toMatch(/^toolu_/)
   })
@@ -108,12 +134,25 @@ describe('README client snippets', () => {
     const model = new MockLanguageModelV3({
       doGenerate: async ({ prompt }) => {
         prompts.push(prompt)
-        const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } }
+        const usage = {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        }
         if (step++ === 0) {
-          return { content: [{ type: 'tool-call', toolCallId: 'tc1', toolName: 'run_code', input: JSON.stringify({ code: PROGRAM }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] }
+          return {
+            content: [{ type: 'tool-call', toolCallId: 'tc1', toolName: 'run_code', input: JSON.stringify({ code: PROGRAM }) }],
+            finishReason: { unified: 'tool-calls', raw: undefined },
+            usage,
+            warnings: [],
+          }
         }
         const toolMsg = JSON.stringify(prompt.at(-1))
-        return { content: [{ type: 'text', text: `saw ${toolMsg}` }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] }
+        return {
+          content: [{ type: 'text', text: `saw ${toolMsg}` }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        }
       },
     })
     const text: string = await agent(rt, model, 'Weather in Paris?')
@@ -145,7 +184,12 @@ describe('README client snippets', () => {
     const model = RunnableLambda.from(async (messages: BaseMessage[]) =>
       turn++ === 0
         ? new AIMessageChunk({ content: '', tool_calls: [{ id: 'lc2', name: 'run_code', args: { code: PROGRAM }, type: 'tool_call' }] })
-        : new AIMessageChunk(`done: ${messages.filter(ToolMessage.isInstance).map((m) => `${m.tool_call_id} ${m.status} ${m.text}`).join(' | ')}`),
+        : new AIMessageChunk(
+            `done: ${messages
+              .filter(ToolMessage.isInstance)
+              .map((m) => `${m.tool_call_id} ${m.status} ${m.text}`)
+              .join(' | ')}`,
+          ),
     )
     expect(await loop(rt, model, 'Weather in Paris?')).toMatch(/^done: lc2 success .*Paris: 21 °C/s)
     const result = rt.log.all().find((e) => e.type === 'tool/result' && 'id' in e.data && e.data.id === 'lc2')

@@ -10,7 +10,12 @@ import type { AIMessage, ToolCall as LangChainSdkToolCall } from '@langchain/cor
 import type { DynamicStructuredTool, StructuredToolInterface } from '@langchain/core/tools'
 import type { tool as langchainTool } from '@langchain/core/tools'
 import type OpenAI from 'openai'
-import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions'
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolMessageParam,
+} from 'openai/resources/chat/completions'
 import type { Response, ResponseInputItem, Tool as ResponsesTool } from 'openai/resources/responses/responses'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { CallToolResult, Runtime } from '../../runtime/index.js'
@@ -29,7 +34,9 @@ declare const lcTool: typeof langchainTool
 describe('request tools are the official request types', () => {
   it('OpenAI Chat, Responses and Anthropic', () => {
     expectTypeOf(toOpenAITools(rt.tools.definitions())).toExtend<ChatCompletionTool[]>()
-    expectTypeOf(toOpenAITools(rt.tools.definitions(), { freeform: ['run_code'] })).toExtend<OpenAI.Chat.ChatCompletionCreateParams['tools']>()
+    expectTypeOf(toOpenAITools(rt.tools.definitions(), { freeform: ['run_code'] })).toExtend<
+      OpenAI.Chat.ChatCompletionCreateParams['tools']
+    >()
     expectTypeOf(toOpenAIResponsesTools(rt.tools.definitions(), { freeform: ['run_code'] })).toExtend<ResponsesTool[]>()
     expectTypeOf(toAnthropicTools(rt.tools.definitions())).toExtend<AnthropicSdkTool[]>()
   })
@@ -75,7 +82,7 @@ describe('executeToolCalls takes what the SDKs hand back and answers in their ty
   })
 })
 
-describe('adapters are the frameworks\' tool types', () => {
+describe("adapters are the frameworks' tool types", () => {
   it('AI SDK ToolSet', () => {
     expectTypeOf(aiSdkTools(rt)).toExtend<ToolSet>()
     expectTypeOf(aiSdkTools(rt)['run_code']!).toExtend<AiTool>()

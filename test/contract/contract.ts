@@ -32,7 +32,12 @@ export function sandboxContract(name: string, options: ContractOptions): void {
       writeFileSync(join(workspace, 'docs', 'a.txt'), 'alpha\n')
       writeFileSync(join(workspace, 'locked', 'keep.txt'), 'keep\n')
       options.prepareWorkspace?.(workspace)
-      rt = await createRuntime({ ...options.runtime, typecheck: 'off', tools: [...basicTools, ...timedTools(timeline)], limits: { timeoutMs: 8_000 } })
+      rt = await createRuntime({
+        ...options.runtime,
+        typecheck: 'off',
+        tools: [...basicTools, ...timedTools(timeline)],
+        limits: { timeoutMs: 8_000 },
+      })
       wrt = await createRuntime({ ...options.runtime, typecheck: 'off', workspace: { root: workspace, readOnly: ['locked'] } })
     }, 300_000)
     afterAll(async () => {
@@ -48,7 +53,9 @@ export function sandboxContract(name: string, options: ContractOptions): void {
     })
 
     it('rejects a failed call with a ToolCallError and lists it even when caught', async () => {
-      const r = await rt.runCode(`try { await tools.read_note({ key: 'missing' }) } catch (e) { return [e.name, e.toolName, e.code, e.message, e instanceof ToolCallError] }`)
+      const r = await rt.runCode(
+        `try { await tools.read_note({ key: 'missing' }) } catch (e) { return [e.name, e.toolName, e.code, e.message, e instanceof ToolCallError] }`,
+      )
       expect(r.value).toEqual(['ToolCallError', 'read_note', 'ENOENT', 'no note "missing"', true])
       expect(r.observation).toContain('→ ENOENT: no note "missing"')
     })
@@ -85,7 +92,9 @@ export function sandboxContract(name: string, options: ContractOptions): void {
       // Abort once both calls are under way, whatever the backend's start-up time.
       let started = 0
       const stop = rt.on('event', (e) => e.type === 'tool/call' && ++started === 2 && setTimeout(() => controller.abort(), 50))
-      const r = await rt.runCode('await Promise.all([tools.sleep({ id: "p1", ms: 600000 }), tools.sleep({ id: "p2", ms: 600000 })])', { signal: controller.signal })
+      const r = await rt.runCode('await Promise.all([tools.sleep({ id: "p1", ms: 600000 }), tools.sleep({ id: "p2", ms: 600000 })])', {
+        signal: controller.signal,
+      })
       stop()
       expect(r.error?.kind).toBe('aborted')
       expect(r.calls).toHaveLength(2)

@@ -25,7 +25,10 @@ describe('.ci/docker-runtime.mjs: runsc merged into daemon.json', () => {
     expect(JSON.parse(fs.readFileSync(missing, 'utf8'))).toEqual({ runtimes: { runsc: want } })
 
     const existing = path.join(dir, 'daemon.json')
-    fs.writeFileSync(existing, JSON.stringify({ 'log-driver': 'local', 'data-root': '/srv/docker', runtimes: { crun: { path: '/usr/bin/crun' } } }))
+    fs.writeFileSync(
+      existing,
+      JSON.stringify({ 'log-driver': 'local', 'data-root': '/srv/docker', runtimes: { crun: { path: '/usr/bin/crun' } } }),
+    )
     expect(merge(existing).out).toBe('changed')
     expect(JSON.parse(fs.readFileSync(existing, 'utf8'))).toEqual({
       'log-driver': 'local',
@@ -114,10 +117,18 @@ describe('.ci/docker-engine.sh against a stub engine', () => {
       if (pid > 0) process.kill(pid, 'SIGTERM')
     }
   })
-  const log = (dir: string) => fs.readFileSync(path.join(dir, 'log'), 'utf8').trim().split('\n').map((l) => l.split(' ')[0])
+  const log = (dir: string) =>
+    fs
+      .readFileSync(path.join(dir, 'log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[0])
   const runtimes = (dir: string) => Object.keys(JSON.parse(fs.readFileSync(path.join(dir, 'runtimes'), 'utf8'))).sort()
   const startStub = async (dir: string) => {
-    spawnSync('bash', ['-c', `STUB=${dir} CODEACT_DOCKERD_PIDFILE=${dir}/dockerd.pid setsid ${dir}/bin/dockerd --config-file ${dir}/daemon.json >/dev/null 2>&1 &`])
+    spawnSync('bash', [
+      '-c',
+      `STUB=${dir} CODEACT_DOCKERD_PIDFILE=${dir}/dockerd.pid setsid ${dir}/bin/dockerd --config-file ${dir}/daemon.json >/dev/null 2>&1 &`,
+    ])
     for (let i = 0; i < 100 && !fs.existsSync(path.join(dir, 'running')); i++) await new Promise((r) => setTimeout(r, 50))
     started.push(dir)
   }

@@ -28,7 +28,12 @@ function codeact(args: string[], input: string): Promise<{ status: number | null
   })
 }
 
-function json(r: { stdout: string; stderr: string }): { ok: boolean; value: unknown; error: { kind: string; message: string } | null; observation: string } {
+function json(r: { stdout: string; stderr: string }): {
+  ok: boolean
+  value: unknown
+  error: { kind: string; message: string } | null
+  observation: string
+} {
   try {
     return JSON.parse(r.stdout)
   } catch {
@@ -65,7 +70,10 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
       let rootfs
       try { fs.writeFileSync('/etc/owned', 'x') } catch (e) { rootfs = e.code }
       return { uid: process.getuid(), notes: (await tools.read_file({ path: 'notes.txt' })).split('\\n')[0], sh: sh.stdout.trim().split('\\n'), rootfs }`
-    const r = await codeact(['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--typecheck=off', '--docker-pool-size', '0'], program)
+    const r = await codeact(
+      ['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--typecheck=off', '--docker-pool-size', '0'],
+      program,
+    )
     const result = json(r)
     expect(result.error, result.observation).toBeNull()
     expect(result.value).toEqual({
@@ -87,40 +95,72 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
       const os = require('node:os')
       const names: string[] = fsm.readdirSync(join('.', '.')).sort()
       return { names: names.filter((n) => n.endsWith('.txt')), cpus: os.cpus().length > 0, pid: typeof process.pid }`
-    const ok = await codeact(['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--docker-pool-size', '0', '--read-only', '.'], good)
+    const ok = await codeact(
+      ['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--docker-pool-size', '0', '--read-only', '.'],
+      good,
+    )
     const result = json(ok)
     expect(result.error, result.observation).toBeNull()
     expect(result.value).toMatchObject({ cpus: true, pid: 'number' })
     expect((result.value as { names: string[] }).names).toContain('notes.txt')
 
     // A wrong use of a Node API is a type error before anything runs.
-    const typo = await codeact(['run', '-', '--sandbox', 'docker', '--json', '--docker-pool-size', '0'], `const fs = await import('node:fs')\nreturn fs.readFileSync('x', 'utf8').toFixed(2)`)
+    const typo = await codeact(
+      ['run', '-', '--sandbox', 'docker', '--json', '--docker-pool-size', '0'],
+      `const fs = await import('node:fs')\nreturn fs.readFileSync('x', 'utf8').toFixed(2)`,
+    )
     expect(json(typo).error).toMatchObject({ kind: 'type' })
     expect(json(typo).error?.message).toMatch(/toFixed/)
     expect(typo.status).toBe(1)
 
     // Anything but a built-in module (the runner's own files, a data: URL, a path) is refused by name.
-    const files = await codeact(['run', '-', '--sandbox', 'docker', '--json', '--docker-pool-size', '0', '--typecheck=off'], `
+    const files = await codeact(
+      ['run', '-', '--sandbox', 'docker', '--json', '--docker-pool-size', '0', '--typecheck=off'],
+      `
       const out = []
       for (const spec of ['/opt/codeact/wire.mjs', 'file:///opt/codeact/realm.mjs', 'data:text/javascript,export default 1', './x.mjs', 'node:inspector']) {
         try { await import(spec); out.push('loaded') } catch (e) { out.push(e.code) }
       }
-      return out`)
+      return out`,
+    )
     expect(json(files).value).toEqual(Array(5).fill('ERR_UNSUPPORTED_PROGRAM_IMPORT'))
   }, 240_000)
 
-  it.skipIf(!normaliserPresent)("`import fs from 'node:fs'` works in the Docker backend (sdk/program-text.ts rewrites it)", async () => {
-    const r = await codeact(
-      ['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--docker-pool-size', '0'],
-      `import fs from 'node:fs'\nimport { join } from 'node:path'\nreturn fs.readFileSync(join('.', 'notes.txt'), 'utf8').split('\\n')[1]`,
-    )
-    expect(json(r).value).toBe('beta')
-  }, 180_000)
+  it.skipIf(!normaliserPresent)(
+    "`import fs from 'node:fs'` works in the Docker backend (sdk/program-text.ts rewrites it)",
+    async () => {
+      const r = await codeact(
+        ['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--docker-pool-size', '0'],
+        `import fs from 'node:fs'\nimport { join } from 'node:path'\nreturn fs.readFileSync(join('.', 'notes.txt'), 'utf8').split('\\n')[1]`,
+      )
+      expect(json(r).value).toBe('beta')
+    },
+    180_000,
+  )
 
   it('every Docker option has a flag: limits reach the container', async () => {
     const r = await codeact(
-      ['run', '-', '--sandbox', 'docker', '--json', '--typecheck=off', '--docker-image', DEFAULT_IMAGE, '--docker-pool-size', '0',
-        '--docker-memory', '200', '--docker-pids-limit', '40', '--docker-cpus', '0.5', '--docker-tmp-size', '8', '--docker-network'],
+      [
+        'run',
+        '-',
+        '--sandbox',
+        'docker',
+        '--json',
+        '--typecheck=off',
+        '--docker-image',
+        DEFAULT_IMAGE,
+        '--docker-pool-size',
+        '0',
+        '--docker-memory',
+        '200',
+        '--docker-pids-limit',
+        '40',
+        '--docker-cpus',
+        '0.5',
+        '--docker-tmp-size',
+        '8',
+        '--docker-network',
+      ],
       `const fs = require('node:fs'), cp = require('node:child_process')
        // cgroup v2 (one file each) or v1 (a folder per controller)
        const read = (v2, v1) => { try { return fs.readFileSync('/sys/fs/cgroup/' + v2, 'utf8').trim() } catch { return v1.map((f) => fs.readFileSync('/sys/fs/cgroup/' + f, 'utf8').trim()).join(' ') } }
@@ -131,20 +171,30 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
     )
     const result = json(r)
     expect(result.error, result.observation).toBeNull()
-    expect(result.value).toEqual({ memory: String(200 * 1024 * 1024), pids: '40', cpu: '50000 100000', tmp: String(8 * 1024), interfaces: ['eth0', 'lo'] })
+    expect(result.value).toEqual({
+      memory: String(200 * 1024 * 1024),
+      pids: '40',
+      cpu: '50000 100000',
+      tmp: String(8 * 1024),
+      interfaces: ['eth0', 'lo'],
+    })
   }, 180_000)
 
-  it.skipIf(!gvisor)('--docker-runtime runsc runs the program under gVisor', async () => {
-    const r = await codeact(
-      ['run', '-', '--sandbox', 'docker', '--json', '--typecheck=off', '--docker-pool-size', '0', '--docker-runtime', 'runsc'],
-      `return require('node:fs').readFileSync('/proc/version', 'utf8')`,
-    )
-    const result = json(r)
-    expect(result.error, result.observation).toBeNull()
-    // gVisor's kernel answers with its own made-up version, not the host's.
-    expect(result.value).not.toBe(fs.readFileSync('/proc/version', 'utf8'))
-    expect(String(result.value)).toMatch(/^Linux version 4\.4\.0/)
-  }, 180_000)
+  it.skipIf(!gvisor)(
+    '--docker-runtime runsc runs the program under gVisor',
+    async () => {
+      const r = await codeact(
+        ['run', '-', '--sandbox', 'docker', '--json', '--typecheck=off', '--docker-pool-size', '0', '--docker-runtime', 'runsc'],
+        `return require('node:fs').readFileSync('/proc/version', 'utf8')`,
+      )
+      const result = json(r)
+      expect(result.error, result.observation).toBeNull()
+      // gVisor's kernel answers with its own made-up version, not the host's.
+      expect(result.value).not.toBe(fs.readFileSync('/proc/version', 'utf8'))
+      expect(String(result.value)).toMatch(/^Linux version 4\.4\.0/)
+    },
+    180_000,
+  )
 
   it('bad Docker flags are usage errors (exit 2) that say what is wanted', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -161,7 +211,10 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
     const noSandbox = await codeact(['run', '-', '--docker-image', 'x'], 'return 1')
     expect(noSandbox.stderr).toMatch(/--docker-image needs --sandbox docker/)
     expect(noSandbox.status).toBe(2)
-    const missing = await codeact(['run', '-', '--sandbox', 'docker', '--typecheck=off', '--docker-image', 'codeact-runner:no-such-tag', '--docker-pool-size', '0'], 'return 1')
+    const missing = await codeact(
+      ['run', '-', '--sandbox', 'docker', '--typecheck=off', '--docker-image', 'codeact-runner:no-such-tag', '--docker-pool-size', '0'],
+      'return 1',
+    )
     expect(missing.stdout).toMatch(/sandbox_unavailable.*codeact-runner:no-such-tag/)
     expect(missing.status).toBe(3)
   }, 180_000)

@@ -14,7 +14,11 @@ async function probe(): Promise<{ available: boolean; reason?: string; runtimes:
     const info = (await docker.info()) as { Runtimes?: Record<string, unknown> }
     return { available: true, runtimes: Object.keys(info.Runtimes ?? {}) }
   } catch (e) {
-    return { available: false, reason: `no Docker engine reachable (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`, runtimes: [] }
+    return {
+      available: false,
+      reason: `no Docker engine reachable (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      runtimes: [],
+    }
   }
 }
 
@@ -40,7 +44,11 @@ const inCI = process.env['CI'] === 'true' || process.env['CI'] === '1'
 
 /** One case per runtime under test; in CI a configured-but-missing runtime is not skipped (it fails). */
 export const dockerRuntimeCases: readonly DockerRuntimeCase[] = RUNTIMES_UNDER_TEST.map((name) => {
-  const missing = !dockerEngine.available ? dockerEngine.reason : dockerEngine.runtimes.includes(name) ? undefined : `the engine has no "${name}" runtime`
+  const missing = !dockerEngine.available
+    ? dockerEngine.reason
+    : dockerEngine.runtimes.includes(name)
+      ? undefined
+      : `the engine has no "${name}" runtime`
   if (missing && !inCI) console.warn(`[docker ${name} tests skipped] ${missing}`)
   return { name, skip: inCI && dockerEngine.available ? undefined : missing, option: name === 'runc' ? {} : { runtime: name } }
 })

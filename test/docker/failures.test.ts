@@ -28,7 +28,8 @@ describe('docker sandbox: engine unreachable', () => {
       error: {
         kind: 'sandbox_unavailable',
         code: 'SANDBOX_UNAVAILABLE',
-        message: 'cannot reach the Docker engine at /tmp/codeact-no-such-docker.sock (ENOENT): is dockerd running, and is DOCKER_HOST right?',
+        message:
+          'cannot reach the Docker engine at /tmp/codeact-no-such-docker.sock (ENOENT): is dockerd running, and is DOCKER_HOST right?',
       },
       droppedOutputBytes: 0,
     })
@@ -39,7 +40,13 @@ describe('docker sandbox: engine unreachable', () => {
   it('an engine given as options that refuses connections is the same', async () => {
     const sandbox = createDockerSandbox({ engines: [{ host: '127.0.0.1', port: 1, protocol: 'http' }], poolSize: 0 })
     const out = await sandbox.run(request(`return 1`), testHost(), never())
-    expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: expect.stringMatching(/^cannot reach the Docker engine at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/) } })
+    expect(out).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'sandbox_unavailable',
+        message: expect.stringMatching(/^cannot reach the Docker engine at http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/),
+      },
+    })
     await sandbox.close()
   })
 
@@ -72,7 +79,9 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
       await sandbox.close()
       expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE' } })
       if (!out.ok) {
-        expect(out.error.message).toMatch(/^the runner image "codeact-no-such-image:nope" is not on the Docker engine at .*: build it with `make image`/)
+        expect(out.error.message).toMatch(
+          /^the runner image "codeact-no-such-image:nope" is not on the Docker engine at .*: build it with `make image`/,
+        )
         expect(out.error.message).not.toMatch(/\n\s+at /)
       }
     })
@@ -85,7 +94,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
     expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: 'the runner did not start within 1 ms' } })
   })
 
-  it("a workspace that does not exist, escapes through a read-only entry, or cannot be used by an explicitly chosen container user is refused", async () => {
+  it('a workspace that does not exist, escapes through a read-only entry, or cannot be used by an explicitly chosen container user is refused', async () => {
     const ws = tempWorkspace()
     fs.symlinkSync('/etc', path.join(ws, 'etc-link'))
     const closed = fs.mkdtempSync(path.join(os.tmpdir(), 'codeact-closed-')) // 0700, owned by this (root) user
@@ -94,7 +103,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
       [{ workspace: { root: ws, readOnly: ['etc-link'] } }, /the read-only path etc-link resolves outside the workspace/],
       [{ workspace: { root: ws, readOnly: ['../x'] } }, /the read-only path \.\.\/x is outside the workspace/],
       [{ workspace: { root: ws, mountAt: '/usr/lib' } }, /cannot be mounted at \/usr\/lib/],
-      [{ workspace: { root: closed }, user: '65534:65534' }, /the workspace .* \(owner 0:0, mode 700\) is not writable by the container's user 65534:65534: chown it/],
+      [
+        { workspace: { root: closed }, user: '65534:65534' },
+        /the workspace .* \(owner 0:0, mode 700\) is not writable by the container's user 65534:65534: chown it/,
+      ],
       [{ workspace: { root: closed, readOnly: true }, user: '1234:1234' }, /is not readable by the container's user 1234:1234/],
     ]
     for (const [options, message] of cases) {

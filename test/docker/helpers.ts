@@ -19,7 +19,10 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs, then the Dockerfile) as they are now. */
 function runnerHash(): string {
   const h = createHash('sha256')
-  const files = fs.readdirSync(path.join(repo, 'images')).filter((f) => f.endsWith('.mjs')).sort()
+  const files = fs
+    .readdirSync(path.join(repo, 'images'))
+    .filter((f) => f.endsWith('.mjs'))
+    .sort()
   for (const f of files) h.update(fs.readFileSync(path.join(repo, 'images', f)))
   h.update(fs.readFileSync(path.join(repo, 'images', 'Dockerfile'))) // its entrypoint's flags
   return h.digest('hex').slice(0, 16)
@@ -36,7 +39,10 @@ export async function ensureImage(): Promise<void> {
     docker
       .getImage(DEFAULT_IMAGE)
       .inspect()
-      .then((info) => info.Config.Labels?.['codeact.runner.hash'] === want, () => false)
+      .then(
+        (info) => info.Config.Labels?.['codeact.runner.hash'] === want,
+        () => false,
+      )
   if (await has()) return
   const lock = path.join(os.tmpdir(), 'codeact-image-build.lock')
   for (let i = 0; i < 600; i++) {
@@ -62,7 +68,11 @@ export function program(body: string): string {
 export const LIMITS: SandboxLimits = { timeoutMs: 20_000, memoryMb: 128, maxOutputBytes: 64 * 1024 }
 
 let runs = 0
-export function request(body: string, limits: Partial<SandboxLimits> = {}, toolNames: string[] = ['echo', 'add', 'fail', 'slow']): SandboxRunRequest {
+export function request(
+  body: string,
+  limits: Partial<SandboxLimits> = {},
+  toolNames: string[] = ['echo', 'add', 'fail', 'slow'],
+): SandboxRunRequest {
   return { runId: `test-${process.pid}-${++runs}`, js: program(body), toolNames, limits: { ...LIMITS, ...limits } }
 }
 

@@ -9,7 +9,10 @@ import type { WorkspaceMount } from '../../sandbox/docker/mount.js'
 const images = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../images')
 
 function entrypoint(file: string): unknown {
-  const line = fs.readFileSync(path.join(images, file), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT '))
+  const line = fs
+    .readFileSync(path.join(images, file), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('ENTRYPOINT '))
   return JSON.parse(line?.slice('ENTRYPOINT '.length) ?? 'null')
 }
 
@@ -17,7 +20,13 @@ describe('runner image', () => {
   it("both Dockerfiles start the runner as sandbox/docker/spec.ts's gVisor entrypoint does, from the execute-only node", () => {
     expect(entrypoint('Dockerfile')).toEqual([RUNNER_NODE, ...RUNNER_ARGS])
     expect(entrypoint('Dockerfile.node')).toEqual([RUNNER_NODE, ...RUNNER_ARGS])
-    expect([isGvisor('runsc'), isGvisor('runsc-debug'), isGvisor('gvisor'), isGvisor('runc'), isGvisor(undefined)]).toEqual([true, true, true, false, false])
+    expect([isGvisor('runsc'), isGvisor('runsc-debug'), isGvisor('gvisor'), isGvisor('runc'), isGvisor(undefined)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ])
   })
 
   it('the container user: an explicit choice, else the workspace owner when the caller is it or root, else the caller', () => {

@@ -21,8 +21,10 @@ describe('type check with Node types (the Docker backend)', () => {
     expect((await plain.check(program)).report).toMatch(/`require` does not exist in this sandbox/)
   }, 60_000)
 
-  it("still catches a wrong use of a Node API or of a tool", async () => {
-    const bad = await node.check(`const fs = await import('node:fs')\nconst n: number = fs.readFileSync('a', 'utf8')\nawait tools.echo({ txt: 'x' })\nreturn n`)
+  it('still catches a wrong use of a Node API or of a tool', async () => {
+    const bad = await node.check(
+      `const fs = await import('node:fs')\nconst n: number = fs.readFileSync('a', 'utf8')\nawait tools.echo({ txt: 'x' })\nreturn n`,
+    )
     // The wrong tool argument blocks; a mismatch with the program's own annotation is a note (sdk/typecheck-rule.ts).
     expect(bad.count).toBe(1)
     expect(bad.report).toMatch(/txt/)

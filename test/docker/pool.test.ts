@@ -27,7 +27,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
     expect(before).toHaveLength(2)
     const out = await sandbox.run(request(`return require('node:os').hostname()`), testHost(), never())
     expect(sandbox.poolStats.hits).toBe(1)
-    const used = out.ok ? JSON.parse(out.valueJson ?? '""') as string : ''
+    const used = out.ok ? (JSON.parse(out.valueJson ?? '""') as string) : ''
     expect(before.some((id) => id.startsWith(used))).toBe(true)
     await sandbox.warm(2)
     for (let i = 0; i < 40 && (await ownContainers()).some((id) => id.startsWith(used)); i++) await new Promise((r) => setTimeout(r, 100))
@@ -48,7 +48,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
     await sandbox.close()
   })
 
-  it("each run gets the memory it asks for; the pool warms for the last size asked", async () => {
+  it('each run gets the memory it asks for; the pool warms for the last size asked', async () => {
     const sandbox = make({ poolSize: 1 })
     const memoryOf = async (memoryMb: number): Promise<number> => {
       const host = testHost()
@@ -71,7 +71,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
   })
 
   it('a dead engine in the list is skipped: runs land on the live one', async () => {
-    const sandbox = make({ poolSize: 0, engines: [{ socketPath: '/tmp/codeact-dead-engine.sock' }, { socketPath: '/var/run/docker.sock' }] })
+    const sandbox = make({
+      poolSize: 0,
+      engines: [{ socketPath: '/tmp/codeact-dead-engine.sock' }, { socketPath: '/var/run/docker.sock' }],
+    })
     for (let i = 0; i < 2; i++) {
       expect(await sandbox.run(request(`return ${i}`), testHost(), never())).toMatchObject({ ok: true, valueJson: String(i) })
     }

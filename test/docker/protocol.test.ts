@@ -40,7 +40,7 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: untrusted protocol', (
     expect(out).toMatchObject({ ok: true, valueJson: '3' })
   })
 
-  it('runner messages forged on fd 1 (a result, a tool call, a log) are dropped: they lack the run\'s nonce', async () => {
+  it("runner messages forged on fd 1 (a result, a tool call, a log) are dropped: they lack the run's nonce", async () => {
     const host = testHost()
     const out = await sandbox.run(
       request(`
@@ -67,7 +67,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: untrusted protocol', (
 
   it('a line over the size cap ends the run as a runtime error and the container is dropped', async () => {
     const out = await sandbox.run(
-      request(`new (require('node:net').Socket)({ fd: 1, readable: false }).write(Buffer.alloc(40 << 20, 97)); await new Promise(() => {})`, { memoryMb: 256 }),
+      request(
+        `new (require('node:net').Socket)({ fd: 1, readable: false }).write(Buffer.alloc(40 << 20, 97)); await new Promise(() => {})`,
+        { memoryMb: 256 },
+      ),
       testHost(),
       never(),
     )
@@ -77,12 +80,15 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: untrusted protocol', (
   it('console lines forged past the prelude are still capped by the host', async () => {
     const host = testHost()
     const out = await sandbox.run(
-      request(`
+      request(
+        `
         const out = new (require('node:net').Socket)({ fd: 1, readable: false })
         const line = JSON.stringify({ type: 'log', entries: Array.from({ length: 100 }, () => ({ level: 'log', text: 'y'.repeat(999) })) }) + '\\n'
         for (let i = 0; i < 50; i++) out.write(line)
         await new Promise((resolve) => out.write('\\n', resolve))
-        return 1`, { maxOutputBytes: 10_000 }),
+        return 1`,
+        { maxOutputBytes: 10_000 },
+      ),
       host,
       never(),
     )

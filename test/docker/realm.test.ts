@@ -70,7 +70,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: the program realm', ()
       testHost(),
       never(),
     )
-    expect(out).toMatchObject({ ok: false, error: { kind: 'runtime', message: 'unhandled promise rejection: TypeError: nobody caught me' } })
+    expect(out).toMatchObject({
+      ok: false,
+      error: { kind: 'runtime', message: 'unhandled promise rejection: TypeError: nobody caught me' },
+    })
     if (!out.ok) expect(out.error.stack).toMatch(/program\.js:\d+:\d+/)
   })
 
@@ -110,7 +113,11 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: the program realm', ()
       answered = true
       return r
     }
-    const out = await sandbox.run(request(`while (true) await tools.slow({ ms: 5000 })`, { timeoutMs: 1000, deadlineMs: 2000 }), host, never())
+    const out = await sandbox.run(
+      request(`while (true) await tools.slow({ ms: 5000 })`, { timeoutMs: 1000, deadlineMs: 2000 }),
+      host,
+      never(),
+    )
     expect(out).toMatchObject({ ok: false, error: { kind: 'timeout' } })
     expect(host.calls).toEqual([{ name: 'slow', args: { ms: 5000 } }])
     expect(answered).toBe(false)

@@ -24,7 +24,15 @@ async function containersOf(pid: number): Promise<string[]> {
 describe.skipIf(!dockerEngine.available)('docker sandbox: reaper', () => {
   beforeAll(async () => {
     await ensureImage()
-    await build({ entryPoints: [path.join(here, 'fixtures/crashing-host.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'silent' })
+    await build({
+      entryPoints: [path.join(here, 'fixtures/crashing-host.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outfile: bundle,
+      logLevel: 'silent',
+    })
   })
   afterAll(async () => {
     expect(await ownContainers()).toEqual([])
@@ -101,7 +109,14 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: reaper', () => {
       expect(all).not.toContain(reused)
       await next.close()
     } finally {
-      await Promise.all([...kept, reused].map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)))
+      await Promise.all(
+        [...kept, reused].map((id) =>
+          docker
+            .getContainer(id)
+            .remove({ force: true })
+            .catch(() => undefined),
+        ),
+      )
     }
   }, 180_000)
 })

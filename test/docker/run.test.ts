@@ -20,7 +20,9 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
   it('returns the value, makes tool calls in order and forwards the console', async () => {
     const host = testHost()
     const out = await sandbox.run(
-      request(`console.log('start', 1); const x = await tools.add({ a: 2, b: 3 }); const e = await tools.echo({ s: 'hé' }); console.warn('sum', x); return { x, e }`),
+      request(
+        `console.log('start', 1); const x = await tools.add({ a: 2, b: 3 }); const e = await tools.echo({ s: 'hé' }); console.warn('sum', x); return { x, e }`,
+      ),
       host,
       never(),
     )
@@ -72,7 +74,11 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
 
   it('the console output cap drops the rest and counts it', async () => {
     const host = testHost()
-    const out = await sandbox.run(request(`for (let i = 0; i < 1000; i++) console.log('x'.repeat(99)); return 1`, { maxOutputBytes: 1000 }), host, never())
+    const out = await sandbox.run(
+      request(`for (let i = 0; i < 1000; i++) console.log('x'.repeat(99)); return 1`, { maxOutputBytes: 1000 }),
+      host,
+      never(),
+    )
     expect(out.ok).toBe(true)
     expect(out.droppedOutputBytes).toBeGreaterThan(90_000)
     expect(host.logs.filter((l) => l.level === 'log').length).toBe(10)
@@ -80,7 +86,11 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
 
   it('a wall-clock timeout kills the container', async () => {
     const host = testHost()
-    const out = await sandbox.run(request(`await tools.echo({ id: require('node:os').hostname() }); while (true) {}`, { timeoutMs: 1500 }), host, never())
+    const out = await sandbox.run(
+      request(`await tools.echo({ id: require('node:os').hostname() }); while (true) {}`, { timeoutMs: 1500 }),
+      host,
+      never(),
+    )
     expect(out).toMatchObject({ ok: false, error: { kind: 'timeout', message: 'the program exceeded the time limit of 1500 ms' } })
     expect(await isRunning(String((host.calls[0]!.args as { id: string }).id))).toBe(false)
   })
@@ -93,7 +103,11 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
       setTimeout(() => ac.abort(), 300)
       return echo(name, args)
     }
-    const out = await sandbox.run(request(`await tools.echo({ id: require('node:os').hostname() }); await new Promise(() => {})`), host, ac.signal)
+    const out = await sandbox.run(
+      request(`await tools.echo({ id: require('node:os').hostname() }); await new Promise(() => {})`),
+      host,
+      ac.signal,
+    )
     expect(out).toMatchObject({ ok: false, error: { kind: 'aborted' } })
     expect(await isRunning(String((host.calls[0]!.args as { id: string }).id))).toBe(false)
   })
@@ -113,14 +127,26 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: runs', () => {
       answered++
       return r
     }
-    const out = await sandbox.run(request(`tools.slow({ ms: 400 }); await new Promise((r) => setTimeout(r, 50)); process.exit(1)`), host, never())
+    const out = await sandbox.run(
+      request(`tools.slow({ ms: 400 }); await new Promise((r) => setTimeout(r, 50)); process.exit(1)`),
+      host,
+      never(),
+    )
     expect(out.ok).toBe(false)
     expect(answered).toBe(1)
   })
 
   it('a container that ran a program is never used again: each run sees a fresh process', async () => {
-    const a = await sandbox.run(request(`globalThis.mark = (globalThis.mark ?? 0) + 1; return [globalThis.mark, require('node:os').hostname()]`), testHost(), never())
-    const b = await sandbox.run(request(`globalThis.mark = (globalThis.mark ?? 0) + 1; return [globalThis.mark, require('node:os').hostname()]`), testHost(), never())
+    const a = await sandbox.run(
+      request(`globalThis.mark = (globalThis.mark ?? 0) + 1; return [globalThis.mark, require('node:os').hostname()]`),
+      testHost(),
+      never(),
+    )
+    const b = await sandbox.run(
+      request(`globalThis.mark = (globalThis.mark ?? 0) + 1; return [globalThis.mark, require('node:os').hostname()]`),
+      testHost(),
+      never(),
+    )
     const va = JSON.parse(a.ok ? (a.valueJson ?? '') : '') as [number, string]
     const vb = JSON.parse(b.ok ? (b.valueJson ?? '') : '') as [number, string]
     expect(va[0]).toBe(1)

@@ -12,17 +12,21 @@ describe.skipIf(!dockerEngine.available)('docker runtime: workspace network', ()
   it.each([
     [false, ['lo']],
     [true, ['eth0', 'lo']],
-  ])('network %s: bash in the container sees %j', async (network, interfaces) => {
-    await ensureImage()
-    const root = mkdtempSync(join(tmpdir(), 'codeact-net-'))
-    execFileSync('chown', ['65534:65534', root])
-    const rt = await createRuntime({ sandbox: 'docker', typecheck: 'off', docker: { poolSize: 0 }, workspace: { root, network } })
-    try {
-      const r = await rt.runCode(`return (await tools.bash({ command: "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '" })).stdout`)
-      expect(r.error, r.observation).toBeNull()
-      expect(String(r.value).trim().split('\n').sort()).toEqual(interfaces)
-    } finally {
-      await rt.close()
-    }
-  }, 120_000)
+  ])(
+    'network %s: bash in the container sees %j',
+    async (network, interfaces) => {
+      await ensureImage()
+      const root = mkdtempSync(join(tmpdir(), 'codeact-net-'))
+      execFileSync('chown', ['65534:65534', root])
+      const rt = await createRuntime({ sandbox: 'docker', typecheck: 'off', docker: { poolSize: 0 }, workspace: { root, network } })
+      try {
+        const r = await rt.runCode(`return (await tools.bash({ command: "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '" })).stdout`)
+        expect(r.error, r.observation).toBeNull()
+        expect(String(r.value).trim().split('\n').sort()).toEqual(interfaces)
+      } finally {
+        await rt.close()
+      }
+    },
+    120_000,
+  )
 })

@@ -107,16 +107,17 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: workspace', () => {
   it("during a run, workspace ops go to that run's own container", async () => {
     const host = testHost()
     const runId = 'ws-ops-run'
-    host.callTool = async (name, argsJson) => {
+    host.callTool = async (_name, _argsJson) => {
       const ops = sandbox.services?.(runId).workspace as WorkspaceOps
-      const r = await ops.exec({ command: 'cat /etc/hostname; id -u 2>/dev/null || echo no-id', cwd: ws, timeoutMs: 5000, maxOutputBytes: 1000 })
+      const r = await ops.exec({
+        command: 'cat /etc/hostname; id -u 2>/dev/null || echo no-id',
+        cwd: ws,
+        timeoutMs: 5000,
+        maxOutputBytes: 1000,
+      })
       return JSON.stringify({ ok: true, value: r.stdout.split('\n')[0] ?? '' })
     }
-    const out = await sandbox.run(
-      { ...request(`return [require('node:os').hostname(), await tools.echo({})]`), runId },
-      host,
-      never(),
-    )
+    const out = await sandbox.run({ ...request(`return [require('node:os').hostname(), await tools.echo({})]`), runId }, host, never())
     const [mine, seenByOp] = out.ok ? (JSON.parse(out.valueJson ?? '') as string[]) : []
     expect(mine).toMatch(/^[0-9a-f]{12}$/)
     expect(seenByOp).toBe(mine)
@@ -143,7 +144,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: workspace', () => {
       truncated: false,
     })
     await expect(ops.readFile(path.join(ws, 'made/deep/f.txt'), 3)).rejects.toMatchObject({ code: 'EFBIG' })
-    await expect(ops.readFile(path.join(ws, 'nope.txt'), 100)).rejects.toMatchObject({ code: 'ENOENT', message: 'no such file or folder: nope.txt' })
+    await expect(ops.readFile(path.join(ws, 'nope.txt'), 100)).rejects.toMatchObject({
+      code: 'ENOENT',
+      message: 'no such file or folder: nope.txt',
+    })
     await expect(ops.writeFile(path.join(ws, 'docs/a.md'), 'x')).rejects.toMatchObject({ code: 'EROFS' })
     await expect(ops.readFile('/etc/passwd', 1000)).rejects.toMatchObject({ code: 'EACCES' })
     await expect(ops.remove(path.join(ws, 'made'), false)).rejects.toMatchObject({ code: 'ENOTEMPTY' })

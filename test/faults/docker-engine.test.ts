@@ -44,7 +44,11 @@ class EngineProxy {
 
 function containersOf(pid: number): string[] {
   const out = execFileSync('docker', ['ps', '-aq', '--filter', 'label=codeact'], { encoding: 'utf8' }).split('\n').filter(Boolean)
-  return out.filter((id) => execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8' }).trim().endsWith(`:${pid}`))
+  return out.filter((id) =>
+    execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8' })
+      .trim()
+      .endsWith(`:${pid}`),
+  )
 }
 
 describe.skipIf(process.env['CODEACT_DOCKER'] !== '1')('docker faults: the engine stops mid-run and comes back', () => {
@@ -58,7 +62,12 @@ describe.skipIf(process.env['CODEACT_DOCKER'] !== '1')('docker faults: the engin
       docker: { poolSize: 1, engines: [{ socketPath: proxy.path }] },
       tools: [
         { name: 'echo', description: 'e', parameters: { type: 'object' }, execute: (a: unknown) => a },
-        { name: 'wait', description: 'w', parameters: { type: 'object' }, execute: () => new Promise<string>((r) => (release = () => r('released'))) },
+        {
+          name: 'wait',
+          description: 'w',
+          parameters: { type: 'object' },
+          execute: () => new Promise<string>((r) => (release = () => r('released'))),
+        },
       ],
     })
     try {

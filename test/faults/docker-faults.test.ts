@@ -8,7 +8,11 @@ import { createRuntime } from '../../runtime/index.js'
 import { unansweredCalls } from '../security/log-invariants.js'
 
 function ourContainers(): string[] {
-  const out = execFileSync('docker', ['ps', '-aq', '--filter', 'label=codeact', '--filter', `label=codeact.owner=${hostname()}:${process.pid}`], { encoding: 'utf8' })
+  const out = execFileSync(
+    'docker',
+    ['ps', '-aq', '--filter', 'label=codeact', '--filter', `label=codeact.owner=${hostname()}:${process.pid}`],
+    { encoding: 'utf8' },
+  )
   return out.split('\n').filter(Boolean)
 }
 function hostname(): string {

@@ -76,7 +76,13 @@ describe('isolate faults', () => {
       name: 'stubborn',
       description: 'Ignores its signal.',
       parameters: OPEN,
-      execute: () => new Promise((resolve) => setTimeout(() => { finished = true; resolve('too late') }, 3000)),
+      execute: () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            finished = true
+            resolve('too late')
+          }, 3000),
+        ),
     }
     const rt = await open([stubborn])
     // The wait on the call is not program time; the run's deadline ends it.
@@ -100,7 +106,14 @@ describe('isolate faults', () => {
       { name: 'big', description: 'BigInt', parameters: OPEN, execute: () => ({ n: 10n }) },
       { name: 'cyclic', description: 'a cycle', parameters: OPEN, execute: () => cycle },
       { name: 'fn', description: 'a function', parameters: OPEN, execute: () => () => 1 },
-      { name: 'throws_odd', description: 'throws a non-Error', parameters: OPEN, execute: () => { throw Symbol('odd') } },
+      {
+        name: 'throws_odd',
+        description: 'throws a non-Error',
+        parameters: OPEN,
+        execute: () => {
+          throw Symbol('odd')
+        },
+      },
     ])
     const result = await rt.runCode(`
       const out = []

@@ -79,19 +79,27 @@ describe('each slip fails the step that owns it', () => {
   })
 
   test('the vocabulary importing anything of the project', () => {
-    withSlip('vocabulary/types.ts', (t) => `${t}\nexport { DEFAULT_LIMITS as Probe } from '../runtime/limits.js'\n`, () => {
-      const r = lint('layers')
-      expect(r.status).not.toBe(0)
-      expect(r.output).toContain('vocabulary/types.ts → runtime/limits.ts')
-    })
+    withSlip(
+      'vocabulary/types.ts',
+      (t) => `${t}\nexport { DEFAULT_LIMITS as Probe } from '../runtime/limits.js'\n`,
+      () => {
+        const r = lint('layers')
+        expect(r.status).not.toBe(0)
+        expect(r.output).toContain('vocabulary/types.ts → runtime/limits.ts')
+      },
+    )
   })
 
   test('an export nobody imports', () => {
-    withSlip('runtime/limits.ts', (t) => `${t}\nexport const unusedLintProbe = 1\n`, () => {
-      const r = lint('dead')
-      expect(r.status).not.toBe(0)
-      expect(r.output).toMatch(/unusedLintProbe\s+runtime\/limits\.ts/)
-    })
+    withSlip(
+      'runtime/limits.ts',
+      (t) => `${t}\nexport const unusedLintProbe = 1\n`,
+      () => {
+        const r = lint('dead')
+        expect(r.status).not.toBe(0)
+        expect(r.output).toMatch(/unusedLintProbe\s+runtime\/limits\.ts/)
+      },
+    )
   })
 
   test('a file nothing imports', () => {
@@ -107,11 +115,15 @@ describe('each slip fails the step that owns it', () => {
   })
 
   test('a formatting slip', () => {
-    withSlip('runtime/limits.ts', (t) => t.replace(/\n\n/, '\n\n\n\nconst   spaced   =   "double quotes";void spaced\n'), () => {
-      const r = lint('code')
-      expect(r.status).not.toBe(0)
-      expect(r.output).toContain('runtime/limits.ts')
-    })
+    withSlip(
+      'runtime/limits.ts',
+      (t) => t.replace(/\n\n/, '\n\n\n\nconst   spaced   =   "double quotes";void spaced\n'),
+      () => {
+        const r = lint('code')
+        expect(r.status).not.toBe(0)
+        expect(r.output).toContain('runtime/limits.ts')
+      },
+    )
   })
 })
 
@@ -130,4 +142,3 @@ describe('the layer table', () => {
     expect(fromReadme).toEqual(fromConfig)
   })
 })
-

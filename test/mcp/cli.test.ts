@@ -32,7 +32,9 @@ describe('codeact mcp (process)', () => {
       expect(tools[0]!.description).toContain('mem__create_entities(')
       const result = (await client.callTool({
         name: 'run_code',
-        arguments: { code: `await tools.mem__create_entities({ entities: [{ name: 'x', entityType: 'y', observations: [] }] }); return (await tools.mem__read_graph({})).entities.length` },
+        arguments: {
+          code: `await tools.mem__create_entities({ entities: [{ name: 'x', entityType: 'y', observations: [] }] }); return (await tools.mem__read_graph({})).entities.length`,
+        },
       })) as CallToolResult
       expect((result.structuredContent as { value: unknown }).value).toBe(1)
       expect(readFileSync(join(dir, 'memory.jsonl'), 'utf8')).toContain('"name":"x"')

@@ -59,7 +59,9 @@ describe('export: discovery for 500 tools', () => {
 
   it('search_tools returns the declarations of the best matches, result types included', async () => {
     const found = text(await client.callTool({ name: 'search_tools', arguments: { query: 'svc7 weather', limit: 3 } }))
-    expect(found).toMatch(/^3 tool\(s\) matching "svc7 weather":\n\n```ts\ninterface Tools \{\n  \/\*\* \w+ a weather in service 7\. \*\/\n  svc7__\w+_weather\(args: \{/)
+    expect(found).toMatch(
+      /^3 tool\(s\) matching "svc7 weather":\n\n```ts\ninterface Tools \{\n {2}\/\*\* \w+ a weather in service 7\. \*\/\n {2}svc7__\w+_weather\(args: \{/,
+    )
     expect(found).toContain('Promise<{ id: string; topic: "weather" }>')
     expect(found.match(/\(args/g)).toHaveLength(3)
     const none = text(await client.callTool({ name: 'search_tools', arguments: { query: 'zzzz' } }))
@@ -76,7 +78,10 @@ describe('export: discovery for 500 tools', () => {
   })
 
   it('runs a program calling any of the 500 tools', async () => {
-    const result = (await client.callTool({ name: 'run_code', arguments: { code: `return await tools.svc42__get_ticket({ id: 't1' })` } })) as CallToolResult
+    const result = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `return await tools.svc42__get_ticket({ id: 't1' })` },
+    })) as CallToolResult
     expect((result.structuredContent as { value: unknown }).value).toEqual({ id: 't1', topic: 'ticket' })
   })
 

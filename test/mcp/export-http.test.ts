@@ -82,7 +82,11 @@ describe('export over streamable HTTP', () => {
     const controller = new AbortController()
     const started = new Promise<void>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, () => resolve()))
     const firstSeq = rt.log.length
-    const call = client.callTool({ name: 'run_code', arguments: { code: `const slept = tools.sleep({ ms: 60000 }); console.log('go'); await slept` } }, undefined, { signal: controller.signal })
+    const call = client.callTool(
+      { name: 'run_code', arguments: { code: `const slept = tools.sleep({ ms: 60000 }); console.log('go'); await slept` } },
+      undefined,
+      { signal: controller.signal },
+    )
     await started
     controller.abort()
     await expect(call).rejects.toThrow()
@@ -122,12 +126,26 @@ describe('export over streamable HTTP', () => {
 
   it('refuses requests whose Host is not the loopback address (DNS rebinding)', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(serving.url, { method: 'POST', headers: { host: 'evil.example:80', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
-      })
+      const req = request(
+        serving.url,
+        {
+          method: 'POST',
+          headers: { host: 'evil.example:80', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        },
+      )
       req.on('error', reject)
-      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }))
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
+      )
     })
     expect(status).toBe(403)
   })

@@ -63,7 +63,12 @@ describe('export over stdio: codeact mcp', () => {
       },
     })) as CallToolResult
     expect(result.isError).toBeFalsy()
-    const structured = result.structuredContent as { ok: boolean; value: { text: unknown; n: number }; calls: { name: string }[]; events?: unknown }
+    const structured = result.structuredContent as {
+      ok: boolean
+      value: { text: unknown; n: number }
+      calls: { name: string }[]
+      events?: unknown
+    }
     expect(structured.ok).toBe(true)
     expect(JSON.stringify(structured.value.text)).toContain('hello from the workspace')
     expect(structured.value.n).toBe(2)
@@ -98,7 +103,12 @@ describe('export over stdio: codeact mcp', () => {
     })
     const call = client.callTool(
       // 'waiting' is printed once both calls are issued, so the cancel cannot arrive before they exist.
-      { name: 'run_code', arguments: { code: `const both = Promise.all([tools.sleep({ ms: 60000 }), tools.sleep({ ms: 60000 })]); console.log('waiting'); await both; return 'finished'` } },
+      {
+        name: 'run_code',
+        arguments: {
+          code: `const both = Promise.all([tools.sleep({ ms: 60000 }), tools.sleep({ ms: 60000 })]); console.log('waiting'); await both; return 'finished'`,
+        },
+      },
       undefined,
       { signal: controller.signal },
     )
@@ -106,13 +116,22 @@ describe('export over stdio: codeact mcp', () => {
     controller.abort('user pressed stop')
     await expect(call).rejects.toThrow()
     // The server is still serving; the log it wrote shows the run ended aborted with both calls answered.
-    const after = (await client.callTool({ name: 'run_code', arguments: { code: `return await tools.increment({ by: 0 })` } })) as CallToolResult
+    const after = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `return await tools.increment({ by: 0 })` },
+    })) as CallToolResult
     expect(after.isError).toBeFalsy()
-    const events = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RunEvent)
+    const events = readFileSync(logFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RunEvent)
     const start = events.find((e) => e.type === 'run/start' && (e.data as EventData['run/start']).code.includes("'waiting'"))!
     const runId = (start.data as EventData['run/start']).runId
     const calls = events.filter((e) => e.type === 'tool/call' && (e.data as EventData['tool/call']).parentId === runId)
-    const results = events.filter((e) => e.type === 'tool/result' && calls.some((c) => (c.data as EventData['tool/call']).id === (e.data as EventData['tool/result']).id))
+    const results = events.filter(
+      (e) =>
+        e.type === 'tool/result' && calls.some((c) => (c.data as EventData['tool/call']).id === (e.data as EventData['tool/result']).id),
+    )
     expect(calls).toHaveLength(2)
     expect(results.map((r) => (r.data as EventData['tool/result']).result)).toEqual([
       { ok: false, error: { code: 'ECANCELED', message: expect.any(String) } },

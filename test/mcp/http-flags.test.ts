@@ -11,13 +11,24 @@ function stderr(): { stream: Writable; text: () => string } {
 
 describe('codeact mcp HTTP flags', () => {
   it('turns the flags (and CODEACT_MCP_TOKEN) into serveHttp options', () => {
-    expect(httpOptions({ 'allow-origin': ['https://app.example:8443/'], 'max-sessions': '20', 'session-idle': '60000', 'max-body': '1048576' }, 8765, {})).toEqual({
+    expect(
+      httpOptions(
+        { 'allow-origin': ['https://app.example:8443/'], 'max-sessions': '20', 'session-idle': '60000', 'max-body': '1048576' },
+        8765,
+        {},
+      ),
+    ).toEqual({
       ok: true,
       value: { port: 8765, allowedOrigins: ['https://app.example:8443'], maxSessions: 20, sessionIdleMs: 60000, maxBodyBytes: 1048576 },
     })
-    expect(httpOptions({}, 0, { CODEACT_MCP_TOKEN: 'from-the-environment-1234' })).toEqual({ ok: true, value: { port: 0, token: 'from-the-environment-1234' } })
+    expect(httpOptions({}, 0, { CODEACT_MCP_TOKEN: 'from-the-environment-1234' })).toEqual({
+      ok: true,
+      value: { port: 0, token: 'from-the-environment-1234' },
+    })
     // The flag wins over the environment.
-    expect(httpOptions({ token: 'from-the-command-line-12' }, 0, { CODEACT_MCP_TOKEN: 'from-the-environment-1234' })).toMatchObject({ value: { token: 'from-the-command-line-12' } })
+    expect(httpOptions({ token: 'from-the-command-line-12' }, 0, { CODEACT_MCP_TOKEN: 'from-the-environment-1234' })).toMatchObject({
+      value: { token: 'from-the-command-line-12' },
+    })
     // Over stdio the variable is ignored (no HTTP, no token to check).
     expect(httpOptions({}, undefined, { CODEACT_MCP_TOKEN: 'from-the-environment-1234' })).toEqual({ ok: true, value: { port: 0 } })
   })

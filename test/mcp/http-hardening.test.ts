@@ -30,7 +30,8 @@ describe('MCP over HTTP: the guard', () => {
     clients.push(c)
     return c
   }
-  const post = (url: string, headers: Record<string, string>, body = initializeBody()) => fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body })
+  const post = (url: string, headers: Record<string, string>, body = initializeBody()) =>
+    fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body })
 
   beforeAll(async () => {
     rt = await createRuntime({ tools, typecheck: 'off' })
@@ -60,7 +61,10 @@ describe('MCP over HTTP: the guard', () => {
       expect(res.headers.get('access-control-allow-origin')).toBeNull()
     }
     // A preflight from a foreign page is refused too, so the browser never sends the real request.
-    const preflight = await fetch(serving.url, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(serving.url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    })
     expect(preflight.status).toBe(403)
     expect(serving.sessions()).toBe(0)
   })
@@ -73,7 +77,10 @@ describe('MCP over HTTP: the guard', () => {
       expect(res.headers.get('access-control-allow-origin')).toBe(origin)
       await res.text()
     }
-    const preflight = await fetch(serving.url, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(serving.url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-session-id')
     // The SDK client in Node sends no Origin at all.
@@ -128,7 +135,9 @@ describe('MCP over HTTP: the guard', () => {
 
     // Through the SDK client: a program over the limit fails that call; the session goes on.
     const c = await client(serving.url)
-    await expect(c.callTool({ name: 'run_code', arguments: { code: `return '${'y'.repeat(100 * 1024)}'.length` } })).rejects.toThrow(/larger than the 65536-byte limit/)
+    await expect(c.callTool({ name: 'run_code', arguments: { code: `return '${'y'.repeat(100 * 1024)}'.length` } })).rejects.toThrow(
+      /larger than the 65536-byte limit/,
+    )
     const after = (await c.callTool({ name: 'run_code', arguments: { code: 'return 1 + 1' } })) as CallToolResult
     expect((after.structuredContent as { value: number }).value).toBe(2)
   })
@@ -138,7 +147,12 @@ describe('MCP over HTTP: the guard', () => {
     const ids: string[] = []
     for (let i = 0; i < 6; i++) ids.push(await openSession(serving.url))
     expect(serving.sessions()).toBe(3)
-    const list = (id: string) => post(serving.url, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))
+    const list = (id: string) =>
+      post(
+        serving.url,
+        { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      )
     const statuses = []
     for (const id of ids) {
       const res = await list(id)
@@ -150,8 +164,18 @@ describe('MCP over HTTP: the guard', () => {
     // Three sessions each with a run in flight: a fourth initialize is refused rather than evicting one.
     const busy = await Promise.all([0, 1, 2].map(() => client(serving.url)))
     const controllers = busy.map(() => new AbortController())
-    const runs = busy.map((c, i) => c.callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 60000 })' } }, undefined, { signal: controllers[i]!.signal }).catch(() => 'cancelled'))
-    await expect.poll(() => rt.log.all().filter((e) => e.type === 'tool/call' && (e.data as { name: string }).name === 'sleep').length, { timeout: 20_000 }).toBeGreaterThanOrEqual(3)
+    const runs = busy.map((c, i) =>
+      c
+        .callTool({ name: 'run_code', arguments: { code: 'await tools.sleep({ ms: 60000 })' } }, undefined, {
+          signal: controllers[i]!.signal,
+        })
+        .catch(() => 'cancelled'),
+    )
+    await expect
+      .poll(() => rt.log.all().filter((e) => e.type === 'tool/call' && (e.data as { name: string }).name === 'sleep').length, {
+        timeout: 20_000,
+      })
+      .toBeGreaterThanOrEqual(3)
     const refused = await post(serving.url, {})
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('5')
@@ -165,7 +189,11 @@ describe('MCP over HTTP: the guard', () => {
     const id = await openSession(serving.url)
     expect(serving.sessions()).toBe(1)
     await expect.poll(() => serving.sessions(), { timeout: 10_000, interval: 100 }).toBe(0)
-    const res = await post(serving.url, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))
+    const res = await post(
+      serving.url,
+      { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    )
     expect(res.status).toBe(404)
     await res.text()
   })

@@ -8,7 +8,12 @@ export const BIN = join(REPO_ROOT, 'bin', 'codeact.mjs')
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 export function initializeBody(id: number | string = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-fetch', version: '1' } } })
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-fetch', version: '1' } },
+  })
 }
 
 /** initialize + initialized over raw fetch; returns the session id. */

@@ -56,7 +56,9 @@ describe('MCP over HTTP: an initialize flood', () => {
     await flood(serving.url, 5_000)
     await new Promise((r) => setTimeout(r, 200))
     const after = settledMemory()
-    console.log(`after 5,000 initialize requests: heap ${before.heapMb.toFixed(1)} -> ${after.heapMb.toFixed(1)} MB, RSS ${before.rssMb.toFixed(1)} -> ${after.rssMb.toFixed(1)} MB`)
+    console.log(
+      `after 5,000 initialize requests: heap ${before.heapMb.toFixed(1)} -> ${after.heapMb.toFixed(1)} MB, RSS ${before.rssMb.toFixed(1)} -> ${after.rssMb.toFixed(1)} MB`,
+    )
     expect(serving.sessions()).toBeLessThanOrEqual(50)
     expect(after.heapMb - before.heapMb).toBeLessThan(25)
     expect(after.rssMb - before.rssMb).toBeLessThan(100)

@@ -131,7 +131,9 @@ describe('import: a server that dies, stalls or changes', () => {
       ok: nodeServer(TEST_SERVER),
     })
     expect(mcp.failures.map((f) => f.server)).toEqual(['mute'])
-    expect(mcp.failures[0]!.message).toMatch(/MCP server "mute" is unavailable \(command: .*node.* -e .*\): it did not answer within 500 ms/)
+    expect(mcp.failures[0]!.message).toMatch(
+      /MCP server "mute" is unavailable \(command: .*node.* -e .*\): it did not answer within 500 ms/,
+    )
     expect(rt.tools.names()).toContain('ok__fail')
   })
 })

@@ -114,9 +114,7 @@ describe('import: filesystem and memory servers over stdio', () => {
   })
 
   it('answers native function calls of MCP tools too', async () => {
-    const answers = await rt.executeToolCalls([
-      { type: 'tool_use', id: 'c1', name: 'fs__list_allowed_directories', input: {} },
-    ])
+    const answers = await rt.executeToolCalls([{ type: 'tool_use', id: 'c1', name: 'fs__list_allowed_directories', input: {} }])
     expect(answers[0]).toMatchObject({ tool_use_id: 'c1', is_error: false })
     expect(answers[0]!.content).toContain(dir)
   })

@@ -28,7 +28,12 @@ function inspector(args: string[]): Promise<Ran> {
       INSPECTOR,
       ['--cli', '--format', 'json', ...args],
       // Its catalog and client config go to a scratch home, not the user's.
-      { cwd: REPO_ROOT, env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') }, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, 'mcp.json') },
+        timeout: 90_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
         let json: Ran['json'] = {}
@@ -72,10 +77,23 @@ describe('the MCP Inspector CLI against codeact mcp', () => {
 
   it('runs a program and gets the capped structured result (stdio)', async () => {
     const code = `const text = await tools.read_file({ path: 'notes.txt' }); console.log('read'); return text.split('\\n').filter(Boolean).length`
-    const ran = await inspector([...stdio(), '--method', 'tools/call', '--tool-name', 'run_code', '--tool-args-json', JSON.stringify({ code })])
+    const ran = await inspector([
+      ...stdio(),
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'run_code',
+      '--tool-args-json',
+      JSON.stringify({ code }),
+    ])
     expect(ran.code).toBe(0)
     const result = ran.json.result as { structuredContent: Record<string, unknown>; content: { text: string }[] }
-    expect(result.structuredContent).toEqual({ ok: true, value: 3, error: null, calls: [{ id: expect.any(String), name: 'read_file', ok: true, durationMs: expect.any(Number) }] })
+    expect(result.structuredContent).toEqual({
+      ok: true,
+      value: 3,
+      error: null,
+      calls: [{ id: expect.any(String), name: 'read_file', ok: true, durationMs: expect.any(Number) }],
+    })
     expect(result.content[0]!.text).toContain('read')
   })
 
@@ -87,7 +105,16 @@ describe('the MCP Inspector CLI against codeact mcp', () => {
 
   it('calls over HTTP with the bearer token, and is refused without it or from a foreign Origin', async () => {
     const auth = ['--header', `Authorization: Bearer ${TOKEN}`]
-    const ok = await inspector([http!.url, ...auth, '--method', 'tools/call', '--tool-name', 'run_code', '--tool-args-json', JSON.stringify({ code: `return (await tools.list_dir({ path: '.' })).map((e) => e.name)` })])
+    const ok = await inspector([
+      http!.url,
+      ...auth,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'run_code',
+      '--tool-args-json',
+      JSON.stringify({ code: `return (await tools.list_dir({ path: '.' })).map((e) => e.name)` }),
+    ])
     expect(ok.code).toBe(0)
     expect((ok.json.result as { structuredContent: { value: unknown } }).structuredContent.value).toEqual(['notes.txt'])
 

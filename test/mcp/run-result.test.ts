@@ -8,7 +8,7 @@ const validate = new Ajv2020({ strict: false }).compile(RUN_CODE_OUTPUT_SCHEMA)
 
 function random(seed: number): () => number {
   let s = seed
-  return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648)
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648
 }
 
 function value(r: () => number, depth = 0): JsonValue {
@@ -55,7 +55,8 @@ describe('structuredRunResult', () => {
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(cap)
       expect(text).not.toContain('full result that must never be sent')
       expect(out.calls.length + (out.callsOmitted ?? 0)).toBe(input.calls.length)
-      if (input.value !== undefined) expect(out.value !== undefined || out.valueBytes === Buffer.byteLength(JSON.stringify(input.value))).toBe(true)
+      if (input.value !== undefined)
+        expect(out.value !== undefined || out.valueBytes === Buffer.byteLength(JSON.stringify(input.value))).toBe(true)
     }
   })
 })

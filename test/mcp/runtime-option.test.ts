@@ -4,7 +4,13 @@ import { MEMORY_SERVER, nodeServer, tempDir } from './helpers.js'
 
 describe('createRuntime({ mcp }): servers join the registry through the same door as any tool', () => {
   it('calls a real MCP server from inside a program, type-checked against its schemas', async () => {
-    const rt = await testRuntime({ typecheck: 'error', mcp: { memory: { ...nodeServer(MEMORY_SERVER), env: { MEMORY_FILE_PATH: `${tempDir('codeact-memory-')}/memory.jsonl` } }, broken: { command: '/nonexistent/server' } } })
+    const rt = await testRuntime({
+      typecheck: 'error',
+      mcp: {
+        memory: { ...nodeServer(MEMORY_SERVER), env: { MEMORY_FILE_PATH: `${tempDir('codeact-memory-')}/memory.jsonl` } },
+        broken: { command: '/nonexistent/server' },
+      },
+    })
     expect(rt.tools.names()).toContain('memory__create_entities')
     expect(rt.sdk.declarations()).toContain('memory__create_entities(')
     expect(rt.mcp?.failures.map((f) => f.server)).toEqual(['broken'])

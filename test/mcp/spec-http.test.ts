@@ -8,7 +8,12 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js'
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMcpExport, type McpExport } from '../../mcp/export.js'
@@ -80,8 +85,16 @@ describe('MCP to the spec over HTTP', () => {
     const runCode = listed.find((t) => t.name === 'run_code')!
     expect(runCode.outputSchema).toMatchObject({ type: 'object', required: ['ok', 'error', 'calls'] })
     // listTools made the client check every structuredContent against that schema from here on.
-    const result = (await client.callTool({ name: 'run_code', arguments: { code: `const text = await tools.read_file({ path: 'big.txt' }); return text.length` } })) as CallToolResult
-    expect(result.structuredContent).toEqual({ ok: true, value: 5_000_000, error: null, calls: [{ id: expect.any(String), name: 'read_file', ok: true, durationMs: expect.any(Number) }] })
+    const result = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `const text = await tools.read_file({ path: 'big.txt' }); return text.length` },
+    })) as CallToolResult
+    expect(result.structuredContent).toEqual({
+      ok: true,
+      value: 5_000_000,
+      error: null,
+      calls: [{ id: expect.any(String), name: 'read_file', ok: true, durationMs: expect.any(Number) }],
+    })
     expect(JSON.stringify(result).length).toBeLessThan(2_000)
   })
 
@@ -89,21 +102,30 @@ describe('MCP to the spec over HTTP', () => {
     const client = await connect()
     await client.listTools()
     const cap = rt.limits.maxObservationBytes
-    const whole = (await client.callTool({ name: 'run_code', arguments: { code: `return await tools.read_file({ path: 'big.txt' })` } })) as CallToolResult
+    const whole = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `return await tools.read_file({ path: 'big.txt' })` },
+    })) as CallToolResult
     const s = whole.structuredContent as { value?: unknown; valueBytes?: number }
     expect(s.value).toBeUndefined()
     expect(s.valueBytes).toBe(5_000_002)
     expect(JSON.stringify(whole.structuredContent).length).toBeLessThanOrEqual(cap)
     expect(JSON.stringify(whole).length).toBeLessThan(3 * cap)
 
-    const many = (await client.callTool({ name: 'run_code', arguments: { code: `for (let i = 0; i < 900; i++) await tools.echo({ text: 'x'.repeat(50) }); return 'done'` } })) as CallToolResult
+    const many = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `for (let i = 0; i < 900; i++) await tools.echo({ text: 'x'.repeat(50) }); return 'done'` },
+    })) as CallToolResult
     const m = many.structuredContent as { value: string; calls: unknown[]; callsOmitted?: number }
     expect(m.value).toBe('done')
     expect(m.calls.length + (m.callsOmitted ?? 0)).toBe(900)
     expect(m.callsOmitted).toBeGreaterThan(0)
     expect(JSON.stringify(many.structuredContent).length).toBeLessThanOrEqual(cap)
 
-    const failed = (await client.callTool({ name: 'run_code', arguments: { code: `try { await tools.read_file({ path: 'nope.txt' }) } catch {}; throw new Error('x'.repeat(100000))` } })) as CallToolResult
+    const failed = (await client.callTool({
+      name: 'run_code',
+      arguments: { code: `try { await tools.read_file({ path: 'nope.txt' }) } catch {}; throw new Error('x'.repeat(100000))` },
+    })) as CallToolResult
     const f = failed.structuredContent as { ok: boolean; error: { kind: string; message: string }; calls: { code?: string }[] }
     expect(failed.isError).toBe(true)
     expect(f.ok).toBe(false)
@@ -118,12 +140,15 @@ describe('MCP to the spec over HTTP', () => {
       [quiet, []],
       [loud, []],
     ])
-    for (const [c, list] of heard) c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void list.push(`${n.params.level}:${String(n.params.data)}`))
+    for (const [c, list] of heard)
+      c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void list.push(`${n.params.level}:${String(n.params.data)}`))
     await quiet.setLoggingLevel('warning')
     const program = `console.debug('d'); console.log('l'); console.info('i'); console.warn('w'); console.error('e'); return 1`
     const progress: string[] = []
     await Promise.all([
-      quiet.callTool({ name: 'run_code', arguments: { code: program } }, undefined, { onprogress: (p) => void progress.push(String(p.message)) }),
+      quiet.callTool({ name: 'run_code', arguments: { code: program } }, undefined, {
+        onprogress: (p) => void progress.push(String(p.message)),
+      }),
       loud.callTool({ name: 'run_code', arguments: { code: program } }),
     ])
     expect(heard.get(quiet)).toEqual(['warning:w', 'error:e'])
@@ -144,14 +169,21 @@ describe('MCP to the spec over HTTP', () => {
       const res = await fetch(serving.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 100 + round, method: 'tools/call', params: { name: 'run_code', arguments: { code }, _meta: { progressToken: `p${round}` } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 100 + round,
+          method: 'tools/call',
+          params: { name: 'run_code', arguments: { code }, _meta: { progressToken: `p${round}` } },
+        }),
       })
       const messages = sseMessages(await res.text())
       const last = messages.at(-1)!
       expect(last.id).toBe(100 + round)
       const before = messages.slice(0, -1)
       expect(before.filter((m) => m.method === 'notifications/message')).toHaveLength(40)
-      expect(before.filter((m) => m.method === 'notifications/progress').map((m) => (m.params as { progress: number }).progress)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+      expect(before.filter((m) => m.method === 'notifications/progress').map((m) => (m.params as { progress: number }).progress)).toEqual(
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      )
       expect(before.every((m) => typeof m.method === 'string')).toBe(true)
     }
   })
@@ -183,7 +215,9 @@ describe('MCP to the spec over HTTP', () => {
 
   it('cancels the run of an SDK client that closes mid-run', async () => {
     const client = await connect()
-    const waiting = new Promise<void>((resolve) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (n.params.data === 'waiting' && resolve())))
+    const waiting = new Promise<void>((resolve) =>
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void (n.params.data === 'waiting' && resolve())),
+    )
     const call = client.callTool({ name: 'run_code', arguments: { code: `/* sdk-close */ ${WAITING}` } }).catch((e: Error) => e)
     await waiting
     await client.close()
@@ -213,7 +247,12 @@ describe('MCP to the spec over HTTP', () => {
     const client = await connect()
     const { tools: listed } = await client.listTools()
     const byName = Object.fromEntries(listed.map((t) => [t.name, t]))
-    expect(byName.read_file!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
+    expect(byName.read_file!.annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    })
     expect(byName.list_dir!.annotations).toMatchObject({ readOnlyHint: true })
     expect(byName.write_file!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true })
     expect(byName.edit_file!.annotations).toMatchObject({ destructiveHint: true, idempotentHint: false })

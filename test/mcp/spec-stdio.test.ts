@@ -7,7 +7,11 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FILESYSTEM_SERVER, REPO_ROOT, TEST_SERVER, tempDir } from './helpers.js'
 import { BIN } from './http-helpers.js'
@@ -26,7 +30,16 @@ describe('MCP to the spec over stdio: codeact mcp', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'mcp', '--typecheck=off', '--expose-tools', '--mcp', `t=${process.execPath} ${TEST_SERVER}`, '--mcp', `fs=${process.execPath} ${FILESYSTEM_SERVER} ${dir}`],
+        args: [
+          BIN,
+          'mcp',
+          '--typecheck=off',
+          '--expose-tools',
+          '--mcp',
+          `t=${process.execPath} ${TEST_SERVER}`,
+          '--mcp',
+          `fs=${process.execPath} ${FILESYSTEM_SERVER} ${dir}`,
+        ],
         cwd: REPO_ROOT,
         stderr: 'pipe',
       }),
@@ -84,7 +97,12 @@ describe('stdio wire order', () => {
     const answer = (id: number) => new Promise<void>((resolve) => waiters.push([(m) => m.id === id, resolve]))
     const send = (m: object) => child.stdin!.write(JSON.stringify(m) + '\n')
     try {
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      })
       await answer(1)
       send({ jsonrpc: '2.0', method: 'notifications/initialized' })
       for (let id = 2; id < 7; id++) {

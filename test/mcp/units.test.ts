@@ -4,12 +4,17 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseMcpFlag, serversFromFlags, splitCommandLine } from '../../cli/mcp-args.js'
 import { assignNames, suffixOf } from '../../sdk/mcp/naming.js'
-import { McpToolError, mapCallResult } from '../../sdk/mcp/result.js'
+import { type McpToolError, mapCallResult } from '../../sdk/mcp/result.js'
 import { tempDir } from './helpers.js'
 
 describe('naming', () => {
   it('joins server and tool with __ and maps every other character to _', () => {
-    expect(assignNames([{ server: 'fs', tool: 'read_file' }, { server: 'my.server', tool: 'get-issue/v2' }])).toEqual(['fs__read_file', 'my_server__get_issue_v2'])
+    expect(
+      assignNames([
+        { server: 'fs', tool: 'read_file' },
+        { server: 'my.server', tool: 'get-issue/v2' },
+      ]),
+    ).toEqual(['fs__read_file', 'my_server__get_issue_v2'])
   })
 
   it('always yields a valid identifier and codeact name', () => {
@@ -19,7 +24,11 @@ describe('naming', () => {
   })
 
   it('suffixes colliding names with a stable hash, keeping a name that was already clean', () => {
-    const refs = [{ server: 'gh', tool: 'get-user' }, { server: 'gh', tool: 'get_user' }, { server: 'gh', tool: 'get.user' }]
+    const refs = [
+      { server: 'gh', tool: 'get-user' },
+      { server: 'gh', tool: 'get_user' },
+      { server: 'gh', tool: 'get.user' },
+    ]
     const names = assignNames(refs)
     expect(names).toEqual([`gh__get_user${suffixOf(refs[0]!)}`, 'gh__get_user', `gh__get_user${suffixOf(refs[2]!)}`])
     expect(assignNames([...refs].reverse())).toEqual([...names].reverse())
@@ -32,7 +41,10 @@ describe('naming', () => {
 
   it('cuts names over 64 characters and keeps them distinct', () => {
     const long = 'x'.repeat(70)
-    const names = assignNames([{ server: 'srv', tool: long + 'a' }, { server: 'srv', tool: long + 'b' }])
+    const names = assignNames([
+      { server: 'srv', tool: long + 'a' },
+      { server: 'srv', tool: long + 'b' },
+    ])
     expect(names.every((n) => n.length === 64)).toBe(true)
     expect(names[0]).not.toBe(names[1])
   })
@@ -69,7 +81,10 @@ describe('result mapping', () => {
       }
       return undefined
     }
-    expect(codeOf("Error: ENOENT: no such file or directory, open '/x'")).toEqual(['ENOENT', "Error: ENOENT: no such file or directory, open '/x'"])
+    expect(codeOf("Error: ENOENT: no such file or directory, open '/x'")).toEqual([
+      'ENOENT',
+      "Error: ENOENT: no such file or directory, open '/x'",
+    ])
     expect(codeOf('Access denied - path outside allowed directories')![0]).toBe('EACCES')
     expect(codeOf('EXAMPLE is not an errno, the rate limit is')![0]).toBe('EREMOTE')
     expect(codeOf('')).toEqual(['EREMOTE', 't failed on the MCP server (no message)'])
@@ -78,7 +93,10 @@ describe('result mapping', () => {
 
 describe('--mcp and --mcp-config', () => {
   it('splits a command line like a shell, without expansion', () => {
-    expect(splitCommandLine(`npx -y "@scope/pkg" '/tmp/a dir' b\\ c $HOME`)).toEqual({ ok: true, value: ['npx', '-y', '@scope/pkg', '/tmp/a dir', 'b c', '$HOME'] })
+    expect(splitCommandLine(`npx -y "@scope/pkg" '/tmp/a dir' b\\ c $HOME`)).toEqual({
+      ok: true,
+      value: ['npx', '-y', '@scope/pkg', '/tmp/a dir', 'b c', '$HOME'],
+    })
     expect(splitCommandLine(`echo 'open`)).toEqual({ ok: false, message: 'unclosed single quote' })
   })
 
@@ -87,7 +105,10 @@ describe('--mcp and --mcp-config', () => {
       ok: true,
       value: { name: 'fs', config: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], inheritEnv: true } },
     })
-    expect(parseMcpFlag('remote=http://127.0.0.1:9000/mcp')).toEqual({ ok: true, value: { name: 'remote', config: { url: 'http://127.0.0.1:9000/mcp' } } })
+    expect(parseMcpFlag('remote=http://127.0.0.1:9000/mcp')).toEqual({
+      ok: true,
+      value: { name: 'remote', config: { url: 'http://127.0.0.1:9000/mcp' } },
+    })
     expect(parseMcpFlag('no-equals-sign')).toMatchObject({ ok: false, message: expect.stringContaining("NAME='COMMAND ARGS…'") })
   })
 
@@ -112,8 +133,14 @@ describe('--mcp and --mcp-config', () => {
         fs: { command: 'node', args: ['server.js', '/tmp'], inheritEnv: true },
       },
     })
-    expect(await serversFromFlags({ 'mcp-config': [file], mcp: ['memory=other'] })).toEqual({ ok: false, message: expect.stringContaining('"memory" is given twice') })
+    expect(await serversFromFlags({ 'mcp-config': [file], mcp: ['memory=other'] })).toEqual({
+      ok: false,
+      message: expect.stringContaining('"memory" is given twice'),
+    })
     writeFileSync(file, JSON.stringify({ mcpServers: { bad: { args: ['x'] } } }))
-    expect(await serversFromFlags({ 'mcp-config': [file] })).toEqual({ ok: false, message: `${file}: server "bad": expected "command" (a string) or "url"` })
+    expect(await serversFromFlags({ 'mcp-config': [file] })).toEqual({
+      ok: false,
+      message: `${file}: server "bad": expected "command" (a string) or "url"`,
+    })
   })
 })

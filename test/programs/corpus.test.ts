@@ -20,7 +20,9 @@ import { corpusTools, corpusWorkspace } from './tools.js'
 
 const dir = fileURLToPath(new URL('./cases', import.meta.url))
 const families: { family: string; cases: ProgramCase[]; docker: boolean }[] = []
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort()) {
   const mod = (await import(`./cases/${file}`)) as { cases: ProgramCase[]; docker?: boolean }
   families.push({ family: file.replace(/\.ts$/, ''), cases: mod.cases, docker: mod.docker === true })
 }
@@ -54,7 +56,12 @@ function checkCase(c: ProgramCase, r: RunResult): void {
   if (want.calls) expect(r.calls.map((call) => call.name)).toEqual(want.calls)
 }
 
-function corpus(backend: string, options: Partial<RuntimeOptions>, only: (f: (typeof families)[number]) => boolean, setup?: (root: string) => Promise<void> | void) {
+function corpus(
+  backend: string,
+  options: Partial<RuntimeOptions>,
+  only: (f: (typeof families)[number]) => boolean,
+  setup?: (root: string) => Promise<void> | void,
+) {
   for (const { family, cases } of families.filter(only)) {
     describe(`corpus (${backend}): ${family}`, () => {
       let rt: Runtime
@@ -80,9 +87,14 @@ it('holds at least 80 programs', () => {
 corpus('isolate', {}, () => true)
 
 describe.skipIf(!dockerEngine.available)('docker', () => {
-  corpus('docker', { sandbox: 'docker' }, (f) => f.docker, async (root) => {
-    await ensureImage()
-    // The container runs as the workspace's owner: give it one, as a user's files would be theirs.
-    execFileSync('chown', ['-R', '65534:65534', root])
-  })
+  corpus(
+    'docker',
+    { sandbox: 'docker' },
+    (f) => f.docker,
+    async (root) => {
+      await ensureImage()
+      // The container runs as the workspace's owner: give it one, as a user's files would be theirs.
+      execFileSync('chown', ['-R', '65534:65534', root])
+    },
+  )
 })

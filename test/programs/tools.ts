@@ -27,17 +27,33 @@ const answers: Record<string, (args: Record<string, unknown>) => unknown> = {
   },
   github__create_issue: (a) => ({ number: 13, title: a.title, html_url: 'https://github.com/o/r/issues/13' }),
   github__add_issue_comment: (a) => ({ id: 501, body: a.body }),
-  github__search_repositories: () => ({ total_count: 2, items: [{ full_name: 'o/alpha', stargazers_count: 120 }, { full_name: 'o/beta', stargazers_count: 45 }] }),
-  slack__slack_list_channels: () => ({ ok: true, channels: [{ id: 'C1', name: 'general', num_members: 40 }, { id: 'C2', name: 'random', num_members: 12 }] }),
+  github__search_repositories: () => ({
+    total_count: 2,
+    items: [
+      { full_name: 'o/alpha', stargazers_count: 120 },
+      { full_name: 'o/beta', stargazers_count: 45 },
+    ],
+  }),
+  slack__slack_list_channels: () => ({
+    ok: true,
+    channels: [
+      { id: 'C1', name: 'general', num_members: 40 },
+      { id: 'C2', name: 'random', num_members: 12 },
+    ],
+  }),
   slack__slack_post_message: (a) => ({ ok: true, channel: a.channel_id, ts: '1700000000.000100' }),
   memory__read_graph: () => ({ entities: [{ name: 'Ana', entityType: 'person', observations: ['likes tea'] }], relations: [] }),
   memory__create_entities: (a) => a.entities,
-  brave_search__brave_web_search: (a) => `Title: Result for ${String(a.query)}\nURL: https://example.com/1\n\nTitle: Another\nURL: https://example.com/2`,
+  brave_search__brave_web_search: (a) =>
+    `Title: Result for ${String(a.query)}\nURL: https://example.com/1\n\nTitle: Another\nURL: https://example.com/2`,
   google_maps__maps_geocode: () => ({ location: { lat: 52.52, lng: 13.405 }, formatted_address: 'Berlin, Germany' }),
 }
 
 function mcpTools(): ToolDefinition[] {
-  return recordedMcpTools().map((t) => ({ ...t, execute: (args: Record<string, unknown>) => (answers[t.name] ?? (() => ({ ok: true })))(args) }))
+  return recordedMcpTools().map((t) => ({
+    ...t,
+    execute: (args: Record<string, unknown>) => (answers[t.name] ?? (() => ({ ok: true })))(args),
+  }))
 }
 
 const RATES: Record<string, number> = { US: 1, DE: 0.92, FR: 0.92, JP: 151.2 }
@@ -90,7 +106,8 @@ function ownTools(): AnyToolDefinition[] {
       name: 'search_docs',
       description: 'Search the documentation.',
       parameters: z.object({ query: z.string(), limit: z.number().int().min(1).max(50).optional() }),
-      execute: ({ query, limit }) => Array.from({ length: Math.min(limit ?? 3, 3) }, (_, i) => ({ title: `${query} ${i + 1}`, score: 1 - i / 10 })),
+      execute: ({ query, limit }) =>
+        Array.from({ length: Math.min(limit ?? 3, 3) }, (_, i) => ({ title: `${query} ${i + 1}`, score: 1 - i / 10 })),
     }),
     {
       name: 'fetch-page',

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest'
 
 // The CLI as a user runs it: the built bin, a real process, real exit codes.
 function codeact(args: string[], input?: string, env?: Record<string, string>) {
-  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', input, timeout: 60_000, env: { ...process.env, ...env } })
+  const r = spawnSync(process.execPath, ['bin/codeact.mjs', ...args], {
+    encoding: 'utf8',
+    input,
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  })
   return { status: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 const tmp = mkdtempSync(join(tmpdir(), 'codeact-cli-'))
@@ -38,7 +43,9 @@ describe('codeact run', () => {
   })
 
   it('exits 3 when the sandbox is unavailable, saying so as infrastructure', () => {
-    const r = codeact(['run', '-', '--sandbox', 'docker', '--typecheck=off'], 'return 1', { DOCKER_HOST: 'unix:///nonexistent/docker.sock' })
+    const r = codeact(['run', '-', '--sandbox', 'docker', '--typecheck=off'], 'return 1', {
+      DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+    })
     expect(r.stdout).toMatch(/^Error \(sandbox_unavailable\): cannot reach the Docker engine/m)
     expect(r.status).toBe(3)
   })
@@ -53,7 +60,10 @@ describe('codeact run', () => {
   it('writes the event log with --log, and replay prints the same observation from it', () => {
     const log = join(tmp, 'run.jsonl')
     const r = codeact(['run', 'examples/price-compare.ts', '--tools', 'examples/tools.ts', '--log', log])
-    const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(events[0].type).toBe('run/start')
     expect(events.at(-1).type).toBe('run/end')
     const replay = codeact(['replay', log])
@@ -62,11 +72,23 @@ describe('codeact run', () => {
   })
 
   it('loads --tools modules written as .js, .mjs and .ts (array or record default export)', () => {
-    writeFileSync(join(tmp, 'a.mjs'), `export default [{ name: 'a', description: 'A', parameters: { type: 'object' }, execute: () => 'from mjs' }]`)
+    writeFileSync(
+      join(tmp, 'a.mjs'),
+      `export default [{ name: 'a', description: 'A', parameters: { type: 'object' }, execute: () => 'from mjs' }]`,
+    )
     writeFileSync(join(tmp, 'package.json'), '{"type":"module"}')
-    writeFileSync(join(tmp, 'b.js'), `export default { b: { name: 'b', description: 'B', parameters: { type: 'object' }, execute: () => 'from js' } }`)
-    writeFileSync(join(tmp, 'c.ts'), `const c: { name: string } & Record<string, unknown> = { name: 'c', description: 'C', parameters: { type: 'object' }, execute: (): string => 'from ts' }\nexport default [c]`)
-    const r = codeact(['run', '-', '--json', '--tools', join(tmp, 'a.mjs'), '--tools', join(tmp, 'b.js'), '--tools', join(tmp, 'c.ts')], 'return [await tools.a({}), await tools.b({}), await tools.c({})]')
+    writeFileSync(
+      join(tmp, 'b.js'),
+      `export default { b: { name: 'b', description: 'B', parameters: { type: 'object' }, execute: () => 'from js' } }`,
+    )
+    writeFileSync(
+      join(tmp, 'c.ts'),
+      `const c: { name: string } & Record<string, unknown> = { name: 'c', description: 'C', parameters: { type: 'object' }, execute: (): string => 'from ts' }\nexport default [c]`,
+    )
+    const r = codeact(
+      ['run', '-', '--json', '--tools', join(tmp, 'a.mjs'), '--tools', join(tmp, 'b.js'), '--tools', join(tmp, 'c.ts')],
+      'return [await tools.a({}), await tools.b({}), await tools.c({})]',
+    )
     expect(JSON.parse(r.stdout).value).toEqual(['from mjs', 'from js', 'from ts'])
   })
 })

@@ -18,7 +18,14 @@ describe('rt.callTool', () => {
   it('answers the value, the compact content a model reads, and logs the call under the given id', async () => {
     const rt = await testRuntime({ tools: basicTools })
     const r = await rt.callTool('read_note', { key: 'a' }, { callId: 'fw-1' })
-    expect(r).toEqual({ ok: true, value: { key: 'a', text: 'note a' }, content: '{"key":"a","text":"note a"}', isError: false, denied: false, concludesTurn: false })
+    expect(r).toEqual({
+      ok: true,
+      value: { key: 'a', text: 'note a' },
+      content: '{"key":"a","text":"note a"}',
+      isError: false,
+      denied: false,
+      concludesTurn: false,
+    })
     expect(eventsOf(rt.log.all(), 'fw-1')).toEqual(['tool/call', 'tool/result'])
     const call = rt.log.all().find((e) => e.type === 'tool/call' && 'id' in e.data && e.data.id === 'fw-1')
     expect(call?.data).toMatchObject({ origin: 'native', name: 'read_note' })
@@ -27,7 +34,11 @@ describe('rt.callTool', () => {
   it('goes through validation and both hook stages, like every call', async () => {
     const rt = await testRuntime({ tools: basicTools })
     rt.hooks.on('pre-execute', (c) => (c.name === 'echo' ? { args: { rewritten: true } } : undefined))
-    rt.hooks.on('pre-execute', (c) => (c.name === 'read_note' && JSON.stringify(c.args).includes('secret') ? { deny: { code: 'EACCES', message: 'secret notes are off limits' } } : undefined))
+    rt.hooks.on('pre-execute', (c) =>
+      c.name === 'read_note' && JSON.stringify(c.args).includes('secret')
+        ? { deny: { code: 'EACCES', message: 'secret notes are off limits' } }
+        : undefined,
+    )
     rt.hooks.on('post-execute', (c, result) => (c.name === 'add' && result.ok ? { ok: true, value: 'redacted' } : undefined))
     expect(await rt.callTool('echo', { original: 1 })).toMatchObject({ ok: true, value: { rewritten: true } })
     expect(await rt.callTool('read_note', { key: 'secret' })).toEqual({
@@ -40,16 +51,34 @@ describe('rt.callTool', () => {
       concludesTurn: false,
     })
     expect(await rt.callTool('add', { a: 1, b: 2 })).toMatchObject({ ok: true, value: 'redacted' })
-    expect(await rt.callTool('add', { a: 'one', b: 2 })).toMatchObject({ ok: false, code: 'EINVAL', denied: false, message: expect.stringMatching(/add: invalid arguments: a: .*"one"/) })
-    expect(await rt.callTool('ad', { a: 1, b: 2 })).toMatchObject({ ok: false, code: 'ENOSYS', message: expect.stringContaining('did you mean `add`') })
-    expect(await rt.callTool('add', { a: 1n, b: 2 })).toMatchObject({ ok: false, code: 'EINVAL', message: expect.stringContaining('not JSON') })
+    expect(await rt.callTool('add', { a: 'one', b: 2 })).toMatchObject({
+      ok: false,
+      code: 'EINVAL',
+      denied: false,
+      message: expect.stringMatching(/add: invalid arguments: a: .*"one"/),
+    })
+    expect(await rt.callTool('ad', { a: 1, b: 2 })).toMatchObject({
+      ok: false,
+      code: 'ENOSYS',
+      message: expect.stringContaining('did you mean `add`'),
+    })
+    expect(await rt.callTool('add', { a: 1n, b: 2 })).toMatchObject({
+      ok: false,
+      code: 'EINVAL',
+      message: expect.stringContaining('not JSON'),
+    })
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
   it('a denial inside a successful call sets denied; a tool that ends the turn says so', async () => {
     const rt = await testRuntime({
       tools: [
-        defineTool({ name: 'sh', description: '', parameters: z.object({}), execute: (_a, ctx) => (ctx.reportDenial({ code: 'EROFS', message: 'Read-only file system' }), { exit_code: 1 }) }),
+        defineTool({
+          name: 'sh',
+          description: '',
+          parameters: z.object({}),
+          execute: (_a, ctx) => (ctx.reportDenial({ code: 'EROFS', message: 'Read-only file system' }), { exit_code: 1 }),
+        }),
         defineTool({ name: 'final', description: '', parameters: z.object({}), execute: (_a, ctx) => (ctx.concludeTurn(), 'bye') }),
       ],
     })
@@ -73,7 +102,11 @@ describe('rt.callTool', () => {
     setTimeout(() => controller.abort(), 50)
     expect(await rt.callTool('wait', {}, { signal: controller.signal })).toMatchObject({ ok: false, code: 'ECANCELED', denied: false })
     expect(sawAbort).toBe(true)
-    expect(await rt.callTool('wait', {}, { signal: AbortSignal.abort() })).toMatchObject({ ok: false, code: 'ECANCELED', message: 'wait was cancelled before it started' })
+    expect(await rt.callTool('wait', {}, { signal: AbortSignal.abort() })).toMatchObject({
+      ok: false,
+      code: 'ECANCELED',
+      message: 'wait was cancelled before it started',
+    })
   })
 
   it('runs run_code: the value is the run, the content its observation, isError when the program failed', async () => {
@@ -82,10 +115,18 @@ describe('rt.callTool', () => {
     expect(good).toMatchObject({ ok: true, isError: false, content: 'Return value:\n2' })
     const sub = rt.log.all().find((e) => e.type === 'tool/call' && 'origin' in e.data && e.data.origin === 'code')
     expect(sub?.data).toMatchObject({ name: 'add', parentId: 'rc' })
-    expect(await rt.callTool('run_code', { code: 'throw new Error("bad")' })).toMatchObject({ ok: true, isError: true, content: expect.stringContaining('bad') })
+    expect(await rt.callTool('run_code', { code: 'throw new Error("bad")' })).toMatchObject({
+      ok: true,
+      isError: true,
+      content: expect.stringContaining('bad'),
+    })
     expect(await rt.callTool('run_code', { code: 'return 1', description: 'extra' })).toMatchObject({ ok: false, code: 'EINVAL' })
     // Code mode routes a direct call back to run_code.
-    expect(await rt.callTool('add', { a: 1, b: 1 })).toMatchObject({ ok: false, code: 'ENOSYS', message: expect.stringContaining('run_code') })
+    expect(await rt.callTool('add', { a: 1, b: 1 })).toMatchObject({
+      ok: false,
+      code: 'ENOSYS',
+      message: expect.stringContaining('run_code'),
+    })
   })
 
   it('refuses once the runtime is closed (API misuse throws)', async () => {
@@ -96,7 +137,7 @@ describe('rt.callTool', () => {
 })
 
 describe('Standard Schema on every definition', () => {
-  it('validates with the dispatcher\'s validator and hands out the JSON Schema; stays out of JSON', async () => {
+  it("validates with the dispatcher's validator and hands out the JSON Schema; stays out of JSON", async () => {
     const rt = await testRuntime({ tools: basicTools })
     const byName = new Map(rt.tools.definitions().map((d) => [d.name, d]))
     const add = byName.get('add')!['inputSchema']['~standard']
@@ -120,26 +161,52 @@ describe('Standard Schema on every definition', () => {
 })
 
 describe('OpenAI strict mode', () => {
-  it('run_code\'s schema is strict-compatible: one required field, closed object', () => {
-    expect(RUN_CODE_PARAMETERS).toEqual({ type: 'object', properties: { code: expect.objectContaining({ type: 'string' }) }, required: ['code'], additionalProperties: false })
+  it("run_code's schema is strict-compatible: one required field, closed object", () => {
+    expect(RUN_CODE_PARAMETERS).toEqual({
+      type: 'object',
+      properties: { code: expect.objectContaining({ type: 'string' }) },
+      required: ['code'],
+      additionalProperties: false,
+    })
     expect(isStrictCompatible(RUN_CODE_PARAMETERS)).toBe(true)
   })
 
   it('is turned on only where the schema allows it, all the way down', () => {
-    const closed = { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'string' } }, required: ['b'], additionalProperties: false } }, required: ['a'], additionalProperties: false }
+    const closed = {
+      type: 'object',
+      properties: { a: { type: 'object', properties: { b: { type: 'string' } }, required: ['b'], additionalProperties: false } },
+      required: ['a'],
+      additionalProperties: false,
+    }
     expect(isStrictCompatible(closed)).toBe(true)
     expect(isStrictCompatible({ ...closed, required: [] })).toBe(false)
     expect(isStrictCompatible({ ...closed, additionalProperties: true })).toBe(false)
     expect(isStrictCompatible({ ...closed, properties: { a: { type: 'object', properties: { b: { type: 'string' } } } } })).toBe(false)
-    expect(isStrictCompatible({ type: 'object', properties: { list: { type: 'array', items: { type: 'object' } } }, required: ['list'], additionalProperties: false })).toBe(false)
-    expect(isStrictCompatible({ type: 'object', properties: { type: { type: 'string' }, properties: { type: 'string' } }, required: ['type', 'properties'], additionalProperties: false })).toBe(true)
+    expect(
+      isStrictCompatible({
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'object' } } },
+        required: ['list'],
+        additionalProperties: false,
+      }),
+    ).toBe(false)
+    expect(
+      isStrictCompatible({
+        type: 'object',
+        properties: { type: { type: 'string' }, properties: { type: 'string' } },
+        required: ['type', 'properties'],
+        additionalProperties: false,
+      }),
+    ).toBe(true)
     expect(isStrictCompatible({ type: 'object', patternProperties: { '.*': {} }, additionalProperties: false })).toBe(false)
   })
 
   it('request tools carry the flag; freeform offers run_code as a custom tool', async () => {
     const rt = await testRuntime({ tools: basicTools })
     const chat = toOpenAITools(rt.tools.definitions(), { freeform: ['run_code'] })
-    const flags = Object.fromEntries(chat.map((t) => [t.type === 'function' ? t.function.name : t.custom.name, t.type === 'function' ? t.function.strict : 'custom']))
+    const flags = Object.fromEntries(
+      chat.map((t) => [t.type === 'function' ? t.function.name : t.custom.name, t.type === 'function' ? t.function.strict : 'custom']),
+    )
     // add is a zod object (unknown keys allowed, so not closed), echo an open object, read_note closed and fully required.
     expect(flags).toEqual({ add: false, echo: false, read_note: true, run_code: 'custom' })
     const responses = toOpenAIResponsesTools(rt.tools.definitions())

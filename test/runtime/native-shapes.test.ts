@@ -16,7 +16,11 @@ describe('executeToolCalls: every SDK shape', () => {
     const rt = await testRuntime({ tools: basicTools })
     const toolCalls: ChatCompletionMessageToolCall[] = [
       { id: 'f1', type: 'function', function: { name: 'add', arguments: '{"a":1,"b":2}' } },
-      { id: 'c1', type: 'custom', custom: { name: 'run_code', input: 'const s = "quoted \\"text\\""\nreturn { s, n: await tools.add({ a: 40, b: 2 }) }' } },
+      {
+        id: 'c1',
+        type: 'custom',
+        custom: { name: 'run_code', input: 'const s = "quoted \\"text\\""\nreturn { s, n: await tools.add({ a: 40, b: 2 }) }' },
+      },
       { id: 'c2', type: 'custom', custom: { name: 'read_note', input: '{"key":"k"}' } },
       { id: 'c3', type: 'custom', custom: { name: 'read_note', input: 'key is k' } },
     ]
@@ -33,7 +37,13 @@ describe('executeToolCalls: every SDK shape', () => {
     const rt = await testRuntime({ tools: basicTools })
     const output: ResponseOutputItem[] = [
       { type: 'reasoning', id: 'rs_1', summary: [] },
-      { type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Let me add.', annotations: [] }] },
+      {
+        type: 'message',
+        id: 'm1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Let me add.', annotations: [] }],
+      },
       { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'add', arguments: '{"a":2,"b":3}', status: 'completed' },
       { type: 'custom_tool_call', id: 'ctc_1', call_id: 'call_2', name: 'run_code', input: 'return 7' },
       { type: 'function_call', id: 'fc_2', call_id: 'call_3', name: 'read_note', arguments: '{"key":"missing"}' },
@@ -97,7 +107,11 @@ describe('executeToolCalls: every SDK shape', () => {
     expect([...out]).toEqual([
       { type: 'function_call_output', call_id: 'r1', output: '2' },
       { type: 'function_call_output', call_id: 'r2', output: expect.stringMatching(/^Error \(EINVAL\): not a tool call codeact can run/) },
-      { type: 'function_call_output', call_id: '#2', output: expect.stringMatching(/^Error \(EINVAL\): not a tool call codeact can run: null/) },
+      {
+        type: 'function_call_output',
+        call_id: '#2',
+        output: expect.stringMatching(/^Error \(EINVAL\): not a tool call codeact can run: null/),
+      },
       { type: 'tool_result', tool_use_id: 't9', content: expect.stringMatching(/^Error \(EINVAL\)/), is_error: true },
       { type: 'function_call_output', call_id: 'r3', output: 'Error (EINVAL): add: arguments must be a string' },
     ])

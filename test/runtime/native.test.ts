@@ -4,7 +4,11 @@ import { parseJSONL } from '../../runtime/event-log.js'
 import { basicTools, timedTools, type Timeline } from '../support/tools.js'
 import { testRuntime, unmatchedCalls } from '../support/runtime.js'
 
-const openai = (id: string, name: string, args: unknown) => ({ id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } })
+const openai = (id: string, name: string, args: unknown) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+})
 const anthropic = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input })
 const sleep = (id: string, ms: number) => openai(id, 'sleep', { id, ms })
 
@@ -28,8 +32,13 @@ describe('executeToolCalls: the tool_calls of one assistant message', () => {
     ])
   })
 
-  it('turns every failure into that call\'s content, never an exception', async () => {
-    const rt = await testRuntime({ tools: [...basicTools, { name: 'hang', description: '', parameters: { type: 'object' }, timeoutMs: 200, execute: () => new Promise(() => {}) }] })
+  it("turns every failure into that call's content, never an exception", async () => {
+    const rt = await testRuntime({
+      tools: [
+        ...basicTools,
+        { name: 'hang', description: '', parameters: { type: 'object' }, timeoutMs: 200, execute: () => new Promise(() => {}) },
+      ],
+    })
     rt.hooks.on('pre-execute', (c) => (c.name === 'echo' ? { deny: { code: 'EPERM', message: 'echo is off' } } : undefined))
     const out = await rt.executeToolCalls([
       openai('a', 'add', '{"a": 1,'),
@@ -133,7 +142,14 @@ describe('executeToolCalls: the tool_calls of one assistant message', () => {
 
   it('reports a concluded turn', async () => {
     const rt = await testRuntime({
-      tools: [{ name: 'final_answer', description: '', parameters: { type: 'object' }, execute: (_a: unknown, ctx: { concludeTurn(): void }) => (ctx.concludeTurn(), 'done') }],
+      tools: [
+        {
+          name: 'final_answer',
+          description: '',
+          parameters: { type: 'object' },
+          execute: (_a: unknown, ctx: { concludeTurn(): void }) => (ctx.concludeTurn(), 'done'),
+        },
+      ],
     })
     const out = await rt.executeToolCalls([openai('f', 'final_answer', {})])
     expect(out.concludesTurn).toBe(true)
@@ -143,7 +159,9 @@ describe('executeToolCalls: the tool_calls of one assistant message', () => {
 describe('run_code as a native tool', () => {
   it('runs the program; its observation is the content, its sub-calls sit under the outer call', async () => {
     const rt = await testRuntime({ tools: basicTools })
-    const out = await rt.executeToolCalls([openai('rc1', 'run_code', { code: 'console.log("hi")\nreturn await tools.add({ a: 2, b: 2 })' })])
+    const out = await rt.executeToolCalls([
+      openai('rc1', 'run_code', { code: 'console.log("hi")\nreturn await tools.add({ a: 2, b: 2 })' }),
+    ])
     expect(out[0]!.content).toBe('hi\n\nReturn value:\n4')
     const sub = rt.log.all().find((e) => e.type === 'tool/call' && (e.data as { origin: string }).origin === 'code')
     expect(sub?.data).toMatchObject({ name: 'add', parentId: 'rc1' })
@@ -161,7 +179,9 @@ describe('run_code as a native tool', () => {
   it('in code mode refuses direct calls of other tools with a message that routes back to run_code', async () => {
     const rt = await testRuntime({ tools: basicTools, mode: 'code' })
     const out = await rt.executeToolCalls([openai('x', 'add', { a: 1, b: 1 })])
-    expect(out[0]!.content).toBe('Error (ENOSYS): only `run_code` is callable directly; call `tools.add(…)` from inside a run_code program instead')
+    expect(out[0]!.content).toBe(
+      'Error (ENOSYS): only `run_code` is callable directly; call `tools.add(…)` from inside a run_code program instead',
+    )
     expect(rt.tools.definitions().map((d) => d.name)).toEqual(['run_code'])
   })
 
@@ -187,7 +207,11 @@ describe('replay: every observation rebuilds from the log alone, byte for byte',
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 100)
     seen.push(...(await rt.executeToolCalls([sleep('p1', 30), sleep('p2', 10), openai('p3', 'echo', {})])).map((m) => m.content))
-    seen.push(...(await rt.executeToolCalls([sleep('q1', 5000), openai('q2', 'run_code', { code: 'return 7' })], { signal: controller.signal })).map((m) => m.content))
+    seen.push(
+      ...(
+        await rt.executeToolCalls([sleep('q1', 5000), openai('q2', 'run_code', { code: 'return 7' })], { signal: controller.signal })
+      ).map((m) => m.content),
+    )
     seen.push(...(await rt.executeToolCalls([openai('r1', 'run_code', { code: 'throw new Error("bad")' })])).map((m) => m.content))
     const replayed = replayObservations(parseJSONL(readFileSync(file, 'utf8'))).map((o) => o.content)
     expect(replayed).toEqual(seen)

@@ -29,7 +29,9 @@ describe('program shapes and rendering (isolate)', () => {
 
   it('with the type check on, the checker and the compiler see the same normalised text', async () => {
     const rt = await testRuntime({ tools: shapeTools([]), typecheck: 'error' })
-    const r = await rt.runCode('```ts\nexport default async function main() {\n  const u = await tools.get_user({ id: 9 })\n  return u.name\n}\n```')
+    const r = await rt.runCode(
+      '```ts\nexport default async function main() {\n  const u = await tools.get_user({ id: 9 })\n  return u.name\n}\n```',
+    )
     expect(r.error, r.observation).toBeNull()
     expect(r.value).toBe('user9')
   })

@@ -22,15 +22,21 @@ describe('normaliseProgram', () => {
   })
 
   it('unwraps export default in each form', () => {
-    expect(normaliseProgram('export default async function main() { return 1 }').text).toBe('async function main() { return 1 }\n;return await main();')
-    expect(normaliseProgram('export default async function () { return 1 }').text).toBe('async function main () { return 1 }\n;return await main();')
+    expect(normaliseProgram('export default async function main() { return 1 }').text).toBe(
+      'async function main() { return 1 }\n;return await main();',
+    )
+    expect(normaliseProgram('export default async function () { return 1 }').text).toBe(
+      'async function main () { return 1 }\n;return await main();',
+    )
     expect(normaliseProgram('export default async () => 4').text).toBe('return await (async () => 4)()')
     expect(normaliseProgram('const v = 3\nexport default { v }').text).toBe('const v = 3\nreturn await ({ v })')
   })
 
   it('calls a lone entry point only when nothing calls it already', () => {
     expect(normaliseProgram('async function run() { return 1 }').changes).toContain('run() called')
-    expect(normaliseProgram('async function main() { return 1 }\nawait main()').text).toBe('async function main() { return 1 }\nreturn await (await main())')
+    expect(normaliseProgram('async function main() { return 1 }\nawait main()').text).toBe(
+      'async function main() { return 1 }\nreturn await (await main())',
+    )
     // Two helpers and top-level work: nothing is guessed.
     expect(normaliseProgram('const r = await tools.x({})\nfunction helper() {}\nfunction other() {}').changes).toEqual([])
     // A program with its own top-level return keeps it.
@@ -38,11 +44,17 @@ describe('normaliseProgram', () => {
   })
 
   it('answers imports: SDK names and types dropped, packages refused on their line, node: rewritten when allowed', () => {
-    expect(normaliseProgram("import type { A } from './sdk'\nimport { tools, ToolCallError } from 'codeact'\nreturn 1").text).toBe('\n\nreturn 1')
+    expect(normaliseProgram("import type { A } from './sdk'\nimport { tools, ToolCallError } from 'codeact'\nreturn 1").text).toBe(
+      '\n\nreturn 1',
+    )
     const refused = normaliseProgram("const a = 1\nimport lodash from 'lodash'")
     expect(refused.problem?.line).toBe(2)
     expect(refused.problem?.message).toMatch(/^line 2: `import` is not available \(from "lodash"\)/)
-    expect(normaliseProgram("import { readFile as rf } from 'node:fs/promises'\nimport * as path from 'path'\nimport 'node:os'", { allowNodeImports: true }).text).toBe(
+    expect(
+      normaliseProgram("import { readFile as rf } from 'node:fs/promises'\nimport * as path from 'path'\nimport 'node:os'", {
+        allowNodeImports: true,
+      }).text,
+    ).toBe(
       [
         'const __codeact_node_fs_promises = await import("node:fs/promises"); const { readFile: rf } = __codeact_node_fs_promises;',
         'const __codeact_path = await import("node:path"); const path = __codeact_path;',

@@ -24,7 +24,14 @@ describe('runCode: a program calls registered tools and returns a RunResult', ()
   it('rejects arguments that break the schema with EINVAL naming the field, and never executes', async () => {
     let executed = 0
     const rt = await testRuntime({
-      tools: [{ name: 'strict', description: 'x', parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, execute: () => ++executed }],
+      tools: [
+        {
+          name: 'strict',
+          description: 'x',
+          parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+          execute: () => ++executed,
+        },
+      ],
     })
     const r = await rt.runCode(`
       try { await tools.strict({ n: "seven" }) } catch (e) { return [e.name, e.toolName, e.code, e.message] }`)
@@ -96,14 +103,18 @@ describe('runCode: a program calls registered tools and returns a RunResult', ()
   it('never loses the last console lines printed right before the program returns or throws', async () => {
     const rt = await testRuntime({ tools: basicTools })
     for (let i = 0; i < 40; i++) {
-      const r = await rt.runCode(`await tools.add({ a: 1, b: 1 }); for (let j = 0; j < 5; j++) console.log('line', j); ${i % 2 ? 'return 1' : 'throw new Error("x")'}`)
+      const r = await rt.runCode(
+        `await tools.add({ a: 1, b: 1 }); for (let j = 0; j < 5; j++) console.log('line', j); ${i % 2 ? 'return 1' : 'throw new Error("x")'}`,
+      )
       expect(r.logs.map((l) => l.text)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4'])
     }
   })
 
   it('keeps the log invariant: every tool/call has exactly one tool/result', async () => {
     const rt = await testRuntime({ tools: basicTools })
-    await rt.runCode(`await Promise.allSettled([tools.add({a:1,b:2}), tools.nope({}), tools.read_note({key:'missing'}), tools.add({a:'x'})])`)
+    await rt.runCode(
+      `await Promise.allSettled([tools.add({a:1,b:2}), tools.nope({}), tools.read_note({key:'missing'}), tools.add({a:'x'})])`,
+    )
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
@@ -118,7 +129,9 @@ describe('runCode: a program calls registered tools and returns a RunResult', ()
 describe('runCode: hooks see every call', () => {
   it('a pre-execute hook may deny with a code; the denial is listed even if caught', async () => {
     const rt = await testRuntime({ tools: basicTools })
-    rt.hooks.on('pre-execute', (call) => (call.name === 'add' ? { deny: { code: 'EACCES', message: 'adding is not allowed here' } } : undefined))
+    rt.hooks.on('pre-execute', (call) =>
+      call.name === 'add' ? { deny: { code: 'EACCES', message: 'adding is not allowed here' } } : undefined,
+    )
     const r = await rt.runCode('try { await tools.add({ a: 1, b: 1 }) } catch (e) { console.log(e.code) }')
     expect(r.logs[0]?.text).toBe('EACCES')
     expect(r.observation).toContain('Denied (1):\n- add({"a":1,"b":1}) → EACCES: adding is not allowed here')

@@ -19,7 +19,10 @@ const DIST = fileURLToPath(new URL('../../dist/runtime/index.js', import.meta.ur
 /** Programs that make the compiler work for a long time (the first took ~56 s on the host's thread). */
 const pathological: [string, string][] = [
   ['100 KB of 1+1+…+1', `return ${Array(50_000).fill('1').join('+')}`],
-  ['a huge union, mapped', `type K = ${Array.from({ length: 3000 }, (_, i) => `'k${i}'`).join(' | ')}\ntype M = { [P in K]: { [Q in K]: P extends Q ? 1 : 0 } }\nconst m = {} as M\nreturn typeof m`],
+  [
+    'a huge union, mapped',
+    `type K = ${Array.from({ length: 3000 }, (_, i) => `'k${i}'`).join(' | ')}\ntype M = { [P in K]: { [Q in K]: P extends Q ? 1 : 0 } }\nconst m = {} as M\nreturn typeof m`,
+  ],
   ['deep nesting', `return ${'['.repeat(3000)}1${']'.repeat(3000)}.length`],
 ]
 
@@ -72,7 +75,9 @@ describe('type check in a thread, with a budget', () => {
     // at least one with its check skipped past the budget.
     expect(results.map((r) => r.error?.kind).filter((k) => k === 'type' || k === 'sandbox_unavailable')).toEqual([])
     expect(results[0]?.value).toBe(50_000)
-    expect(results.map((r) => r.observation).join('\n')).toMatch(/the type check was skipped: it took longer than its 2000 ms budget; the program ran unchecked/)
+    expect(results.map((r) => r.observation).join('\n')).toMatch(
+      /the type check was skipped: it took longer than its 2000 ms budget; the program ran unchecked/,
+    )
     // On the host's thread the first check alone blocked the loop for tens of seconds.
     expect(delay.max / 1e6).toBeLessThan(1_500)
   })
@@ -95,7 +100,9 @@ describe('type check in a thread, with a budget', () => {
 
   it('compiles top-level namespaces with the parsing done in the thread (typecheck: off)', async () => {
     const rt = await testRuntime({ tools: basicTools, typecheck: 'off' })
-    const r = await rt.runCode('namespace Geo { export const twice = (n: number) => n * 2 }\nreturn Geo.twice(await tools.add({ a: 1, b: 1 }))')
+    const r = await rt.runCode(
+      'namespace Geo { export const twice = (n: number) => n * 2 }\nreturn Geo.twice(await tools.add({ a: 1, b: 1 }))',
+    )
     expect(r.error).toBeNull()
     expect(r.value).toBe(4)
   })

@@ -46,7 +46,9 @@ describe('type-check before running: a type error stops the run before any side 
 
   it('in warn mode runs anyway and appends the diagnostics to the observation', async () => {
     const rt = await testRuntime({ tools: basicTools, typecheck: 'warn' })
-    const r = await rt.runCode('const n = await tools.add({ a: 1, b: 2 })\nconsole.log(n.toFixedd)\ntry { await tools.add({ a: 1, b: "2" }) } catch {}\nreturn n')
+    const r = await rt.runCode(
+      'const n = await tools.add({ a: 1, b: 2 })\nconsole.log(n.toFixedd)\ntry { await tools.add({ a: 1, b: "2" }) } catch {}\nreturn n',
+    )
     expect(r.ok).toBe(true)
     expect(r.value).toBe(3)
     expect(r.observation).toMatch(/Type-check warnings \(the program ran anyway\):\n3:\d+/)
@@ -62,7 +64,9 @@ describe('type-check before running: a type error stops the run before any side 
   it('follows the registry: a tool registered later is known to the checker', async () => {
     const rt = await testRuntime({ tools: basicTools, typecheck: 'error' })
     expect((await rt.runCode('return await tools.later({})')).error?.kind).toBe('type')
-    rt.tools.register([{ name: 'later', description: 'Registered after creation.', parameters: { type: 'object', properties: {} }, execute: () => 'here' }])
+    rt.tools.register([
+      { name: 'later', description: 'Registered after creation.', parameters: { type: 'object', properties: {} }, execute: () => 'here' },
+    ])
     const r = await rt.runCode('return await tools.later({})')
     expect(r.error).toBeNull()
     expect(r.value).toBe('here')
@@ -76,6 +80,8 @@ describe('type-check: untyped results', () => {
     const r = await rt.runCode('const note = await tools.read_note({ key: "k" })\nreturn note.text')
     expect(r.error).toBeNull()
     expect(r.value).toBe('note k')
-    expect(r.observation).toMatch(/Type-check notes \(the program ran; nothing here stopped it\):\n- line 2: the result of tools\.read_note has no declared type/)
+    expect(r.observation).toMatch(
+      /Type-check notes \(the program ran; nothing here stopped it\):\n- line 2: the result of tools\.read_note has no declared type/,
+    )
   })
 })

@@ -21,7 +21,13 @@ async function open(options: IsolateSandboxOptions = {}): Promise<IsolateSandbox
   return sandbox
 }
 
-function runAs(sandbox: IsolateSandbox, callerId: string | undefined, body: string, limits = {}, host = new RecordingHost()): Promise<SandboxOutcome> {
+function runAs(
+  sandbox: IsolateSandbox,
+  callerId: string | undefined,
+  body: string,
+  limits = {},
+  host = new RecordingHost(),
+): Promise<SandboxOutcome> {
   return sandbox.run({ ...request(body, limits), ...(callerId !== undefined ? { callerId } : {}) }, host, never())
 }
 
@@ -50,7 +56,8 @@ describe('isolate sandbox: one process per caller', () => {
   it('two callers run in two processes; runs of one caller share its process', async () => {
     const sandbox = await open()
     await Promise.all([runAs(sandbox, 'a', WORK), runAs(sandbox, 'a', WORK), runAs(sandbox, 'b', WORK)])
-    const a = sandbox.pidOf('a'), b = sandbox.pidOf('b')
+    const a = sandbox.pidOf('a'),
+      b = sandbox.pidOf('b')
     expect(a).toBeDefined()
     expect(b).toBeDefined()
     expect(a).not.toBe(b)
@@ -77,7 +84,10 @@ describe('isolate sandbox: one process per caller', () => {
           // A run that was done before the signal landed is fine; none may claim B's fate or hang.
           if (!outcome.ok) expect(outcome.error.message).toMatch(new RegExp(`sandbox process died \\(signal ${signal}\\)`))
         }
-        expect(a.some((o) => !o.ok), `round ${round}: A's runs died with their process`).toBe(true)
+        expect(
+          a.some((o) => !o.ok),
+          `round ${round}: A's runs died with their process`,
+        ).toBe(true)
         // A's next run gets a fresh process; B kept its own throughout.
         expect(await runAs(sandbox, 'a', 'return 2')).toMatchObject({ ok: true, valueJson: '2' })
         expect(sandbox.pidOf('a')).not.toBe(victim)
@@ -124,7 +134,8 @@ describe('isolate sandbox: the pool of processes', () => {
 
   it('past the cap, a new caller waits for an idle process and takes its place (never shares)', async () => {
     const sandbox = await open({ maxProcesses: 2 })
-    const aHost = new GatedHost(), bHost = new GatedHost()
+    const aHost = new GatedHost(),
+      bHost = new GatedHost()
     const a = runAs(sandbox, 'a', 'await tools.noop(); return "a"', {}, aHost)
     const b = runAs(sandbox, 'b', 'await tools.noop(); return "b"', {}, bHost)
     await waitUntil(() => aHost.calls.length === 1 && bHost.calls.length === 1, 30_000)
@@ -196,15 +207,35 @@ describe('through the runtime: RunCodeOptions.caller', () => {
     const rt = await createRuntime({
       typecheck: 'off',
       tools: [
-        { name: 'hold', description: 'Says it started, then waits.', parameters: { type: 'object' }, execute: async () => { release(); await new Promise((r) => setTimeout(r, 300)); return 'held' } },
-        { name: 'wait', description: 'Waits.', parameters: { type: 'object' }, execute: async () => { await new Promise((r) => setTimeout(r, 300)); return 'waited' } },
+        {
+          name: 'hold',
+          description: 'Says it started, then waits.',
+          parameters: { type: 'object' },
+          execute: async () => {
+            release()
+            await new Promise((r) => setTimeout(r, 300))
+            return 'held'
+          },
+        },
+        {
+          name: 'wait',
+          description: 'Waits.',
+          parameters: { type: 'object' },
+          execute: async () => {
+            await new Promise((r) => setTimeout(r, 300))
+            return 'waited'
+          },
+        },
         { name: 'echo', description: 'Echoes.', parameters: { type: 'object' }, execute: (a: unknown) => a },
       ],
     })
     try {
       const sandbox = rt.sandbox as IsolateSandbox
       const a = rt.runCode('await tools.hold({}); return "a"', { caller: 'session-a' })
-      const b = rt.runCode('const xs = []; for (let i = 0; i < 20; i++) xs.push((await tools.echo({ i })).i); await tools.wait({}); return xs.length', { caller: 'session-b' })
+      const b = rt.runCode(
+        'const xs = []; for (let i = 0; i < 20; i++) xs.push((await tools.echo({ i })).i); await tools.wait({}); return xs.length',
+        { caller: 'session-b' },
+      )
       await started
       process.kill(sandbox.pidOf('session-a')!, 'SIGKILL')
       const [ra, rb] = await Promise.all([a, b])

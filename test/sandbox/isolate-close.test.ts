@@ -108,7 +108,9 @@ describe('close() settles and holds the event loop until it is done', () => {
   for (const [name, body] of CASES) {
     it(`${name}: the script ends by itself, exit code 0`, async () => {
       // The old failure was a race (a late message from the child let go of the event loop): repeat.
-      const results = await Promise.all(Array.from({ length: name.includes('maxToolCalls') ? 6 : 2 }, () => script(`${body}\nconsole.log('closed')`)))
+      const results = await Promise.all(
+        Array.from({ length: name.includes('maxToolCalls') ? 6 : 2 }, () => script(`${body}\nconsole.log('closed')`)),
+      )
       for (const r of results) expect({ code: r.code, stdout: r.stdout.trim() }, r.stderr).toEqual({ code: 0, stdout: 'closed' })
     }, 120_000)
   }
@@ -118,7 +120,11 @@ describe('deadlines too large for a Node timer', () => {
   it.each([2 ** 31, 2 ** 31 + 5000, 1e12, Number.MAX_SAFE_INTEGER])('timeoutMs %d does not time the run out at once', async (timeoutMs) => {
     const sandbox = createIsolateSandbox()
     try {
-      const outcome = await sandbox.run(request('await tools.slow({ ms: 50 }); return "finished"', { timeoutMs }), new RecordingHost(), never())
+      const outcome = await sandbox.run(
+        request('await tools.slow({ ms: 50 }); return "finished"', { timeoutMs }),
+        new RecordingHost(),
+        never(),
+      )
       expect(outcome).toMatchObject({ ok: true, valueJson: '"finished"' })
     } finally {
       await sandbox.close()

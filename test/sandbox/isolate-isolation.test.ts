@@ -25,24 +25,30 @@ async function value(body: string, host = new RecordingHost()): Promise<unknown>
 
 /** Every global a fresh context may have: ECMAScript, Intl, WebAssembly and V8's inert console. */
 const STANDARD_GLOBALS = new Set(
-  ('Object Function Array Number parseFloat parseInt Infinity NaN undefined Boolean String Symbol Date Promise RegExp ' +
+  (
+    'Object Function Array Number parseFloat parseInt Infinity NaN undefined Boolean String Symbol Date Promise RegExp ' +
     'Error AggregateError EvalError RangeError ReferenceError SyntaxError TypeError URIError globalThis JSON Math Intl ' +
     'ArrayBuffer Uint8Array Int8Array Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array ' +
     'Uint8ClampedArray BigUint64Array BigInt64Array DataView Map BigInt Set WeakMap WeakSet Proxy Reflect ' +
     'FinalizationRegistry WeakRef decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape eval ' +
-    'isFinite isNaN console SharedArrayBuffer Atomics WebAssembly').split(' '),
+    'isFinite isNaN console SharedArrayBuffer Atomics WebAssembly'
+  ).split(' '),
 )
 /** What the prelude adds, all implemented inside the sandbox (sdk/prelude-globals.ts): never the host. */
-const SANDBOX_GLOBALS = ('tools ToolCallError setTimeout clearTimeout setInterval clearInterval queueMicrotask URL URLSearchParams ' +
-  'TextEncoder TextDecoder atob btoa structuredClone').split(' ')
+const SANDBOX_GLOBALS = (
+  'tools ToolCallError setTimeout clearTimeout setInterval clearInterval queueMicrotask URL URLSearchParams ' +
+  'TextEncoder TextDecoder atob btoa structuredClone'
+).split(' ')
 
 describe('isolate sandbox: nothing of the host is reachable', () => {
-  it('has only standard globals and the sandbox\'s own: no process, require, fetch or isolated-vm objects', async () => {
+  it("has only standard globals and the sandbox's own: no process, require, fetch or isolated-vm objects", async () => {
     const names = (await value('return Object.getOwnPropertyNames(globalThis)')) as string[]
     expect(names.filter((n) => !STANDARD_GLOBALS.has(n)).sort()).toEqual([...SANDBOX_GLOBALS].sort())
     expect(names).not.toContain('WebAssembly')
-    expect(await value(`return [typeof process, typeof require, typeof module, typeof setImmediate, typeof fetch, typeof Buffer,
-      typeof $0, typeof $2, typeof performance, typeof crypto]`)).toEqual(Array(10).fill('undefined'))
+    expect(
+      await value(`return [typeof process, typeof require, typeof module, typeof setImmediate, typeof fetch, typeof Buffer,
+      typeof $0, typeof $2, typeof performance, typeof crypto]`),
+    ).toEqual(Array(10).fill('undefined'))
   })
 
   it('finds no process through constructor chains from this, functions, tools, errors or promises', async () => {
@@ -62,8 +68,13 @@ describe('isolate sandbox: nothing of the host is reachable', () => {
         global: typeof globalThis.constructor.constructor('return this')().process,
       }`)
     expect(result).toEqual({
-      fn: 'undefined', tool: 'undefined', toolProto: true, error: 'undefined', errorRealm: true,
-      promise: 'undefined', global: 'undefined',
+      fn: 'undefined',
+      tool: 'undefined',
+      toolProto: true,
+      error: 'undefined',
+      errorRealm: true,
+      promise: 'undefined',
+      global: 'undefined',
     })
   })
 
@@ -163,9 +174,15 @@ describe('isolate sandbox: a run never sees state from another run', () => {
   it('does not let a tool answer for an earlier run reach a later one', async () => {
     const host = new RecordingHost()
     // The first run returns while its slow call is still pending; the answer arrives during the second run.
-    const first = await sandbox.run(request(`tools.slow({ ms: 100, value: 'late' }).then((v) => { globalThis.leak = v }); return 1`), host, never())
+    const first = await sandbox.run(
+      request(`tools.slow({ ms: 100, value: 'late' }).then((v) => { globalThis.leak = v }); return 1`),
+      host,
+      never(),
+    )
     expect(first).toMatchObject({ ok: true, valueJson: '1' })
-    const second = await value(`await tools.slow({ ms: 200, value: 'own' }); return [typeof globalThis.leak, Object.keys(globalThis).length]`)
+    const second = await value(
+      `await tools.slow({ ms: 200, value: 'own' }); return [typeof globalThis.leak, Object.keys(globalThis).length]`,
+    )
     expect(second).toEqual(['undefined', 0])
   })
 })

@@ -70,7 +70,6 @@ describe('isolate sandbox: the time limit covers everything the program does', (
 })
 
 describe('isolate sandbox: the memory limit', () => {
-
   it.each([
     ['Array(1e9).fill(1)', 'new Array(1e9).fill(1)'],
     ['an array of a huge string spread', "return [...'x'.repeat(1e8)].length"],
@@ -102,7 +101,10 @@ describe('isolate sandbox: the memory limit', () => {
       ok: false,
       error: { kind: 'runtime', message: 'RangeError: Maximum call stack size exceeded' },
     })
-    expect(await run('function f() { return f() + 1 } try { f() } catch (e) { return e.name }')).toMatchObject({ ok: true, valueJson: '"RangeError"' })
+    expect(await run('function f() { return f() + 1 } try { f() } catch (e) { return e.name }')).toMatchObject({
+      ok: true,
+      valueJson: '"RangeError"',
+    })
   })
 
   it('a deeply nested return value is reported, not a crash', async () => {
@@ -142,7 +144,10 @@ describe('isolate sandbox: abort and close', () => {
 
 describe('isolate sandbox: a child process that dies or hangs is replaced', () => {
   it('a killed child ends its runs with a clear outcome, and a fresh child serves the next run', async () => {
-    const { own, pids: [pid] } = await ownSandbox()
+    const {
+      own,
+      pids: [pid],
+    } = await ownSandbox()
     expect(pid).toBeDefined()
     const pending = run('await new Promise(() => {})', { timeoutMs: 30_000 }, undefined, own)
     await new Promise((r) => setTimeout(r, 100))
@@ -153,7 +158,10 @@ describe('isolate sandbox: a child process that dies or hangs is replaced', () =
   })
 
   it('an allocation that makes V8 abort the whole child is reported as memory; a fresh child takes over', async () => {
-    const { own, pids: [pid] } = await ownSandbox()
+    const {
+      own,
+      pids: [pid],
+    } = await ownSandbox()
     // isolated-vm cannot stop this one in time: V8 runs out of memory and aborts the process (measured).
     const outcome = await run('new Array(1e9).fill(1)', { memoryMb: 64, timeoutMs: 20_000 }, undefined, own)
     expect(outcome).toMatchObject({ ok: false, error: { kind: 'memory', message: 'the program exceeded the memory limit of 64 MB' } })
@@ -163,7 +171,10 @@ describe('isolate sandbox: a child process that dies or hangs is replaced', () =
   })
 
   it('a child that stops answering is killed past the deadline plus grace; the run is a timeout', async () => {
-    const { own, pids: [pid] } = await ownSandbox({ killGraceMs: 300 })
+    const {
+      own,
+      pids: [pid],
+    } = await ownSandbox({ killGraceMs: 300 })
     expect(pid).toBeDefined()
     const pending = run('await new Promise(() => {})', { timeoutMs: 300 }, undefined, own)
     // A stopped process cannot run its own watchdog: only the parent's backstop can end this run.

@@ -10,7 +10,10 @@ describe('LogBatch', () => {
     const batch = new LogBatch(1000)
     batch.push('log', 'a')
     batch.push('warn', 'b')
-    expect(batch.take()).toEqual([{ level: 'log', text: 'a' }, { level: 'warn', text: 'b' }])
+    expect(batch.take()).toEqual([
+      { level: 'log', text: 'a' },
+      { level: 'warn', text: 'b' },
+    ])
     expect(batch.take()).toBeUndefined()
   })
 

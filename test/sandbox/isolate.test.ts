@@ -48,7 +48,10 @@ describe('isolate sandbox: running a program', () => {
       const b = await tools.echo({ n: a.n + 1 })
       return b.n`)
     expect(outcome).toMatchObject({ ok: true, valueJson: '2' })
-    expect(host.calls).toEqual([{ name: 'echo', args: { n: 1 } }, { name: 'echo', args: { n: 2 } }])
+    expect(host.calls).toEqual([
+      { name: 'echo', args: { n: 1 } },
+      { name: 'echo', args: { n: 2 } },
+    ])
   })
 
   it('keeps issue order for parallel calls, whatever finishes first', async () => {

@@ -39,12 +39,31 @@ describe('renderDeclarations', () => {
     const text = renderToolsInterface([
       tool('read', z.object({ path: z.string() }), { description: 'Read a file.', output: z.object({ text: z.string() }) }),
     ])
-    expect(text).toBe(['interface Tools {', '  /** Read a file. */', '  read(args: { path: string }): Promise<{ text: string }>', '}'].join('\n'))
+    expect(text).toBe(
+      ['interface Tools {', '  /** Read a file. */', '  read(args: { path: string }): Promise<{ text: string }>', '}'].join('\n'),
+    )
   })
 
   it('returns Promise<unknown> without an output schema and keeps multi-line descriptions', () => {
-    const text = renderToolsInterface([tool('run', { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false }, { description: 'Run it.\n\nExit codes are not errors.' })])
-    expect(text).toBe(['interface Tools {', '  /**', '   * Run it.', '   *', '   * Exit codes are not errors.', '   */', '  run(args: { cmd: string }): Promise<unknown>', '}'].join('\n'))
+    const text = renderToolsInterface([
+      tool(
+        'run',
+        { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'], additionalProperties: false },
+        { description: 'Run it.\n\nExit codes are not errors.' },
+      ),
+    ])
+    expect(text).toBe(
+      [
+        'interface Tools {',
+        '  /**',
+        '   * Run it.',
+        '   *',
+        '   * Exit codes are not errors.',
+        '   */',
+        '  run(args: { cmd: string }): Promise<unknown>',
+        '}',
+      ].join('\n'),
+    )
   })
 
   it('can type results without an output schema as any instead', () => {

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest'
 import { formatTypeDiagnostics } from '../../sdk/diagnostics.js'
 import type { TypeDiagnostic } from '../../sdk/typecheck.js'
 
-const diag = (line: number, column: number, message: string, lineText: string): TypeDiagnostic => ({ line, column, code: 2322, message, lineText, severity: 'error' })
+const diag = (line: number, column: number, message: string, lineText: string): TypeDiagnostic => ({
+  line,
+  column,
+  code: 2322,
+  message,
+  lineText,
+  severity: 'error',
+})
 
 describe('formatTypeDiagnostics', () => {
   it('shows line:col, the message, the line and a caret under the column', () => {

@@ -34,5 +34,7 @@ export function recordedMcpTools(): ToolDefinition[] {
 
 /** The same tools as function-calling JSON (the OpenAI `tools` array a model would otherwise get). */
 export function functionCallingJson(tools: readonly ToolDefinition[]): string {
-  return JSON.stringify(tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })))
+  return JSON.stringify(
+    tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+  )
 }

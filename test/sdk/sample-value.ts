@@ -31,7 +31,9 @@ export function sampleValue(schema: unknown, root: unknown = schema, depth = 0):
   const type = Array.isArray(schema.type) ? schema.type[0] : (schema.type ?? (isObject(schema.properties) ? 'object' : undefined))
   switch (type) {
     case 'string':
-      return typeof schema.format === 'string' && schema.format in FORMATS ? FORMATS[schema.format] : 'x'.repeat(typeof schema.minLength === 'number' ? schema.minLength : 1)
+      return typeof schema.format === 'string' && schema.format in FORMATS
+        ? FORMATS[schema.format]
+        : 'x'.repeat(typeof schema.minLength === 'number' ? schema.minLength : 1)
     case 'number':
     case 'integer':
       return typeof schema.minimum === 'number' ? schema.minimum : 1
@@ -41,7 +43,8 @@ export function sampleValue(schema: unknown, root: unknown = schema, depth = 0):
       return null
     case 'array': {
       const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined
-      if (tuple) return tuple.slice(0, typeof schema.minItems === 'number' ? schema.minItems : 0).map((s) => sampleValue(s, root, depth + 1))
+      if (tuple)
+        return tuple.slice(0, typeof schema.minItems === 'number' ? schema.minItems : 0).map((s) => sampleValue(s, root, depth + 1))
       // One item shows the item type is accepted; none past a few levels, so recursive schemas end.
       const n = typeof schema.minItems === 'number' ? schema.minItems : depth < 4 ? 1 : 0
       return Array.from({ length: n }, () => sampleValue(schema.items ?? {}, root, depth + 1))
@@ -61,7 +64,10 @@ export function sampleValue(schema: unknown, root: unknown = schema, depth = 0):
 
 function resolve(root: unknown, ref: string): unknown {
   let node = root
-  for (const segment of ref.replace(/^#\/?/, '').split('/').filter((s) => s !== '')) {
+  for (const segment of ref
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')) {
     node = isObject(node) ? node[segment.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
   }
   return node

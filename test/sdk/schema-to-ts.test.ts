@@ -43,7 +43,12 @@ describe('schemaToTs: scalars and literals', () => {
 
 describe('schemaToTs: objects', () => {
   it('marks properties not in `required` optional and keeps a closed object closed', () => {
-    const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'], additionalProperties: false }
+    const schema = {
+      type: 'object',
+      properties: { path: { type: 'string' }, limit: { type: 'number' } },
+      required: ['path'],
+      additionalProperties: false,
+    }
     expect(ts(schema)).toBe('{ path: string; limit?: number }')
   })
 
@@ -53,9 +58,9 @@ describe('schemaToTs: objects', () => {
 
   it('renders additionalProperties schemas as records, widened to admit the known properties', () => {
     expect(ts({ type: 'object', additionalProperties: { type: 'number' } })).toBe('{ [k: string]: number }')
-    expect(ts({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: { type: 'number' } })).toBe(
-      '{ name: string; [k: string]: number | string }',
-    )
+    expect(
+      ts({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: { type: 'number' } }),
+    ).toBe('{ name: string; [k: string]: number | string }')
   })
 
   it('shows every constraint the validator enforces as a compact JSDoc tag', () => {
@@ -86,15 +91,35 @@ describe('schemaToTs: objects', () => {
 
   it('renders a cycle of bare $refs as unknown, never `type A = A` (which TypeScript reads as any)', () => {
     const cases: unknown[] = [
-      { $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
+      {
+        $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } },
+        type: 'object',
+        properties: { x: { $ref: '#/$defs/A' } },
+        additionalProperties: false,
+      },
       { $defs: { A: { $ref: '#/$defs/A' } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
-      { $defs: { A: { allOf: [{ $ref: '#/$defs/B' }] }, B: { anyOf: [{ $ref: '#/$defs/A' }] } }, type: 'object', properties: { x: { $ref: '#/$defs/A' } }, additionalProperties: false },
-      { definitions: { A: { $ref: '#/definitions/B', description: 'a' }, B: { $ref: '#/definitions/C' }, C: { $ref: '#/definitions/A' } }, type: 'object', properties: { x: { $ref: '#/definitions/A' } }, additionalProperties: false },
+      {
+        $defs: { A: { allOf: [{ $ref: '#/$defs/B' }] }, B: { anyOf: [{ $ref: '#/$defs/A' }] } },
+        type: 'object',
+        properties: { x: { $ref: '#/$defs/A' } },
+        additionalProperties: false,
+      },
+      {
+        definitions: { A: { $ref: '#/definitions/B', description: 'a' }, B: { $ref: '#/definitions/C' }, C: { $ref: '#/definitions/A' } },
+        type: 'object',
+        properties: { x: { $ref: '#/definitions/A' } },
+        additionalProperties: false,
+      },
     ]
     for (const schema of cases) expect(schemaToTs(schema)).toEqual({ text: '{ x?: unknown }', aliases: [] })
     expect(schemaToTs({ $ref: '#' })).toEqual({ text: 'unknown', aliases: [] })
     // Through an object it is real recursion, and stays a named type.
-    expect(schemaToTs({ $defs: { N: { type: 'object', properties: { next: { $ref: '#/$defs/N' } }, additionalProperties: false } }, $ref: '#/$defs/N' })).toEqual({ text: 'N', aliases: ['type N = { next?: N }'] })
+    expect(
+      schemaToTs({
+        $defs: { N: { type: 'object', properties: { next: { $ref: '#/$defs/N' } }, additionalProperties: false } },
+        $ref: '#/$defs/N',
+      }),
+    ).toEqual({ text: 'N', aliases: ['type N = { next?: N }'] })
   })
 
   it('renders a closed object without properties as an empty record', () => {
@@ -102,7 +127,11 @@ describe('schemaToTs: objects', () => {
   })
 
   it('quotes property names that are not identifiers', () => {
-    const schema = { type: 'object', properties: { 'content-type': { type: 'string' }, $ok: { type: 'string' }, '2x': { type: 'string' } }, additionalProperties: false }
+    const schema = {
+      type: 'object',
+      properties: { 'content-type': { type: 'string' }, $ok: { type: 'string' }, '2x': { type: 'string' } },
+      additionalProperties: false,
+    }
     expect(ts(schema)).toBe('{ "content-type"?: string; $ok?: string; "2x"?: string }')
   })
 
@@ -110,7 +139,7 @@ describe('schemaToTs: objects', () => {
     expect(ts({ type: 'object', required: ['x'], additionalProperties: false })).toBe('{ x: unknown }')
   })
 
-  it('puts description, format, default, examples and deprecated in JSDoc on the property\'s line', () => {
+  it("puts description, format, default, examples and deprecated in JSDoc on the property's line", () => {
     const schema = {
       type: 'object',
       properties: {
@@ -134,7 +163,14 @@ describe('schemaToTs: objects', () => {
   it('indents nested objects under their property', () => {
     const schema = {
       type: 'object',
-      properties: { author: { type: 'object', properties: { name: { type: 'string', description: 'Full name' } }, required: ['name'], additionalProperties: false } },
+      properties: {
+        author: {
+          type: 'object',
+          properties: { name: { type: 'string', description: 'Full name' } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      },
       required: ['author'],
       additionalProperties: false,
     }
@@ -161,11 +197,15 @@ describe('schemaToTs: arrays and tuples', () => {
   it('renders 2020-12 prefixItems tuples, closed by items: false, elements past minItems optional', () => {
     expect(ts({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2 })).toBe('[string, number]')
     expect(ts({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' }, minItems: 1 })).toBe('[string, ...number[]]')
-    expect(ts({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 1 })).toBe('[string, number?]')
+    expect(ts({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 1 })).toBe(
+      '[string, number?]',
+    )
   })
 
   it('renders draft-7 array items as tuples with additionalItems as the rest', () => {
-    expect(ts({ type: 'array', items: [{ type: 'number' }, { type: 'number' }], minItems: 2, additionalItems: false })).toBe('[number, number]')
+    expect(ts({ type: 'array', items: [{ type: 'number' }, { type: 'number' }], minItems: 2, additionalItems: false })).toBe(
+      '[number, number]',
+    )
     expect(ts({ type: 'array', items: [{ type: 'number' }], minItems: 1 })).toBe('[number, ...unknown[]]')
   })
 })
@@ -188,7 +228,10 @@ describe('schemaToTs: combinators', () => {
       properties: { id: { type: 'string' } },
       required: ['id'],
       additionalProperties: false,
-      oneOf: [{ type: 'object', properties: { k: { const: 'a' } }, required: ['k'], additionalProperties: false }, { type: 'object', properties: { k: { const: 'b' } }, required: ['k'], additionalProperties: false }],
+      oneOf: [
+        { type: 'object', properties: { k: { const: 'a' } }, required: ['k'], additionalProperties: false },
+        { type: 'object', properties: { k: { const: 'b' } }, required: ['k'], additionalProperties: false },
+      ],
     }
     expect(ts(schema)).toBe('{ id: string } & ({ k: "a" } | { k: "b" })')
   })
@@ -218,9 +261,19 @@ describe('schemaToTs: $ref', () => {
       properties: { root: { $ref: '#/$defs/Node' } },
       required: ['root'],
       additionalProperties: false,
-      $defs: { Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['name'], additionalProperties: false } },
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      },
     }
-    expect(schemaToTs(schema, { namePrefix: 'Tree' })).toEqual({ text: '{ root: TreeNode }', aliases: ['type TreeNode = { name: string; children?: TreeNode[] }'] })
+    expect(schemaToTs(schema, { namePrefix: 'Tree' })).toEqual({
+      text: '{ root: TreeNode }',
+      aliases: ['type TreeNode = { name: string; children?: TreeNode[] }'],
+    })
   })
 
   it('names a reference to the whole schema (#) with the root name', () => {
@@ -235,7 +288,10 @@ describe('schemaToTs: $ref', () => {
   })
 
   it("prefers a recursive schema's title for its name", () => {
-    const schema = { $ref: '#/$defs/__schema0', $defs: { __schema0: { title: 'file entry', type: 'array', items: { $ref: '#/$defs/__schema0' } } } }
+    const schema = {
+      $ref: '#/$defs/__schema0',
+      $defs: { __schema0: { title: 'file entry', type: 'array', items: { $ref: '#/$defs/__schema0' } } },
+    }
     expect(schemaToTs(schema, { namePrefix: 'Ls' })).toEqual({ text: 'LsFileEntry', aliases: ['type LsFileEntry = LsFileEntry[]'] })
   })
 
@@ -260,11 +316,18 @@ describe('schemaToTs: zod, through typeSchemaOf', () => {
   })
 
   it('renders discriminated unions, tuples, records, nullable and recursive zod schemas', () => {
-    expect(zts(z.discriminatedUnion('k', [z.object({ k: z.literal('a'), x: z.number() }), z.object({ k: z.literal('b') })]))).toBe('{ k: "a"; x: number } | { k: "b" }')
+    expect(zts(z.discriminatedUnion('k', [z.object({ k: z.literal('a'), x: z.number() }), z.object({ k: z.literal('b') })]))).toBe(
+      '{ k: "a"; x: number } | { k: "b" }',
+    )
     expect(zts(z.tuple([z.string(), z.number()]))).toBe('[string, number]')
     expect(zts(z.record(z.string(), z.boolean()))).toBe('{ [k: string]: boolean }')
     expect(zts(z.string().nullable())).toBe('string | null')
-    const Node: z.ZodType = z.object({ name: z.string(), get children() { return z.array(Node) } })
+    const Node: z.ZodType = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(Node)
+      },
+    })
     expect(schemaToTs(typeSchemaOf(z.object({ tree: Node, other: Node }), 'input'), { namePrefix: 'T' })).toEqual({
       text: '{ tree: TSchema0; other: TSchema0 }',
       aliases: ['type TSchema0 = { name: string; children: TSchema0[] }'],
@@ -272,6 +335,8 @@ describe('schemaToTs: zod, through typeSchemaOf', () => {
   })
 
   it('types what JSON Schema cannot describe (dates, maps, bigints) as unknown', () => {
-    expect(zts(z.object({ when: z.date(), m: z.map(z.string(), z.number()), big: z.bigint() }))).toBe('{ when: unknown; m: unknown; big: unknown }')
+    expect(zts(z.object({ when: z.date(), m: z.map(z.string(), z.number()), big: z.bigint() }))).toBe(
+      '{ when: unknown; m: unknown; big: unknown }',
+    )
   })
 })

@@ -36,7 +36,11 @@ describe('SDK text of the 89 recorded MCP tools', () => {
     const checker = createTypeChecker()
     checker.setDeclarations(text)
     expect(checker.declarationDiagnostics()).toEqual([])
-    expect(checker.check("const issues = await tools.github__list_issues({ owner: 'o', repo: 'r', state: 'open' })\nreturn issues").filter((d) => d.severity === 'error')).toEqual([])
+    expect(
+      checker
+        .check("const issues = await tools.github__list_issues({ owner: 'o', repo: 'r', state: 'open' })\nreturn issues")
+        .filter((d) => d.severity === 'error'),
+    ).toEqual([])
     expect(checker.check("await tools.github__list_issues({ owner: 'o' })").filter((d) => d.severity === 'error')).toHaveLength(1)
   })
 })

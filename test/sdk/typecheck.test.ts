@@ -17,7 +17,10 @@ const myTool: ToolDefinition = {
 }
 
 // Both paths must behave the same: the resident checker (the default) and a Program per check.
-describe.each([['resident checker', true], ['program per check', false]])('typecheck (%s)', (_mode, resident) => {
+describe.each([
+  ['resident checker', true],
+  ['program per check', false],
+])('typecheck (%s)', (_mode, resident) => {
   let checker: TypeChecker
   beforeAll(async () => {
     checker = createTypeChecker({ resident })
@@ -30,19 +33,69 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
 
   describe('typecheck: mistakes it stops, on the right line', () => {
     const cases: [string, string, number, RegExp][] = [
-      ['a wrong argument type', program('const a = 1', "await tools.read_file({ path: 42 })"), 2, /number.*not assignable to type 'string'/],
-      ['a missing required field', program("await tools.bash({ timeout_ms: 5 })"), 1, /Property 'command' is missing/],
-      ['an unknown tool, with a suggestion', program('', "const r = await tools.read_fil({ path: 'a' })"), 2, /`tools.read_fil` does not exist\. Did you mean tools\.read_file/],
-      ['a tool called without `tools.`', program("const r = await read_file({ path: 'a' })"), 1, /Cannot find name 'read_file'.*tools\.read_file/],
-      ['a forgotten await the type shows', program("const s: string = tools.bash({ command: 'ls' }).then(r => r.stdout).length"), 1, /Property 'length' does not exist on type 'Promise<string>'/],
-      ['a forgotten await on a typed result', program("const r = tools.read_file({ path: 'a' })", 'console.log(r.content)'), 2, /Property 'content' does not exist on type 'Promise<.*Did you forget `await`/],
-      ['a promise assigned to a string', program("const s: string = tools.read_file({ path: 'a' })"), 1, /Promise<.*>' is not assignable to type 'string'\. Did you forget `await`\?/],
-      ['an excess property (a typo in an optional field)', program("await tools.read_file({ path: 'a', encodng: 'utf8' })"), 1, /'encodng' does not exist/],
+      [
+        'a wrong argument type',
+        program('const a = 1', 'await tools.read_file({ path: 42 })'),
+        2,
+        /number.*not assignable to type 'string'/,
+      ],
+      ['a missing required field', program('await tools.bash({ timeout_ms: 5 })'), 1, /Property 'command' is missing/],
+      [
+        'an unknown tool, with a suggestion',
+        program('', "const r = await tools.read_fil({ path: 'a' })"),
+        2,
+        /`tools.read_fil` does not exist\. Did you mean tools\.read_file/,
+      ],
+      [
+        'a tool called without `tools.`',
+        program("const r = await read_file({ path: 'a' })"),
+        1,
+        /Cannot find name 'read_file'.*tools\.read_file/,
+      ],
+      [
+        'a forgotten await the type shows',
+        program("const s: string = tools.bash({ command: 'ls' }).then(r => r.stdout).length"),
+        1,
+        /Property 'length' does not exist on type 'Promise<string>'/,
+      ],
+      [
+        'a forgotten await on a typed result',
+        program("const r = tools.read_file({ path: 'a' })", 'console.log(r.content)'),
+        2,
+        /Property 'content' does not exist on type 'Promise<.*Did you forget `await`/,
+      ],
+      [
+        'a promise assigned to a string',
+        program("const s: string = tools.read_file({ path: 'a' })"),
+        1,
+        /Promise<.*>' is not assignable to type 'string'\. Did you forget `await`\?/,
+      ],
+      [
+        'an excess property (a typo in an optional field)',
+        program("await tools.read_file({ path: 'a', encodng: 'utf8' })"),
+        1,
+        /'encodng' does not exist/,
+      ],
       ['a value outside an enum', program("await tools.read_file({ path: 'a', encoding: 'latin1' })"), 1, /"latin1"' is not assignable/],
       ['a wrong discriminant', program("await tools.edit({ path: 'a', edit: { op: 'remove', lines: [1] } })"), 1, /"remove"/],
-      ['a method a typed result does not have', program("const r = await tools.read_file({ path: 'a' })", 'r.content.toUpperCas()'), 2, /toUpperCas/],
-      ['a quoted tool name with wrong arguments', program("await tools['my-tool']({ n: 'one' })"), 1, /'string' is not assignable to type 'number'/],
-      ['a Node API the sandbox lacks', program("const fs = require('fs')"), 1, /`require` does not exist in this sandbox: there are no modules/],
+      [
+        'a method a typed result does not have',
+        program("const r = await tools.read_file({ path: 'a' })", 'r.content.toUpperCas()'),
+        2,
+        /toUpperCas/,
+      ],
+      [
+        'a quoted tool name with wrong arguments',
+        program("await tools['my-tool']({ n: 'one' })"),
+        1,
+        /'string' is not assignable to type 'number'/,
+      ],
+      [
+        'a Node API the sandbox lacks',
+        program("const fs = require('fs')"),
+        1,
+        /`require` does not exist in this sandbox: there are no modules/,
+      ],
       ['a syntax error', program('const x = 1 +', 'return x +'), 2, /expected/],
       ['an unclosed paren, at the line that opens it', program('const x = (1 +', 'return x'), 1, /This '\(' is never closed/],
     ]
@@ -55,16 +108,32 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
     })
 
     it('reports 1-based line and column with the offending line text', () => {
-      const [d] = checker.check(program('// a comment', "  await tools.read_file({ path: 1 })"))
-      expect(d).toMatchObject({ line: 2, column: 27, code: 2322, lineText: "  await tools.read_file({ path: 1 })" })
+      const [d] = checker.check(program('// a comment', '  await tools.read_file({ path: 1 })'))
+      expect(d).toMatchObject({ line: 2, column: 27, code: 2322, lineText: '  await tools.read_file({ path: 1 })' })
     })
   })
 
   describe('typecheck: working JavaScript is a note, never an error', () => {
     const notes: [string, string, RegExp][] = [
-      ['an untyped result used as a value', program("const r = await tools.edit({ path: 'a', edit: { op: 'delete', lines: [1] } })", 'console.log(r.length)'), /tools\.edit has no declared type/],
-      ['a typed result put in a variable of another annotated type', program("const r = await tools.read_file({ path: 'a' })", 'const n: number = r.content'), /not checked at run time/],
-      ['a caught error field put in an annotated variable', program("try { await tools.bash({ command: 'x' }) } catch (e) {", '  if (e instanceof ToolCallError) { const c: number = e.code }', '}'), /not assignable/],
+      [
+        'an untyped result used as a value',
+        program("const r = await tools.edit({ path: 'a', edit: { op: 'delete', lines: [1] } })", 'console.log(r.length)'),
+        /tools\.edit has no declared type/,
+      ],
+      [
+        'a typed result put in a variable of another annotated type',
+        program("const r = await tools.read_file({ path: 'a' })", 'const n: number = r.content'),
+        /not checked at run time/,
+      ],
+      [
+        'a caught error field put in an annotated variable',
+        program(
+          "try { await tools.bash({ command: 'x' }) } catch (e) {",
+          '  if (e instanceof ToolCallError) { const c: number = e.code }',
+          '}',
+        ),
+        /not assignable/,
+      ],
     ]
     it.each(notes)('notes %s', (_name, source, message) => {
       const diagnostics = checker.check(source)
@@ -76,7 +145,9 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
   describe('typecheck: correct programs pass', () => {
     it('accepts top-level await and return, and code after a return', () => {
       expect(checker.check(program("const r = await tools.read_file({ path: 'a' })", 'return r.content'))).toEqual([])
-      expect(checker.check(program('if (Math.random() > 2) return 1', "const r = await tools.bash({ command: 'ls' })", 'return r.exit_code'))).toEqual([])
+      expect(
+        checker.check(program('if (Math.random() > 2) return 1', "const r = await tools.bash({ command: 'ls' })", 'return r.exit_code')),
+      ).toEqual([])
     })
 
     it('accepts full TypeScript syntax', () => {
@@ -159,8 +230,23 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
     })
 
     it('knows nothing of the DOM or Node, and has the safe globals the sandbox provides', () => {
-      const found = checker.check(program('document.title', 'process.exit(1)', 'setTimeout(() => 1, 5)', 'Buffer.from("x")', 'new URL("http://a/b").searchParams.get("q")', 'btoa(atob("eA=="))', 'new TextDecoder().decode(new TextEncoder().encode("x"))', 'structuredClone({ a: 1 }).a'))
-      expect(found.map((d) => [d.line, d.severity])).toEqual([[1, 'error'], [2, 'error'], [4, 'error']])
+      const found = checker.check(
+        program(
+          'document.title',
+          'process.exit(1)',
+          'setTimeout(() => 1, 5)',
+          'Buffer.from("x")',
+          'new URL("http://a/b").searchParams.get("q")',
+          'btoa(atob("eA=="))',
+          'new TextDecoder().decode(new TextEncoder().encode("x"))',
+          'structuredClone({ a: 1 }).a',
+        ),
+      )
+      expect(found.map((d) => [d.line, d.severity])).toEqual([
+        [1, 'error'],
+        [2, 'error'],
+        [4, 'error'],
+      ])
     })
 
     it('lists the tools when a misspelling is close to none', () => {
@@ -171,13 +257,24 @@ describe.each([['resident checker', true], ['program per check', false]])('typec
 
   describe('typecheck: comments and long use', () => {
     it('honours @ts-ignore and @ts-expect-error on the line above, across blank and comment lines', () => {
-      const source = program('// @ts-ignore', "await tools.read_file({ path: 1 })", '// @ts-expect-error', '', '// why: testing', 'const n: number = "x"', 'const m: number = "y"')
+      const source = program(
+        '// @ts-ignore',
+        'await tools.read_file({ path: 1 })',
+        '// @ts-expect-error',
+        '',
+        '// why: testing',
+        'const n: number = "x"',
+        'const m: number = "y"',
+      )
       expect(checker.check(source).map((d) => d.line)).toEqual([7])
     })
 
     it('gives the same answers after many checks (the resident checker is retired and rebuilt)', () => {
       const bad = "const r = await tools.read_file({ path: 'a' })\nconst n: number = r.content"
-      const answers = Array.from({ length: 100 }, (_, i) => checker.check(i % 2 === 0 ? bad : 'return 1').filter((d) => d.severity === 'note').length)
+      const answers = Array.from(
+        { length: 100 },
+        (_, i) => checker.check(i % 2 === 0 ? bad : 'return 1').filter((d) => d.severity === 'note').length,
+      )
       expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 1 : 0)))
     })
   })

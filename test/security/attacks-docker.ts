@@ -231,7 +231,12 @@ export const dockerAttacks: DockerAttack[] = [
     expect: {
       all: {
         value: {
-          fewProcesses: true, hostProcesses: false, secret: false, masked: [], firmware: [], kallsyms: 0,
+          fewProcesses: true,
+          hostProcesses: false,
+          secret: false,
+          masked: [],
+          firmware: [],
+          kallsyms: 0,
           writes: ['refused', 'refused', 'refused', 'refused'],
         },
       },

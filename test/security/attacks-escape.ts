@@ -97,8 +97,20 @@ export const escapeAttacks: Attack[] = [
         try { await attempt(); out.push('resolved') } catch (e) { out.push([e.code, ${reach('e')}]) }
       }
       return out`,
-    expect: { value: [['ENOSYS', 'undefined'], ['EINVAL', 'undefined'], ['EINVAL', 'undefined']] },
-    docker: { value: [['ENOSYS', 'object'], ['EINVAL', 'object'], ['EINVAL', 'object']] },
+    expect: {
+      value: [
+        ['ENOSYS', 'undefined'],
+        ['EINVAL', 'undefined'],
+        ['EINVAL', 'undefined'],
+      ],
+    },
+    docker: {
+      value: [
+        ['ENOSYS', 'object'],
+        ['EINVAL', 'object'],
+        ['EINVAL', 'object'],
+      ],
+    },
   },
   {
     name: 'AggregateError of several failed calls',

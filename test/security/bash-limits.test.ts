@@ -27,7 +27,8 @@ function value(r: ToolResult): BashValue {
 }
 
 /** Forks `n` sleepers as fast as it can, without a shell's fork retries, and prints how many it got. */
-const forker = (n: number) => `perl -e '$ok = 0; for (1..${n}) { my $p = fork; next unless defined $p; if ($p == 0) { sleep 20; exit 0 } $ok++ } print "$ok\\n"'`
+const forker = (n: number) =>
+  `perl -e '$ok = 0; for (1..${n}) { my $p = fork; next unless defined $p; if ($p == 0) { sleep 20; exit 0 } $ok++ } print "$ok\\n"'`
 
 /** Our own pids cgroups still on the host (none once every command has ended). */
 function leftoverCgroups(): string[] {
@@ -89,7 +90,7 @@ describe.skipIf(!bwrap.available)('bash limits', () => {
     expect(leftoverCgroups()).toEqual([])
   })
 
-  test('bad limits are the caller\'s error at set-up', () => {
+  test("bad limits are the caller's error at set-up", () => {
     h = harness()
     expect(() => createWorkspace({ root: h.root, maxProcesses: 0 })).toThrow(/maxProcesses must be a positive integer/)
     expect(() => createWorkspace({ root: h.root, tmpBytes: 1.5 })).toThrow(/tmpBytes must be a positive integer/)

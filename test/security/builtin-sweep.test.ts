@@ -20,7 +20,8 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox.close())
 
-const died = (outcome: SandboxOutcome) => !outcome.ok && /sandbox process died|sandbox_unavailable/.test(`${outcome.error.message} ${outcome.error.kind}`)
+const died = (outcome: SandboxOutcome) =>
+  !outcome.ok && /sandbox process died|sandbox_unavailable/.test(`${outcome.error.message} ${outcome.error.kind}`)
 
 /** Run, then prove the process that ran it still serves: same pid, a clean next run, no death reported. */
 async function survives(body: string, limits = {}): Promise<SandboxOutcome> {
@@ -36,14 +37,18 @@ async function survives(body: string, limits = {}): Promise<SandboxOutcome> {
   return outcome
 }
 
-const value = (outcome: SandboxOutcome): unknown => (outcome.ok && outcome.valueJson !== undefined ? JSON.parse(outcome.valueJson) : outcome)
+const value = (outcome: SandboxOutcome): unknown =>
+  outcome.ok && outcome.valueJson !== undefined ? JSON.parse(outcome.valueJson) : outcome
 
 describe('the builtins that aborted, blocked or escaped the limit are gone before any program code runs', () => {
   it.each([
     ['directly, with a timeout', 'Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(16)), 0, 0, 10)'],
     ['through a saved reference', 'const w = Atomics["wait" + "Async"]; w(new Int32Array(16), 0, 0, 1)'],
     ['through Reflect', 'Reflect.apply(Reflect.get(Atomics, "waitAsync"), Atomics, [new Int32Array(4), 0, 0, 5])'],
-    ['found by walking Atomics', 'for (const k of Reflect.ownKeys(Atomics)) { const f = Atomics[k]; if (typeof f === "function" && /wait/i.test(String(k))) f(new Int32Array(4), 0, 0, 1) }'],
+    [
+      'found by walking Atomics',
+      'for (const k of Reflect.ownKeys(Atomics)) { const f = Atomics[k]; if (typeof f === "function" && /wait/i.test(String(k))) f(new Int32Array(4), 0, 0, 1) }',
+    ],
     ['with a zero timeout, in a loop', 'for (let i = 0; i < 100; i++) Atomics.waitAsync(new Int32Array(4), 0, 0, 0)'],
   ])('Atomics.waitAsync %s: no such function, the process lives', async (_, attack) => {
     const outcome = await survives(`try { ${attack} } catch (e) { return String(e) }; return 'ran'`)
@@ -61,7 +66,9 @@ describe('the builtins that aborted, blocked or escaped the limit are gone befor
   })
 
   it('FinalizationRegistry and WeakRef are gone (finalizers run as platform tasks outside any run)', async () => {
-    const outcome = await survives(`return [typeof FinalizationRegistry, typeof WeakRef, typeof globalThis.FinalizationRegistry, typeof WeakMap]`)
+    const outcome = await survives(
+      `return [typeof FinalizationRegistry, typeof WeakRef, typeof globalThis.FinalizationRegistry, typeof WeakMap]`,
+    )
     expect(value(outcome)).toEqual(['undefined', 'undefined', 'undefined', 'function'])
   })
 
@@ -82,7 +89,10 @@ describe('the builtins that aborted, blocked or escaped the limit are gone befor
   })
 
   it('a plain ArrayBuffer over the limit is refused as a typed memory error, not an abort', async () => {
-    const outcome = await survives(`const kept = []; for (let i = 0; i < 8; i++) kept.push(new ArrayBuffer(64 * 1024 * 1024)); return kept.length`, { memoryMb: 64 })
+    const outcome = await survives(
+      `const kept = []; for (let i = 0; i < 8; i++) kept.push(new ArrayBuffer(64 * 1024 * 1024)); return kept.length`,
+      { memoryMb: 64 },
+    )
     expect(outcome).toMatchObject({ ok: false })
     expect(!outcome.ok && outcome.error.message).toMatch(/memory|allocation failed/i)
   })
@@ -99,7 +109,11 @@ describe('the builtins that aborted, blocked or escaped the limit are gone befor
   it('a child process started without the engine flags refuses to run programs (fails closed)', async () => {
     const { spawnSync } = await import('node:child_process')
     const entry = new URL('../../dist/sandbox/isolate/child.js', import.meta.url).pathname
-    const result = spawnSync(process.execPath, ['--no-node-snapshot', entry, '{}'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 20_000 })
+    const result = spawnSync(process.execPath, ['--no-node-snapshot', entry, '{}'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 20_000,
+    })
     expect(result.status).toBe(78)
     expect(result.stderr).toMatch(/started without the V8 flags/)
   })
@@ -112,7 +126,12 @@ describe('stack-trace hooks, recursion, proxies, Intl and huge strings end typed
   })
 
   it('an Error.prepareStackTrace that returns a non-string, throws, or recurses: a runtime error', async () => {
-    for (const hook of ['() => ({ not: "a string" })', '() => { throw new Error("hook") }', '(e) => e.stack', '(e, s) => s.map((c) => String(c.getThis()) + String(c.getFunction()))']) {
+    for (const hook of [
+      '() => ({ not: "a string" })',
+      '() => { throw new Error("hook") }',
+      '(e) => e.stack',
+      '(e, s) => s.map((c) => String(c.getThis()) + String(c.getFunction()))',
+    ]) {
       const outcome = await survives(`Error.prepareStackTrace = ${hook}; null.boom`)
       expect(outcome.ok, hook).toBe(false)
     }
@@ -143,7 +162,10 @@ describe('stack-trace hooks, recursion, proxies, Intl and huge strings end typed
     ['recursion through a getter', 'const o = { get x() { return this.x } }; o.x'],
     ['recursion through a Proxy trap', 'const p = new Proxy({}, { get: (t, k, r) => r[k] }); p.x'],
     ['a Proxy chain 1e6 deep', 'let p = {}; for (let i = 0; i < 1e6; i++) p = new Proxy(p, {}); return Object.keys(p)'],
-    ['a revoked Proxy in the chain', 'const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); let p = proxy; for (let i = 0; i < 1e4; i++) p = new Proxy(p, {}); return p.x'],
+    [
+      'a revoked Proxy in the chain',
+      'const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); let p = proxy; for (let i = 0; i < 1e4; i++) p = new Proxy(p, {}); return p.x',
+    ],
     ['recursion in toString during JSON.stringify', 'const o = { toJSON() { return [o, o] } }; return JSON.stringify(o)'],
     ['nested arrays 1e6 deep', 'let a = []; for (let i = 0; i < 1e6; i++) a = [a]; return String(a).length'],
   ])('%s: a typed error or a value', async (_, body) => {
@@ -156,16 +178,25 @@ describe('stack-trace hooks, recursion, proxies, Intl and huge strings end typed
     ['toLocaleUpperCase of 8M chars', "return 'ß'.repeat(8e6).toLocaleUpperCase('de').length"],
     ['a catastrophic RegExp on a long input', "return /(a|aa)+$/.test('a'.repeat(5000) + 'b')"],
     ['a RegExp with huge quantifiers', "return /(?:a{0,65535}){0,65535}b/.test('a'.repeat(1e5))"],
-    ['Intl.Segmenter over 4M chars', "let n = 0; for (const _ of new Intl.Segmenter('th', { granularity: 'word' }).segment('กขค'.repeat(1.3e6))) n++; return n"],
-    ['Intl with odd locales and time zones', `const out = []
+    [
+      'Intl.Segmenter over 4M chars',
+      "let n = 0; for (const _ of new Intl.Segmenter('th', { granularity: 'word' }).segment('กขค'.repeat(1.3e6))) n++; return n",
+    ],
+    [
+      'Intl with odd locales and time zones',
+      `const out = []
       for (const loc of ['x'.repeat(1e5), 'en-u-ca-' + 'a'.repeat(200), 'und-' + 'x-'.repeat(5000) + 'a', 'de-DE-u-co-phonebk-ka-shifted']) {
         for (const C of [Intl.DateTimeFormat, Intl.NumberFormat, Intl.Collator, Intl.PluralRules, Intl.ListFormat, Intl.RelativeTimeFormat, Intl.DisplayNames, Intl.Locale]) {
           try { out.push(String(new C(loc, { timeZone: 'Etc/GMT+' + 'x'.repeat(1e4), type: 'region' }))) } catch (e) { out.push(e.name) }
         }
       }
       for (const k of ['calendar', 'collation', 'currency', 'numberingSystem', 'timeZone', 'unit']) out.push(Intl.supportedValuesOf(k).length)
-      return out.length`],
-    ['Date and number formatting at the edges', "return [new Date(8.64e15).toLocaleString('ja-JP-u-ca-japanese'), (1e308).toLocaleString('ar-EG'), (2n ** 4000n).toLocaleString('en').length, new Intl.NumberFormat('en', { maximumFractionDigits: 100 }).format(Number.MIN_VALUE).length]"],
+      return out.length`,
+    ],
+    [
+      'Date and number formatting at the edges',
+      "return [new Date(8.64e15).toLocaleString('ja-JP-u-ca-japanese'), (1e308).toLocaleString('ar-EG'), (2n ** 4000n).toLocaleString('en').length, new Intl.NumberFormat('en', { maximumFractionDigits: 100 }).format(Number.MIN_VALUE).length]",
+    ],
   ])('%s: finishes, fails typed, or times out', async (_, body) => {
     await survives(body, { timeoutMs: 4000 })
   })

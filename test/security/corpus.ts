@@ -44,7 +44,11 @@ function matches(result: RunResult, want: Expect): boolean {
 }
 
 /** `docker`: extra Docker options (the OCI runtime); `label` names the variant in the suite's title. */
-export function runCorpus(backend: Backend, attacks: readonly Attack[] = ATTACKS, variant: { docker?: Record<string, unknown>; label?: string } = {}): void {
+export function runCorpus(
+  backend: Backend,
+  attacks: readonly Attack[] = ATTACKS,
+  variant: { docker?: Record<string, unknown>; label?: string } = {},
+): void {
   describe(`attack corpus (${variant.label ?? backend})`, () => {
     const record: HostRecord = { saw: [] }
     let rt: Runtime

@@ -82,7 +82,8 @@ describe('timers', () => {
 
 describe('structuredClone, URL, TextEncoder/Decoder, atob/btoa', () => {
   it('structuredClone keeps cycles, refuses functions, and fails a pathological depth with a catchable error', async () => {
-    const r = await run(`const a: any = { n: 1 }; a.self = a
+    const r = await run(
+      `const a: any = { n: 1 }; a.self = a
       const m = new Map([[a, [a, new Set([a])]]])
       const c = structuredClone({ a, m })
       let fn = ''
@@ -90,17 +91,22 @@ describe('structuredClone, URL, TextEncoder/Decoder, atob/btoa', () => {
       let deep = ''
       let v: any = {}; for (let i = 0; i < 50000; i++) v = { v }
       try { structuredClone(v) } catch (e) { deep = e.name }
-      return [c.a.self === c.a, c.m.get(c.a)[0] === c.a, c.m.get(c.a)[1].has(c.a), c.a !== a, fn, deep]`, { timeoutMs: 30000 })
+      return [c.a.self === c.a, c.m.get(c.a)[0] === c.a, c.m.get(c.a)[1].has(c.a), c.a !== a, fn, deep]`,
+      { timeoutMs: 30000 },
+    )
     expect(r.error, r.observation).toBeNull()
     expect(r.value).toEqual([true, true, true, true, 'DataCloneError', 'RangeError'])
   })
 
   it('giant URL and query inputs cost only their length', async () => {
-    const r = await run(`const u = new URL('https://example.com/' + 'a/'.repeat(200000) + '?q=' + 'x'.repeat(1000000))
+    const r = await run(
+      `const u = new URL('https://example.com/' + 'a/'.repeat(200000) + '?q=' + 'x'.repeat(1000000))
       const host = new URL('https://' + 'h'.repeat(1000000) + '.com').host.length
       const p = new URLSearchParams('a=1&'.repeat(200000))
       const dots = new URL('https://e.com/' + '../'.repeat(100000) + 'x').pathname
-      return [u.pathname.length, u.search.length, host, p.size, dots]`, { timeoutMs: 20000 })
+      return [u.pathname.length, u.search.length, host, p.size, dots]`,
+      { timeoutMs: 20000 },
+    )
     expect(r.error, r.observation).toBeNull()
     expect(r.value).toEqual([400001, 1000003, 1000004, 200000, '/x'])
   })

@@ -52,7 +52,12 @@ describe.skipIf(!dockerEngine.available)('docker: bash cannot change a read-only
   }
 
   test('work in the writable part next to it is not refused', async () => {
-    const r = await ops.exec({ command: 'sed -i s/index/INDEX/ pkg/index.js && mv pkg/index.js pkg/main.js && cat pkg/main.js', cwd: ws, timeoutMs: 10_000, maxOutputBytes: 10_000 })
+    const r = await ops.exec({
+      command: 'sed -i s/index/INDEX/ pkg/index.js && mv pkg/index.js pkg/main.js && cat pkg/main.js',
+      cwd: ws,
+      timeoutMs: 10_000,
+      maxOutputBytes: 10_000,
+    })
     expect(r).toMatchObject({ exitCode: 0, stdout: 'INDEX\n' })
     expect(r.denied).toBeUndefined()
   })

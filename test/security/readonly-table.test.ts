@@ -59,12 +59,23 @@ interface Case {
 
 const CASES: Case[] = [
   { what: 'write', tools: [['write_file', { path: 'pkg/vendor/lib.js', content: 'PWNED' }]], bash: 'echo PWNED > pkg/vendor/lib.js' },
-  { what: 'append', tools: [['edit_file', { path: 'pkg/vendor/lib.js', old_string: 'v2', new_string: 'v2 PWNED' }]], bash: 'echo PWNED >> pkg/vendor/lib.js' },
-  { what: 'edit in place', tools: [['edit_file', { path: 'pkg/vendor/lib.js', old_string: 'v2', new_string: 'PWNED' }]], bash: 'sed -i s/v2/PWNED/ pkg/vendor/lib.js' },
+  {
+    what: 'append',
+    tools: [['edit_file', { path: 'pkg/vendor/lib.js', old_string: 'v2', new_string: 'v2 PWNED' }]],
+    bash: 'echo PWNED >> pkg/vendor/lib.js',
+  },
+  {
+    what: 'edit in place',
+    tools: [['edit_file', { path: 'pkg/vendor/lib.js', old_string: 'v2', new_string: 'PWNED' }]],
+    bash: 'sed -i s/v2/PWNED/ pkg/vendor/lib.js',
+  },
   { what: 'mkdir inside', tools: [['mkdir', { path: 'pkg/vendor/made' }]], bash: 'mkdir pkg/vendor/made' },
   {
     what: 'remove',
-    tools: [['remove', { path: 'pkg/vendor/lib.js' }], ['remove', { path: 'pkg/vendor', recursive: true }]],
+    tools: [
+      ['remove', { path: 'pkg/vendor/lib.js' }],
+      ['remove', { path: 'pkg/vendor', recursive: true }],
+    ],
     bash: 'rm -rf pkg/vendor',
   },
   { what: 'rename of the path', tools: [['remove', { path: 'pkg/vendor', recursive: true }]], bash: 'mv pkg/vendor pkg/vendor_moved' },
@@ -81,16 +92,26 @@ const CASES: Case[] = [
   { what: 'remove an ancestor', tools: [['remove', { path: 'pkg', recursive: true }]], bash: 'rm -rf pkg', writable: ['pkg/index.js'] },
   {
     what: 'create when missing',
-    tools: [['write_file', { path: 'gen/a.js', content: 'X' }], ['mkdir', { path: 'gen' }]],
+    tools: [
+      ['write_file', { path: 'gen/a.js', content: 'X' }],
+      ['mkdir', { path: 'gen' }],
+    ],
     bash: 'mkdir gen && echo X > gen/a.js',
   },
   { what: 'create a missing path as a file', tools: [['write_file', { path: 'gen', content: 'X' }]], bash: 'echo X > gen' },
   {
     what: 'create when missing, parents too',
-    tools: [['write_file', { path: 'build/out/a.js', content: 'X' }], ['mkdir', { path: 'build/out/deeper' }]],
+    tools: [
+      ['write_file', { path: 'build/out/a.js', content: 'X' }],
+      ['mkdir', { path: 'build/out/deeper' }],
+    ],
     bash: 'mkdir -p build/out && echo X > build/out/a.js',
   },
-  { what: 'through a symlink in the workspace', tools: [['write_file', { path: 'shortcut/lib.js', content: 'PWNED' }]], bash: 'echo PWNED > shortcut/lib.js' },
+  {
+    what: 'through a symlink in the workspace',
+    tools: [['write_file', { path: 'shortcut/lib.js', content: 'PWNED' }]],
+    bash: 'echo PWNED > shortcut/lib.js',
+  },
   {
     what: 'through a symlink made in /tmp',
     tools: [['write_file', { path: 'shortcut/new.js', content: 'PWNED' }]],
@@ -101,8 +122,16 @@ const CASES: Case[] = [
     tools: [['remove', { path: 'pkg', recursive: true }]],
     bash: 'cp -r pkg pkg_copy && rm -rf pkg_copy/vendor/* && mv pkg pkg_old && ln -s pkg_copy pkg; rm -rf pkg_copy',
   },
-  { what: 'hard link, then write the link', tools: [['write_file', { path: 'pkg/vendor/lib.js', content: 'PWNED' }]], bash: 'ln pkg/vendor/lib.js h.js && echo PWNED > h.js' },
-  { what: 'cp -r over it', tools: [['write_file', { path: 'pkg/vendor/sub/app.js', content: 'app' }]], bash: 'cp -r src/. pkg/vendor/sub/' },
+  {
+    what: 'hard link, then write the link',
+    tools: [['write_file', { path: 'pkg/vendor/lib.js', content: 'PWNED' }]],
+    bash: 'ln pkg/vendor/lib.js h.js && echo PWNED > h.js',
+  },
+  {
+    what: 'cp -r over it',
+    tools: [['write_file', { path: 'pkg/vendor/sub/app.js', content: 'app' }]],
+    bash: 'cp -r src/. pkg/vendor/sub/',
+  },
   { what: 'tar -x over it', tools: [['write_file', { path: 'pkg/vendor/lib.js', content: 'PWNED' }]], bash: 'tar -xf evil.tar' },
   {
     what: 'git checkout of an old version',
@@ -113,10 +142,17 @@ const CASES: Case[] = [
   { what: 'truncate(1)', tools: [['write_file', { path: 'pkg/LICENSE', content: '' }]], bash: 'truncate -s 0 pkg/LICENSE' },
   {
     what: 'a read-only file: edit, replace and remove',
-    tools: [['edit_file', { path: 'pkg/LICENSE', old_string: 'MIT', new_string: 'GPL' }], ['remove', { path: 'pkg/LICENSE' }]],
+    tools: [
+      ['edit_file', { path: 'pkg/LICENSE', old_string: 'MIT', new_string: 'GPL' }],
+      ['remove', { path: 'pkg/LICENSE' }],
+    ],
     bash: 'sed -i s/MIT/GPL/ pkg/LICENSE',
   },
-  { what: 'a read-only file renamed over', tools: [['write_file', { path: 'pkg/LICENSE', content: 'app' }]], bash: 'cp src/app.js /tmp/x && mv /tmp/x pkg/LICENSE' },
+  {
+    what: 'a read-only file renamed over',
+    tools: [['write_file', { path: 'pkg/LICENSE', content: 'app' }]],
+    bash: 'cp src/app.js /tmp/x && mv /tmp/x pkg/LICENSE',
+  },
   { what: 'a read-only file moved away', tools: [['remove', { path: 'pkg/LICENSE' }]], bash: 'mv pkg/LICENSE pkg/LICENSE.old' },
   {
     what: 'a read-only file moved to another folder (mv copies across the mount, then cannot remove it)',
@@ -151,7 +187,9 @@ describe.skipIf(!bwrap.available)('the file tools and bash agree on every read-o
 
   test('the placeholders of missing read-only paths are gone after the command, and writes beside them still work', async () => {
     h = harness({ readOnly: READ_ONLY }, fixture)
-    const r = await h.call('bash', { command: 'ls -d build/out gen && echo ok > build-log.txt && mkdir -p src/new && echo y > src/new/f.js' })
+    const r = await h.call('bash', {
+      command: 'ls -d build/out gen && echo ok > build-log.txt && mkdir -p src/new && echo y > src/new/f.js',
+    })
     expect(r.ok && (r.value as { stdout: string }).stdout).toBe('build/out\ngen\n')
     const names = treeListing(h.root, SKIP)
     expect(names.some((n) => n.startsWith('gen') || n.startsWith('build/'))).toBe(false)
@@ -175,7 +213,8 @@ describe.skipIf(!bwrap.available)('the file tools and bash agree on every read-o
   test('ordinary work next to read-only paths is not refused: edits, renames and removes in the writable part', async () => {
     h = harness({ readOnly: READ_ONLY }, fixture)
     const r = await h.call('bash', {
-      command: 'sed -i s/index/INDEX/ pkg/index.js && mv pkg/index.js pkg/main.js && mv src/app.js pkg/app.js && rm pkg/app.js && git status --short >/dev/null && echo done',
+      command:
+        'sed -i s/index/INDEX/ pkg/index.js && mv pkg/index.js pkg/main.js && mv src/app.js pkg/app.js && rm pkg/app.js && git status --short >/dev/null && echo done',
     })
     expect(r.ok && r.value).toMatchObject({ stdout: 'done\n', exit_code: 0 })
     expect(r.ok && (r.value as { denied?: string }).denied).toBeUndefined()

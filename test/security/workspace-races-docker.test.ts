@@ -49,7 +49,9 @@ describe.skipIf(!dockerEngine.available)('docker workspace ops against a symlink
         try { fs.renameSync(real, sub) } catch {}
         Atomics.wait(dwell, 0, 0, 0.05)
       }`
-    swapper = spawn(process.execPath, ['-e', code, path.join(ws, 'sub'), path.join(ws, 'sub.real')], { stdio: ['ignore', 'pipe', 'inherit'] })
+    swapper = spawn(process.execPath, ['-e', code, path.join(ws, 'sub'), path.join(ws, 'sub.real')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     await new Promise((resolve) => swapper?.stdout?.once('data', resolve))
   })
 
@@ -65,10 +67,16 @@ describe.skipIf(!dockerEngine.available)('docker workspace ops against a symlink
     const started = Date.now()
     const metBoth = (): boolean => out.some((r) => r.ok) && out.some((r) => !r.ok)
     for (let i = 0; i < ROUNDS || (!metBoth() && i < 2000 && Date.now() - started < 30_000); i++) {
-      out.push(await op().then((value) => ({ ok: true as const, value }), (e: { code?: string; message?: string }) => ({ ok: false as const, code: e.code ?? 'none', message: e.message })))
+      out.push(
+        await op().then(
+          (value) => ({ ok: true as const, value }),
+          (e: { code?: string; message?: string }) => ({ ok: false as const, code: e.code ?? 'none', message: e.message }),
+        ),
+      )
     }
     const codes = new Set(out.map((r) => (r.ok ? 'ok' : r.code)))
-    for (const c of codes) expect(['ok', 'EACCES', 'ENOENT', 'ENOTDIR'], JSON.stringify(out.find((r) => !r.ok && r.code === c))).toContain(c)
+    for (const c of codes)
+      expect(['ok', 'EACCES', 'ENOENT', 'ENOTDIR'], JSON.stringify(out.find((r) => !r.ok && r.code === c))).toContain(c)
     expect(codes.has('ok')).toBe(true)
     expect(codes.size).toBeGreaterThan(1)
     return out
@@ -79,7 +87,8 @@ describe.skipIf(!dockerEngine.available)('docker workspace ops against a symlink
   })
 
   test("readdir and walk never list the container's /etc", async () => {
-    for (const r of await race(() => ops.readdir(path.join(ws, 'sub/etc')))) if (r.ok) expect(r.value.map((e) => e.name)).toEqual(['only-inside', 'passwd'])
+    for (const r of await race(() => ops.readdir(path.join(ws, 'sub/etc'))))
+      if (r.ok) expect(r.value.map((e) => e.name)).toEqual(['only-inside', 'passwd'])
     for (const r of await race(() => ops.walk(path.join(ws, 'sub'), 1000))) {
       if (r.ok) expect(r.value.entries.map((e) => e.path)).toEqual(['etc', 'etc/only-inside', 'etc/passwd', 'tmp'])
     }

@@ -64,7 +64,9 @@ function startSwapper(root: string, outside: string): Promise<void> {
       try { fs.renameSync(real, sub) } catch {}
       Atomics.wait(dwell, 0, 0, 0.05) // a moment in the real state, so some calls get through the policy
     }`
-  swapper = spawn(process.execPath, ['-e', code, join(root, 'sub'), join(root, 'sub.real'), outside], { stdio: ['ignore', 'pipe', 'inherit'] })
+  swapper = spawn(process.execPath, ['-e', code, join(root, 'sub'), join(root, 'sub.real'), outside], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return new Promise((resolve) => swapper?.stdout?.once('data', () => resolve()))
 }
 

@@ -45,7 +45,7 @@ const BREAKOUTS = [
   `"use strict" }); ${RAN}; (async function () {`,
   `class A { static { }); ${RAN}; (async function () { } }`,
   `}); ${RAN}; (async function () {\n\`\`\`ts\n`,
-  "```ts\n}); " + RAN + "; (async function () {\n```",
+  '```ts\n}); ' + RAN + '; (async function () {\n```',
 ]
 
 /** Evaluates compiled JS as a sandbox does (a script in a fresh realm): it must only create a function. */
@@ -90,10 +90,41 @@ describe('the program wrapper cannot be ended early', () => {
   })
 
   it('survives a seeded fuzz of the boundary', async () => {
-    const pieces = ['}', ')', '{', '(', ';', '*/', '/*', '//', '`', '${', "'", '"', '/', '/}/', '\\', '\n', '\u2028', '\u2029', '\r',
-      '<!--', '-->', '</script>', 'async function () {', 'function', '=>', ',', RAN, `}); ${RAN}; (async function () {`, 'return', 'await', '#']
+    const pieces = [
+      '}',
+      ')',
+      '{',
+      '(',
+      ';',
+      '*/',
+      '/*',
+      '//',
+      '`',
+      '${',
+      "'",
+      '"',
+      '/',
+      '/}/',
+      '\\',
+      '\n',
+      '\u2028',
+      '\u2029',
+      '\r',
+      '<!--',
+      '-->',
+      '</script>',
+      'async function () {',
+      'function',
+      '=>',
+      ',',
+      RAN,
+      `}); ${RAN}; (async function () {`,
+      'return',
+      'await',
+      '#',
+    ]
     let seed = 12345
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n)
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n
     const counts = { refused: 0, inert: 0 }
     for (let i = 0; i < 400; i++) {
       let body = ''

@@ -41,10 +41,22 @@ const tools: AnyToolDefinition[] = [
   {
     name: 'add',
     description: 'Adds two numbers.',
-    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    },
     execute: (a: { a: number; b: number }) => a.a + a.b,
   },
-  { name: 'fail', description: 'Fails.', parameters: OPEN, execute: () => { throw Object.assign(new Error('no'), { code: 'EACCES' }) } },
+  {
+    name: 'fail',
+    description: 'Fails.',
+    parameters: OPEN,
+    execute: () => {
+      throw Object.assign(new Error('no'), { code: 'EACCES' })
+    },
+  },
 ]
 
 /** A small deterministic PRNG (mulberry32), so a failing soak can be replayed by its seed. */
@@ -71,15 +83,22 @@ const VALID = [
 function randomValue(next: () => number, depth = 0): unknown {
   const k = Math.floor(next() * (depth > 2 ? 5 : 8))
   switch (k) {
-    case 0: return null
-    case 1: return next() * 1e6 - 5e5
-    case 2: return String.fromCharCode(...Array.from({ length: Math.floor(next() * 12) }, () => Math.floor(next() * 0xffff)))
-    case 3: return next() < 0.5
-    case 4: return Math.floor(next() * 100)
-    case 5: return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1))
+    case 0:
+      return null
+    case 1:
+      return next() * 1e6 - 5e5
+    case 2:
+      return String.fromCharCode(...Array.from({ length: Math.floor(next() * 12) }, () => Math.floor(next() * 0xffff)))
+    case 3:
+      return next() < 0.5
+    case 4:
+      return Math.floor(next() * 100)
+    case 5:
+      return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(next, depth + 1))
     default: {
       const o: Record<string, unknown> = {}
-      for (let i = 0; i < Math.floor(next() * 4); i++) o[['a', 'b', '__proto__', 'x', 'constructor'][i] ?? 'z'] = randomValue(next, depth + 1)
+      for (let i = 0; i < Math.floor(next() * 4); i++)
+        o[['a', 'b', '__proto__', 'x', 'constructor'][i] ?? 'z'] = randomValue(next, depth + 1)
       return o
     }
   }
@@ -94,7 +113,10 @@ function pick(next: () => number, docker = false): { kind: string; code: string;
   }
   if (r < 0.6) {
     const chars = '(){}[];:=>+-*/`\'"\\ \nawaitreturnconstfortoolsx0123'
-    return { kind: 'garbage', code: Array.from({ length: 1 + Math.floor(next() * 80) }, () => chars[Math.floor(next() * chars.length)]).join('') }
+    return {
+      kind: 'garbage',
+      code: Array.from({ length: 1 + Math.floor(next() * 80) }, () => chars[Math.floor(next() * chars.length)]).join(''),
+    }
   }
   if (r < 0.8) {
     const name = ['echo', 'add', 'fail', 'missing'][Math.floor(next() * 4)]
@@ -102,7 +124,11 @@ function pick(next: () => number, docker = false): { kind: string; code: string;
   }
   if (r < 0.92) return { kind: 'timeout', code: next() < 0.5 ? 'for (;;) {}' : 'await new Promise(() => {})', limits: { timeoutMs: 200 } }
   // A container's Node needs more than an isolate's heap to start, so its memory job gets a larger limit.
-  return { kind: 'memory', code: 'const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5))', limits: { memoryMb: docker ? 96 : 32, timeoutMs: docker ? 15_000 : 5000 } }
+  return {
+    kind: 'memory',
+    code: 'const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5))',
+    limits: { memoryMb: docker ? 96 : 32, timeoutMs: docker ? 15_000 : 5000 },
+  }
 }
 
 const openFds = () => readdirSync('/proc/self/fd').length
@@ -115,7 +141,10 @@ function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
       // A container may vanish between `ps` and `inspect` (its run just ended): that one is not left over.
       const ownerOf = (id: string) => {
         try {
-          return execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+          return execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+          }).trim()
         } catch {
           return ''
         }
@@ -126,7 +155,9 @@ function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
     }
   }
   try {
-    return execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('isolate/child.js')).length
+    return execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes('isolate/child.js')).length
   } catch {
     return 0
   }
@@ -147,7 +178,12 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   const next = rng(options.seed ?? 1)
   const concurrency = options.concurrency ?? 4
   const sandbox = options.sandbox ?? 'isolate'
-  const rt = await createRuntime({ tools, typecheck: 'off', sandbox, ...(sandbox === 'docker' ? { docker: { poolSize: concurrency } } : {}) })
+  const rt = await createRuntime({
+    tools,
+    typecheck: 'off',
+    sandbox,
+    ...(sandbox === 'docker' ? { docker: { poolSize: concurrency } } : {}),
+  })
   await rt.sandbox.start()
   await rt.runCode('return 1')
   const rssStartMb = rssMb()
@@ -194,5 +230,18 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   const fdEnd = openFds()
   await rt.close()
   await new Promise((r) => setTimeout(r, 300))
-  return { runs: finished, notResults, outcomes, unanswered, rssStartMb, rssEndMb, fdStart, fdEnd, childrenDuring, childrenAfterClose: sandboxChildren(sandbox), runsPerSecond, seconds }
+  return {
+    runs: finished,
+    notResults,
+    outcomes,
+    unanswered,
+    rssStartMb,
+    rssEndMb,
+    fdStart,
+    fdEnd,
+    childrenDuring,
+    childrenAfterClose: sandboxChildren(sandbox),
+    runsPerSecond,
+    seconds,
+  }
 }

@@ -7,7 +7,11 @@ import { spawnSync } from 'node:child_process'
 
 function probe(): { available: boolean; reason?: string } {
   const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', 'true'], { encoding: 'utf8', timeout: 10_000 })
-  if (r.error) return { available: false, reason: `bwrap not found (${(r.error as NodeJS.ErrnoException).code ?? r.error.message}); apt-get install bubblewrap` }
+  if (r.error)
+    return {
+      available: false,
+      reason: `bwrap not found (${(r.error as NodeJS.ErrnoException).code ?? r.error.message}); apt-get install bubblewrap`,
+    }
   if (r.status !== 0) return { available: false, reason: `bwrap cannot start here: ${r.stderr.trim().split('\n')[0]}` }
   return { available: true }
 }

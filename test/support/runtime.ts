@@ -18,7 +18,8 @@ export async function testRuntime(options: RuntimeOptions = {}): Promise<Runtime
 /** Invariant 1: every tool/call has exactly one tool/result. */
 export function unmatchedCalls(events: readonly RunEvent[]): string[] {
   const results = new Map<string, number>()
-  for (const e of events) if (e.type === 'tool/result') results.set((e.data as { id: string }).id, (results.get((e.data as { id: string }).id) ?? 0) + 1)
+  for (const e of events)
+    if (e.type === 'tool/result') results.set((e.data as { id: string }).id, (results.get((e.data as { id: string }).id) ?? 0) + 1)
   return events
     .filter((e) => e.type === 'tool/call')
     .map((e) => (e.data as { id: string }).id)

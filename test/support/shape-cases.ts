@@ -19,7 +19,8 @@ function expectValue(r: RunResult, want: unknown): void {
   if (JSON.stringify(r.value) !== JSON.stringify(want)) fail(`value ${JSON.stringify(r.value)} is not ${JSON.stringify(want)}`, r)
 }
 function expectLog(r: RunResult, line: string): void {
-  if (!r.logs.some((l) => l.text === line)) fail(`no console line ${JSON.stringify(line)} in ${JSON.stringify(r.logs.map((l) => l.text))}`, r)
+  if (!r.logs.some((l) => l.text === line))
+    fail(`no console line ${JSON.stringify(line)} in ${JSON.stringify(r.logs.map((l) => l.text))}`, r)
 }
 function expectIn(r: RunResult, text: string | RegExp): void {
   const ok = typeof text === 'string' ? r.observation.includes(text) : text.test(r.observation)
@@ -62,7 +63,7 @@ export const SHAPE_CASES: ShapeCase[] = [
   // --- shapes -------------------------------------------------------------------------------------------
   {
     name: 'a markdown-fenced program runs, and its lines keep their numbers',
-    code: "Here is the program:\n```ts\nconst u = await tools.get_user({ id: 1 })\nreturn u.name\n```\nIt returns the name.",
+    code: 'Here is the program:\n```ts\nconst u = await tools.get_user({ id: 1 })\nreturn u.name\n```\nIt returns the name.',
     check: (r) => expectValue(r, 'user1'),
   },
   {
@@ -94,7 +95,7 @@ export const SHAPE_CASES: ShapeCase[] = [
   },
   {
     name: 'an un-awaited async IIFE runs to its end',
-    code: "(async () => {\n  const a = await tools.get_user({ id: 3 })\n  const b = await tools.get_user({ id: 4 })\n  console.log(a.name, b.name)\n})();",
+    code: '(async () => {\n  const a = await tools.get_user({ id: 3 })\n  const b = await tools.get_user({ id: 4 })\n  console.log(a.name, b.name)\n})();',
     check: (r) => expectLog(r, 'user3 user4'),
   },
   {
@@ -161,7 +162,7 @@ export const SHAPE_CASES: ShapeCase[] = [
   },
   {
     name: 'a forgotten setInterval is stopped at the end, with a note',
-    code: "let n = 0\nsetInterval(() => { n++ }, 5)\nawait new Promise((r) => setTimeout(r, 30))\nreturn n > 0",
+    code: 'let n = 0\nsetInterval(() => { n++ }, 5)\nawait new Promise((r) => setTimeout(r, 30))\nreturn n > 0',
     check: (r) => {
       expectValue(r, true)
       expectIn(r, 'a setInterval was still running when the program finished; it was stopped')
@@ -171,7 +172,11 @@ export const SHAPE_CASES: ShapeCase[] = [
   {
     name: 'console.log shows Map, Set, Date, BigInt, class instances, typed arrays and holes as Node does',
     code: "class Point { constructor(public x: number, public y: number) {} }\nconsole.log(new Map([['a', 1]]), new Set([1, 'b']), new Date(0), 10n, new Point(1, 2), new Uint8Array([1, 2]), [1, , 3])",
-    check: (r) => expectLog(r, "Map(1) { 'a' => 1 } Set(2) { 1, 'b' } 1970-01-01T00:00:00.000Z 10n Point { x: 1, y: 2 } Uint8Array(2) [ 1, 2 ] [ 1, <1 empty item>, 3 ]"),
+    check: (r) =>
+      expectLog(
+        r,
+        "Map(1) { 'a' => 1 } Set(2) { 1, 'b' } 1970-01-01T00:00:00.000Z 10n Point { x: 1, y: 2 } Uint8Array(2) [ 1, 2 ] [ 1, <1 empty item>, 3 ]",
+      ),
   },
   {
     name: 'console.log shows cycles and nesting like util.inspect',
@@ -182,10 +187,10 @@ export const SHAPE_CASES: ShapeCase[] = [
   {
     name: 'printf directives are applied',
     code: "console.log('%s has %d items (%i%%), avg %f, %j, %o', 'cart', 3, 42.9, '1.5', { a: 1 }, [1])",
-    check: (r) => expectLog(r, "cart has 3 items (42%), avg 1.5, {\"a\":1}, [ 1 ]"),
+    check: (r) => expectLog(r, 'cart has 3 items (42%), avg 1.5, {"a":1}, [ 1 ]'),
   },
   {
-    name: 'a logged Error shows its stack in the user\'s line numbers, without the runtime\'s frames',
+    name: "a logged Error shows its stack in the user's line numbers, without the runtime's frames",
     code: "const a = 1\nconst e = new Error('bad thing')\nconsole.log(e)",
     check: (r) => {
       const text = r.logs[0]?.text ?? ''
@@ -204,12 +209,12 @@ export const SHAPE_CASES: ShapeCase[] = [
   },
   {
     name: 'a returned caught error keeps name, message and code',
-    code: "try { await tools.missing({}) } catch (e) { return e }",
+    code: 'try { await tools.missing({}) } catch (e) { return e }',
     check: (r) => expectValue(r, { name: 'ToolCallError', message: 'no such thing', toolName: 'missing', code: 'ENOENT' }),
   },
   {
     name: 'an uncaught failed call names its line',
-    code: "const u = await tools.get_user({ id: 1 })\n\nawait tools.missing({})\nreturn u",
+    code: 'const u = await tools.get_user({ id: 1 })\n\nawait tools.missing({})\nreturn u',
     check: (r) => {
       if (r.error?.line !== 3) fail(`expected line 3, got ${JSON.stringify(r.error)}`, r)
       expectIn(r, 'Error (runtime, line 3): ToolCallError: no such thing')
@@ -218,7 +223,8 @@ export const SHAPE_CASES: ShapeCase[] = [
   {
     name: 'a structured answer is compact JSON: short parts on one line',
     code: "return { total: 3, items: [{ id: 1, ok: true }, { id: 2, ok: false }], tags: ['a', 'b'], note: 'x'.repeat(100) }",
-    check: (r) => expectIn(r, 'Return value:\n{\n  "total": 3,\n  "items": [{"id":1,"ok":true},{"id":2,"ok":false}],\n  "tags": ["a","b"],\n'),
+    check: (r) =>
+      expectIn(r, 'Return value:\n{\n  "total": 3,\n  "items": [{"id":1,"ok":true},{"id":2,"ok":false}],\n  "tags": ["a","b"],\n'),
   },
   // --- standard globals -----------------------------------------------------------------------------------
   {
@@ -228,7 +234,17 @@ u.searchParams.set('per_page', '100')
 const clone = structuredClone({ when: new Date(0), tags: new Set(['x']) })
 return [u.href, u.host, new URLSearchParams({ q: 'a b' }).toString(), new TextDecoder().decode(new TextEncoder().encode('héllo')),
   btoa('hi'), atob('aGk='), clone.when instanceof Date, clone.tags.has('x')]`,
-    check: (r) => expectValue(r, ['https://api.github.com/repos/o/r/issues?state=open&per_page=100', 'api.github.com', 'q=a+b', 'héllo', 'aGk=', 'hi', true, true]),
+    check: (r) =>
+      expectValue(r, [
+        'https://api.github.com/repos/o/r/issues?state=open&per_page=100',
+        'api.github.com',
+        'q=a+b',
+        'héllo',
+        'aGk=',
+        'hi',
+        true,
+        true,
+      ]),
   },
   {
     name: "what the globals return belongs to the program's realm",
@@ -238,7 +254,7 @@ return [d instanceof Date, b instanceof Uint8Array, m instanceof Map, new URL('h
   },
   {
     name: 'a timer flood stops at 1000 pending timers, the same in every backend',
-    code: "let n = 0\ntry { for (;;) { setTimeout(() => {}, 5); n++ } } catch (e) { return [n, e.name] }",
+    code: 'let n = 0\ntry { for (;;) { setTimeout(() => {}, 5); n++ } } catch (e) { return [n, e.name] }',
     check: (r) => expectValue(r, [1000, 'RangeError']),
   },
 ]

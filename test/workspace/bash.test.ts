@@ -58,7 +58,11 @@ describe.skipIf(!bwrap.available)('confinement', () => {
       const v = value(await h.call('bash', { command: 'env' }))
       expect(v.stdout).not.toContain('hunter2-leak-check')
       expect(v.stdout).not.toContain('CODEACT_TEST_SECRET')
-      const names = v.stdout.trim().split('\n').map((l) => l.split('=')[0]).sort()
+      const names = v.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=')[0])
+        .sort()
       // bash adds PWD, SHLVL and _ itself; the rest is what --setenv gave it.
       expect(names).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'SHLVL', '_'])
     } finally {
@@ -74,13 +78,17 @@ describe.skipIf(!bwrap.available)('confinement', () => {
 
   test('network on (--share-net) sees the host interfaces', async () => {
     h = harness({ network: true })
-    const host = readFileSync('/proc/net/dev', 'utf8').split('\n').slice(2).map((l) => l.split(':')[0]?.trim()).filter((n) => n)
+    const host = readFileSync('/proc/net/dev', 'utf8')
+      .split('\n')
+      .slice(2)
+      .map((l) => l.split(':')[0]?.trim())
+      .filter((n) => n)
     const v = value(await h.call('bash', { command: "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '" }))
     expect(v.stdout.trim().split('\n').sort()).toEqual([...host].sort())
   })
 
   test('the host file system is absent or read-only: no home, no outside folder, no symlink way out', async () => {
-    h = harness({}, (root, outside) => writeFileSync(join(outside, 'secret.txt'), 'outside secret'))
+    h = harness({}, (_root, outside) => writeFileSync(join(outside, 'secret.txt'), 'outside secret'))
     const { symlinkSync } = await import('node:fs')
     symlinkSync(h.outside, join(h.root, 'out'))
     const v = value(
@@ -94,9 +102,13 @@ describe.skipIf(!bwrap.available)('confinement', () => {
     expect(v.denied).toBe('EROFS') // touch /usr/pwned
   })
 
-  test('outside the workspace and /tmp nothing is writable, not even the sandbox\'s own scratch root', async () => {
+  test("outside the workspace and /tmp nothing is writable, not even the sandbox's own scratch root", async () => {
     h = harness()
-    const v = value(await h.call('bash', { command: 'echo x > /etc/planted; mkdir /newdir; echo tmp > /tmp/ok && cat /tmp/ok; echo ws > in-workspace.txt; echo end' }))
+    const v = value(
+      await h.call('bash', {
+        command: 'echo x > /etc/planted; mkdir /newdir; echo tmp > /tmp/ok && cat /tmp/ok; echo ws > in-workspace.txt; echo end',
+      }),
+    )
     expect(v.stdout).toBe('tmp\nend\n')
     expect(v.stderr).toMatch(/Read-only file system/)
     expect(v.denied).toBe('EROFS')
@@ -107,7 +119,9 @@ describe.skipIf(!bwrap.available)('confinement', () => {
     h = harness()
     const v = value(await h.call('bash', { command: 'ls /proc | grep -E "^[0-9]+$" | wc -l' }))
     expect(Number(v.stdout.trim())).toBeLessThan(10)
-    expect(value(await h.call('bash', { command: `kill -0 ${process.pid} 2>/dev/null && echo visible || echo hidden` })).stdout).toBe('hidden\n')
+    expect(value(await h.call('bash', { command: `kill -0 ${process.pid} 2>/dev/null && echo visible || echo hidden` })).stdout).toBe(
+      'hidden\n',
+    )
   })
 })
 
@@ -115,9 +129,19 @@ describe('policy and availability', () => {
   test('exec off: EPERM from the policy and from the tool, and the command never runs', async () => {
     h = harness({ exec: false })
     const marker = join(h.root, 'ran')
-    expect(await h.ws.policy({ id: 'b', name: 'bash', args: { command: `touch ${marker}` }, origin: 'native' })).toMatchObject({ deny: { code: 'EPERM' } })
+    expect(await h.ws.policy({ id: 'b', name: 'bash', args: { command: `touch ${marker}` }, origin: 'native' })).toMatchObject({
+      deny: { code: 'EPERM' },
+    })
     const tool = h.ws.tools.find((t) => t.name === 'bash')
-    const ctx = { callId: 'b', parentId: undefined, origin: 'code' as const, signal: new AbortController().signal, concludeTurn: () => undefined, reportDenial: () => undefined, services: {} }
+    const ctx = {
+      callId: 'b',
+      parentId: undefined,
+      origin: 'code' as const,
+      signal: new AbortController().signal,
+      concludeTurn: () => undefined,
+      reportDenial: () => undefined,
+      services: {},
+    }
     await expect(Promise.resolve().then(() => tool?.execute({ command: `touch ${marker}` }, ctx))).rejects.toMatchObject({ code: 'EPERM' })
     expect(existsSync(marker)).toBe(false)
   })
@@ -151,8 +175,8 @@ describe('policy and availability', () => {
     rmSync(dir, { recursive: true })
   })
 
-  test('the denial dialect is bwrap\'s only', () => {
-    expect(classifyDenial('touch: cannot touch \'x\': Read-only file system')?.code).toBe('EROFS')
+  test("the denial dialect is bwrap's only", () => {
+    expect(classifyDenial("touch: cannot touch 'x': Read-only file system")?.code).toBe('EROFS')
     expect(classifyDenial('cat: /x: Permission denied')?.code).toBe('EACCES')
     expect(classifyDenial('mount: Operation not permitted')?.code).toBe('EPERM')
     expect(classifyDenial('Access is denied.')).toBeUndefined() // windows-acl
@@ -169,21 +193,25 @@ describe('policy and availability', () => {
     expect(h.denials.map((d) => d.code)).toEqual(['EACCES', 'EPERM'])
   })
 
-  test.skipIf(!bwrap.available)('no capabilities: the command cannot remount or unmount the read-only part (even run as root)', async () => {
-    h = harness({ readOnly: ['ro'] }, (root) => {
-      mkdirSync(join(root, 'ro'))
-      writeFileSync(join(root, 'ro/f'), 'kept')
-    })
-    const v = value(
-      await h.call('bash', {
-        command: 'mount -o remount,rw,bind ro; umount ro; umount -l ro; echo pwned > ro/f; echo x > ro/new; grep CapEff /proc/self/status',
-      }),
-    )
-    expect(v.stdout).toBe('CapEff:\t0000000000000000\n')
-    expect(v.denied).toBe('EROFS')
-    expect(readFileSync(join(h.root, 'ro/f'), 'utf8')).toBe('kept')
-    expect(existsSync(join(h.root, 'ro/new'))).toBe(false)
-  })
+  test.skipIf(!bwrap.available)(
+    'no capabilities: the command cannot remount or unmount the read-only part (even run as root)',
+    async () => {
+      h = harness({ readOnly: ['ro'] }, (root) => {
+        mkdirSync(join(root, 'ro'))
+        writeFileSync(join(root, 'ro/f'), 'kept')
+      })
+      const v = value(
+        await h.call('bash', {
+          command:
+            'mount -o remount,rw,bind ro; umount ro; umount -l ro; echo pwned > ro/f; echo x > ro/new; grep CapEff /proc/self/status',
+        }),
+      )
+      expect(v.stdout).toBe('CapEff:\t0000000000000000\n')
+      expect(v.denied).toBe('EROFS')
+      expect(readFileSync(join(h.root, 'ro/f'), 'utf8')).toBe('kept')
+      expect(existsSync(join(h.root, 'ro/new'))).toBe(false)
+    },
+  )
 })
 
 describe.skipIf(!bwrap.available)('limits', () => {

@@ -21,7 +21,8 @@ afterEach(() => h.cleanup())
 describe('beneath the root by descriptor', () => {
   test('names that could climb or are absolute are EACCES before anything is opened', () => {
     h = harness()
-    for (const bad of ['../x', 'a/../../x', '/etc/passwd', 'a\0b']) expect(() => splitRel(bad), bad).toThrow(expect.objectContaining({ code: 'EACCES' }))
+    for (const bad of ['../x', 'a/../../x', '/etc/passwd', 'a\0b'])
+      expect(() => splitRel(bad), bad).toThrow(expect.objectContaining({ code: 'EACCES' }))
     expect(splitRel('./a//b/.')).toEqual(['a', 'b'])
   })
 
@@ -37,7 +38,10 @@ describe('beneath the root by descriptor', () => {
     await expect(mkdirBeneath(h.root, 'alias/d')).rejects.toMatchObject({ code: 'EACCES' })
     await expect(readdirBeneath(h.root, 'alias')).rejects.toMatchObject({ code: 'EACCES' })
     await expect(walkBeneath(h.root, 'alias', 10)).rejects.toMatchObject({ code: 'EACCES' })
-    await expect(readTextBeneath(h.root, 'real/missing.txt', 100)).rejects.toMatchObject({ code: 'ENOENT', message: 'no such file or folder: real/missing.txt' })
+    await expect(readTextBeneath(h.root, 'real/missing.txt', 100)).rejects.toMatchObject({
+      code: 'ENOENT',
+      message: 'no such file or folder: real/missing.txt',
+    })
     // The final component of remove/stat is the link itself.
     expect(await statBeneath(h.root, 'alias')).toMatchObject({ type: 'symlink' })
     await removeBeneath(h.root, 'alias', true)

@@ -22,7 +22,13 @@ function withOutsideSecret(root: string, outside: string): void {
 describe('paths that leave the workspace are EACCES', () => {
   test('`..` tricks', async () => {
     h = harness({}, withOutsideSecret)
-    for (const path of ['../outside/secret.txt', 'sub/../../outside/secret.txt', 'sub/deeper/../../../outside/secret.txt', './../outside/secret.txt', '..']) {
+    for (const path of [
+      '../outside/secret.txt',
+      'sub/../../outside/secret.txt',
+      'sub/deeper/../../../outside/secret.txt',
+      './../outside/secret.txt',
+      '..',
+    ]) {
       const r = await h.call('read_file', { path })
       expect(codeOf(r), path).toBe('EACCES')
       expect(JSON.stringify(r)).not.toContain(SECRET)
@@ -160,7 +166,15 @@ describe('races: a component becomes a symlink after the check', () => {
     writeFileSync(join(h.outside, 'deeper/f.txt'), SECRET)
     symlinkSync(h.outside, join(h.root, 'sub'))
     const tool = h.ws.tools.find((t) => t.name === 'write_file')
-    const ctx = { callId: 'r', parentId: undefined, origin: 'code' as const, signal: new AbortController().signal, concludeTurn: () => undefined, reportDenial: () => undefined, services: {} }
+    const ctx = {
+      callId: 'r',
+      parentId: undefined,
+      origin: 'code' as const,
+      signal: new AbortController().signal,
+      concludeTurn: () => undefined,
+      reportDenial: () => undefined,
+      services: {},
+    }
     await expect(Promise.resolve().then(() => tool?.execute(args, ctx))).rejects.toMatchObject({ code: 'EACCES' })
     expect(readFileSync(join(h.outside, 'deeper/f.txt'), 'utf8')).toBe(SECRET)
   })

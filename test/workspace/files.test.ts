@@ -100,7 +100,10 @@ describe('edit_file', () => {
 
   test('replace_all replaces every one; $& in new_string stays literal', async () => {
     h = harness({}, (root) => writeFileSync(join(root, 'f.ts'), 'foo foo foo'))
-    expect(await h.ok('edit_file', { path: 'f.ts', old_string: 'foo', new_string: '$&$1', replace_all: true })).toEqual({ path: 'f.ts', replacements: 3 })
+    expect(await h.ok('edit_file', { path: 'f.ts', old_string: 'foo', new_string: '$&$1', replace_all: true })).toEqual({
+      path: 'f.ts',
+      replacements: 3,
+    })
     expect(readFileSync(join(h.root, 'f.ts'), 'utf8')).toBe('$&$1 $&$1 $&$1')
   })
 
@@ -178,7 +181,17 @@ describe('list_dir, stat, mkdir, remove', () => {
 describe('glob', () => {
   test('**, *, ?, {a,b} and [..], sorted and workspace-relative', async () => {
     h = harness({}, (root) => {
-      for (const f of ['src/a.ts', 'src/b.ts', 'src/deep/c.ts', 'src/deep/d.js', 'README.md', 'x1.json', 'x2.json', 'x10.json', '.hidden/e.ts']) {
+      for (const f of [
+        'src/a.ts',
+        'src/b.ts',
+        'src/deep/c.ts',
+        'src/deep/d.js',
+        'README.md',
+        'x1.json',
+        'x2.json',
+        'x10.json',
+        '.hidden/e.ts',
+      ]) {
         mkdirSync(join(root, f, '..'), { recursive: true })
         writeFileSync(join(root, f), '')
       }

@@ -16,7 +16,12 @@ export interface Harness {
   /** A folder next to the workspace, outside it. */
   outside: string
   denials: ToolError[]
-  call(name: string, args: Record<string, JsonValue | undefined>, services?: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>
+  call(
+    name: string,
+    args: Record<string, JsonValue | undefined>,
+    services?: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ToolResult>
   /** The value of a call that must succeed. */
   ok<T = JsonValue>(name: string, args: Record<string, JsonValue | undefined>): Promise<T>
   cleanup(): void

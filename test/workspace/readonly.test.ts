@@ -57,17 +57,20 @@ describe('a read-only subfolder inside a writable workspace', () => {
     expect(readFileSync(join(h.root, 'src/vendor/lib/v.ts'), 'utf8')).toBe('vendor')
   })
 
-  test.skipIf(!bwrap.available)('bash: writing into the read-only part is refused by the kernel (denied EROFS, reported), beside it works', async () => {
-    h = harness({ readOnly: ['src/vendor'] }, tree)
-    const r = await h.call('bash', { command: 'echo pwned > src/vendor/lib/v.ts; echo ok > src/out.txt; rm -rf src/vendor; echo done' })
-    expect(r.ok).toBe(true)
-    const v = r.ok ? (r.value as { stdout: string; exit_code: number; denied?: string }) : undefined
-    expect(v?.denied).toBe('EROFS')
-    expect(v?.stdout).toBe('done\n')
-    expect(h.denials).toEqual([{ code: 'EROFS', message: expect.stringMatching(/Read-only file system/) }])
-    expect(readFileSync(join(h.root, 'src/vendor/lib/v.ts'), 'utf8')).toBe('vendor')
-    expect(readFileSync(join(h.root, 'src/out.txt'), 'utf8')).toBe('ok\n')
-  })
+  test.skipIf(!bwrap.available)(
+    'bash: writing into the read-only part is refused by the kernel (denied EROFS, reported), beside it works',
+    async () => {
+      h = harness({ readOnly: ['src/vendor'] }, tree)
+      const r = await h.call('bash', { command: 'echo pwned > src/vendor/lib/v.ts; echo ok > src/out.txt; rm -rf src/vendor; echo done' })
+      expect(r.ok).toBe(true)
+      const v = r.ok ? (r.value as { stdout: string; exit_code: number; denied?: string }) : undefined
+      expect(v?.denied).toBe('EROFS')
+      expect(v?.stdout).toBe('done\n')
+      expect(h.denials).toEqual([{ code: 'EROFS', message: expect.stringMatching(/Read-only file system/) }])
+      expect(readFileSync(join(h.root, 'src/vendor/lib/v.ts'), 'utf8')).toBe('vendor')
+      expect(readFileSync(join(h.root, 'src/out.txt'), 'utf8')).toBe('ok\n')
+    },
+  )
 })
 
 describe('readOnly: true', () => {

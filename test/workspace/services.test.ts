@@ -27,7 +27,10 @@ function mirrorOps(root: string, mirror: string, served: string[]): WorkspaceOps
     readdir: (p) => (served.push('readdir'), inner.readdir(map(p))),
     stat: (p) => (served.push('stat'), inner.stat(map(p))),
     walk: (p, l) => (served.push('walk'), inner.walk(map(p), l)),
-    exec: async (req) => (served.push('exec'), { stdout: `ran in mirror: ${req.command}`, stderr: '', exitCode: 0, signal: null, timedOut: false, truncated: false }),
+    exec: async (req) => (
+      served.push('exec'),
+      { stdout: `ran in mirror: ${req.command}`, stderr: '', exitCode: 0, signal: null, timedOut: false, truncated: false }
+    ),
   }
 }
 

@@ -62,7 +62,8 @@ function parentParts(rel: string): { parts: string[]; name: string } {
 
 function checkWritable(journal: Journal, rel: string): void {
   const abs = join(journal.root, rel)
-  if (journal.readOnly.some((ro) => isWithin(abs, ro) || isWithin(ro, abs))) throw new WorkspaceError('EROFS', `${rel} is or holds a read-only path; not applied`)
+  if (journal.readOnly.some((ro) => isWithin(abs, ro) || isWithin(ro, abs)))
+    throw new WorkspaceError('EROFS', `${rel} is or holds a read-only path; not applied`)
 }
 
 /**
@@ -156,10 +157,12 @@ export async function applyJournal(journal: Journal, onStep?: (done: number, tot
   // other work on the event loop gets its turn.
   try {
     for (let i = 0; i < files.length; i += CHUNK) {
-      await Promise.all(files.slice(i, i + CHUNK).map(async (c) => {
-        await placeEntry(journal, c)
-        onStep?.(++done, total)
-      }))
+      await Promise.all(
+        files.slice(i, i + CHUNK).map(async (c) => {
+          await placeEntry(journal, c)
+          onStep?.(++done, total)
+        }),
+      )
       await new Promise((r) => setImmediate(r))
     }
   } finally {

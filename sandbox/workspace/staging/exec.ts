@@ -22,9 +22,22 @@ let probe: string | undefined | null = null
 /** Why overlay staging cannot work on this machine, or undefined when it can (checked once). */
 export function overlayProblem(bwrapPath: string): string | undefined {
   if (probe !== null) return probe
-  const r = spawnSync('unshare', ['--user', '--map-root-user', '--mount', '--', '/bin/sh', '-c', 'd=$(mktemp -d) && mkdir $d/l $d/u $d/w $d/m && mount -t overlay overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr $d/m; r=$?; umount $d/m 2>/dev/null; rm -rf $d; exit $r'], { encoding: 'utf8', timeout: 10_000 })
+  const r = spawnSync(
+    'unshare',
+    [
+      '--user',
+      '--map-root-user',
+      '--mount',
+      '--',
+      '/bin/sh',
+      '-c',
+      'd=$(mktemp -d) && mkdir $d/l $d/u $d/w $d/m && mount -t overlay overlay -o lowerdir=$d/l,upperdir=$d/u,workdir=$d/w,userxattr $d/m; r=$?; umount $d/m 2>/dev/null; rm -rf $d; exit $r',
+    ],
+    { encoding: 'utf8', timeout: 10_000 },
+  )
   if (r.error) probe = `unshare (util-linux) is not available (${r.error.message})`
-  else if (r.status !== 0) probe = `the kernel refused an unprivileged overlay mount (${(r.stderr || '').trim().split('\n').pop() ?? 'exit ' + r.status}); Linux 5.11+ with unprivileged user namespaces is needed`
+  else if (r.status !== 0)
+    probe = `the kernel refused an unprivileged overlay mount (${(r.stderr || '').trim().split('\n').pop() ?? 'exit ' + r.status}); Linux 5.11+ with unprivileged user namespaces is needed`
   else {
     const b = spawnSync(bwrapPath, ['--ro-bind', '/', '/', '--unshare-all', 'true'], { encoding: 'utf8', timeout: 10_000 })
     probe = b.error || b.status !== 0 ? `bubblewrap cannot start (${b.error?.message ?? b.stderr.trim()})` : undefined
@@ -74,8 +87,16 @@ export function stagedExecFor(config: WorkspaceConfig, bwrapPath: string, sandbo
     if (!config.exec) throw new WorkspaceError('EPERM', 'running commands is turned off for this workspace')
     if (sandboxName === 'docker') throw new WorkspaceError('EPERM', 'bash cannot run staged in the Docker backend; nothing ran')
     const problem = overlayProblem(bwrapPath)
-    if (problem) throw new WorkspaceError('EPERM', `bash cannot run in a dry-run or atomic run here: ${problem}; the command did not run (it is never run on the real tree)`)
-    if (/[:,\n]/.test(config.root + view.upperRoot)) throw new WorkspaceError('EPERM', 'bash cannot run staged: the workspace or stage path holds ":" or ",", which an overlay mount cannot take; the command did not run')
+    if (problem)
+      throw new WorkspaceError(
+        'EPERM',
+        `bash cannot run in a dry-run or atomic run here: ${problem}; the command did not run (it is never run on the real tree)`,
+      )
+    if (/[:,\n]/.test(config.root + view.upperRoot))
+      throw new WorkspaceError(
+        'EPERM',
+        'bash cannot run staged: the workspace or stage path holds ":" or ",", which an overlay mount cannot take; the command did not run',
+      )
     if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
     const scratch = join(dirname(view.upperRoot), `cmd-${++calls}`)
     const up = join(scratch, 'upper')
@@ -87,10 +108,36 @@ export function stagedExecFor(config: WorkspaceConfig, bwrapPath: string, sandbo
       await writeFile(list, await removalList(view))
       const inner = bwrapArgs(config, request.cwd)
       const at = inner.findIndex((a, i) => a === '--bind' && inner[i + 1] === config.root && inner[i + 2] === config.root)
-      if (at === -1) throw new WorkspaceError('EPERM', 'bash cannot run staged: the confinement has no workspace bind to replace; the command did not run')
+      if (at === -1)
+        throw new WorkspaceError(
+          'EPERM',
+          'bash cannot run staged: the confinement has no workspace bind to replace; the command did not run',
+        )
       inner[at + 1] = merged
-      const argv = ['--user', '--map-root-user', '--mount', '--', '/bin/bash', '-c', OUTER, 'codeact-stage', merged, config.root, view.upperRoot, up, work, list,
-        bwrapPath, ...inner, '--', '/bin/sh', '-c', 'printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"', 'codeact', request.command]
+      const argv = [
+        '--user',
+        '--map-root-user',
+        '--mount',
+        '--',
+        '/bin/bash',
+        '-c',
+        OUTER,
+        'codeact-stage',
+        merged,
+        config.root,
+        view.upperRoot,
+        up,
+        work,
+        list,
+        bwrapPath,
+        ...inner,
+        '--',
+        '/bin/sh',
+        '-c',
+        'printf 1 >&3 && exec 3>&- && exec /bin/bash -c "$1"',
+        'codeact',
+        request.command,
+      ]
       const r = await run(argv, request, signal)
       await foldBack(view, up, r.listing)
       return r.result
@@ -112,9 +159,17 @@ async function removalList(view: StagedView): Promise<string> {
   return out.map((e) => e + '\0').join('')
 }
 
-function run(argv: string[], request: ExecRequest, signal?: AbortSignal): Promise<{ result: ExecResult; listing: Map<string, Set<string>> }> {
+function run(
+  argv: string[],
+  request: ExecRequest,
+  signal?: AbortSignal,
+): Promise<{ result: ExecResult; listing: Map<string, Set<string>> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('unshare', argv, { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' }, detached: true })
+    const child = spawn('unshare', argv, {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+      detached: true,
+    })
     const stdout = capped(request.maxOutputBytes)
     const stderr = capped(request.maxOutputBytes)
     const listing: Buffer[] = []
@@ -141,8 +196,21 @@ function run(argv: string[], request: ExecRequest, signal?: AbortSignal): Promis
       signal?.removeEventListener('abort', onAbort)
       if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
       const err = stderr.text()
-      if (!started && !timedOut) return reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `the staged confinement could not start the command (${err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`}); the command did not run`))
-      const result: ExecResult = { stdout: stdout.text(), stderr: err, exitCode, signal: sig, timedOut, truncated: stdout.truncated || stderr.truncated }
+      if (!started && !timedOut)
+        return reject(
+          new WorkspaceError(
+            'SANDBOX_UNAVAILABLE',
+            `the staged confinement could not start the command (${err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`}); the command did not run`,
+          ),
+        )
+      const result: ExecResult = {
+        stdout: stdout.text(),
+        stderr: err,
+        exitCode,
+        signal: sig,
+        timedOut,
+        truncated: stdout.truncated || stderr.truncated,
+      }
       const denial = classifyDenial(err)
       if (denial) Object.assign(result, { denied: denial.code, deniedMessage: denial.line })
       resolve({ result, listing: parseListing(Buffer.concat(listing).toString('utf8')) })

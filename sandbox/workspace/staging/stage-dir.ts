@@ -13,7 +13,7 @@ import { applyJournal, readJournal } from './apply.js'
 export function stateDir(): string {
   if (process.env.CODEACT_STATE_DIR) return process.env.CODEACT_STATE_DIR
   const xdg = process.env.XDG_STATE_HOME
-  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.local', 'state'), 'codeact')
+  return join(xdg?.startsWith('/') ? xdg : join(homedir(), '.local', 'state'), 'codeact')
 }
 
 export function stagesOf(root: string): string {
@@ -71,7 +71,10 @@ export async function recoverStaging(root: string): Promise<Recovered[]> {
     if (Number.isInteger(owner) && owner !== process.pid && alive(owner)) continue
     if (owner === process.pid) continue
     const journal = await readJournal(dir)
-    const done = await readFile(join(dir, 'done')).then(() => true, () => false)
+    const done = await readFile(join(dir, 'done')).then(
+      () => true,
+      () => false,
+    )
     if (journal && journal.root === root && !done) {
       await applyJournal(journal)
       out.push({ stage: dir, action: 'finished', changes: journal.changes.length })

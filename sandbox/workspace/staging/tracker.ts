@@ -69,7 +69,11 @@ export class ChangeTracker {
   /** The tree before the run, when the program itself can write (Docker: node:fs on the mounted workspace). */
   private readonly start: Promise<Map<string, Before>> | undefined
 
-  constructor(private readonly root: string, base: WorkspaceOps, options: { wholeRun?: boolean } = {}) {
+  constructor(
+    private readonly root: string,
+    base: WorkspaceOps,
+    options: { wholeRun?: boolean } = {},
+  ) {
     this.start = options.wholeRun ? snapshotTree(root) : undefined
     const rel = (p: string): string => relative(root, p).split(sep).join('/')
     this.ops = {

@@ -11,7 +11,18 @@ import { constants } from 'node:fs'
 import { chmod, lstat, mkdir, open, writeFile } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import { createHostOps } from '../host-ops.js'
-import { WorkspaceError, type DirEntry, type EntryType, type ExecRequest, type ExecResult, type FileInfo, type WalkEntry, type WalkResult, type WorkspaceConfig, type WorkspaceOps } from '../ops.js'
+import {
+  WorkspaceError,
+  type DirEntry,
+  type EntryType,
+  type ExecRequest,
+  type ExecResult,
+  type FileInfo,
+  type WalkEntry,
+  type WalkResult,
+  type WorkspaceConfig,
+  type WorkspaceOps,
+} from '../ops.js'
 
 export interface StagedLayers {
   /** The real workspace (its config: root, read-only parts). */
@@ -152,7 +163,11 @@ export class StagedView implements WorkspaceOps {
         const st = await fh.stat()
         if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
         if (!st.isFile()) throw new WorkspaceError('EIO', `${path} is not a regular file`)
-        if (st.size > maxBytes) throw new WorkspaceError('EFBIG', `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`)
+        if (st.size > maxBytes)
+          throw new WorkspaceError(
+            'EFBIG',
+            `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
+          )
         bytes = await fh.readFile()
       } finally {
         await fh.close()
@@ -180,14 +195,18 @@ export class StagedView implements WorkspaceOps {
       await mkdir(this.upperPath(parent), { recursive: true, mode: 0o755 })
       this.upperDirs.add(parent)
     }
-    await writeFile(this.upperPath(rel), content, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, mode: 0o644 })
+    await writeFile(this.upperPath(rel), content, {
+      flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      mode: 0o644,
+    })
   }
 
   readFile = async (path: string, maxBytes: number): Promise<string> => {
     const rel = this.rel(path)
     if ((await this.upperType(rel)) !== undefined) return this.readUpper(rel, maxBytes)
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
-    if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir') throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir')
+      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
     return this.layers.lower.readFile(path, maxBytes)
   }
 
@@ -271,7 +290,8 @@ export class StagedView implements WorkspaceOps {
       truncated ||= up.truncated
       for (const e of up.entries) {
         // An upper non-folder hides whatever the lower layer has beneath that name.
-        if (e.type !== 'dir' && merged.get(e.path) === 'dir') for (const k of merged.keys()) if (k.startsWith(e.path + '/')) merged.delete(k)
+        if (e.type !== 'dir' && merged.get(e.path) === 'dir')
+          for (const k of merged.keys()) if (k.startsWith(e.path + '/')) merged.delete(k)
         merged.set(e.path, e.type)
       }
     }

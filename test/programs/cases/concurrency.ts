@@ -4,7 +4,7 @@ import type { ProgramCase } from '../case.js'
 export const cases: ProgramCase[] = [
   {
     name: 'Promise.all over a list',
-    code: "const users = await tools.list_users()\nconst full = await Promise.all(users.map((u) => tools.get_user({ id: u.id })))\nreturn full.map((u) => u.email)",
+    code: 'const users = await tools.list_users()\nconst full = await Promise.all(users.map((u) => tools.get_user({ id: u.id })))\nreturn full.map((u) => u.email)',
     expect: { value: ['u1@example.com', 'u2@example.com', 'u3@example.com'] },
   },
   {

@@ -51,7 +51,7 @@ export const cases: ProgramCase[] = [
   },
   {
     name: 'a forgotten await on an untyped result, method call',
-    code: "const users = tools.list_users()\nreturn users.map((u) => u.name)",
+    code: 'const users = tools.list_users()\nreturn users.map((u) => u.name)',
     expect: type(/on type 'Promise<unknown>'.*Did you forget `await`\?/),
   },
   {
@@ -76,7 +76,7 @@ export const cases: ProgramCase[] = [
   },
   {
     name: 'assigning a const',
-    code: "const total = 0\nfor (const u of await tools.list_users()) total += 1\nreturn total",
+    code: 'const total = 0\nfor (const u of await tools.list_users()) total += 1\nreturn total',
     expect: type(/Cannot assign to 'total' because it is a constant/),
   },
   {

@@ -36,17 +36,21 @@ export const cases: ProgramCase[] = [
   },
   {
     name: 'mapping over an untyped array result',
-    code: "const users = await tools.list_users()\nreturn users.filter((u) => u.active).map((u) => u.name)",
+    code: 'const users = await tools.list_users()\nreturn users.filter((u) => u.active).map((u) => u.name)',
     expect: { value: ['Ana', 'Cy'], note: /the result of tools\.list_users has no declared type/ },
   },
   {
     name: 'many uses of one untyped result are one note line',
     code: "const found = await tools.github__search_repositories({ query: 'codeact' })\nconsole.log(found.total_count)\nconsole.log(found.items.length)\nreturn found.items[0].full_name",
-    expect: { value: 'o/alpha', logs: ['2', '2'], note: /- line 2, 3, 4: the result of tools\.github__search_repositories has no declared type/ },
+    expect: {
+      value: 'o/alpha',
+      logs: ['2', '2'],
+      note: /- line 2, 3, 4: the result of tools\.github__search_repositories has no declared type/,
+    },
   },
   {
     name: 'an untyped result in a for…of',
-    code: "const res = await tools.slack__slack_list_channels({ limit: 10 })\nlet members = 0\nfor (const ch of res.channels) members += ch.num_members\nreturn members",
+    code: 'const res = await tools.slack__slack_list_channels({ limit: 10 })\nlet members = 0\nfor (const ch of res.channels) members += ch.num_members\nreturn members',
     expect: { value: 52 },
   },
   {

@@ -5,7 +5,10 @@ export const cases: ProgramCase[] = [
   {
     name: 'an enum parameter from a mapped string array',
     code: "const rates = await Promise.all(['US', 'DE'].map((country) => tools.lookup_rates({ country })))\nreturn rates.map((r) => r.rate)",
-    expect: { value: [1, 0.92], note: /`country` is typed string where tools\.lookup_rates expects "US" \| "DE" \| "FR" \| "JP"; the tool validates the actual value when called/ },
+    expect: {
+      value: [1, 0.92],
+      note: /`country` is typed string where tools\.lookup_rates expects "US" \| "DE" \| "FR" \| "JP"; the tool validates the actual value when called/,
+    },
   },
   {
     name: 'an enum parameter from a variable typed string',

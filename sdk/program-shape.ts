@@ -1,0 +1,68 @@
+/**
+ * The wrapper's shape, proved by parsing (sdk/program-text.ts's wrapper): a program body that would close
+ * the wrapping function early — code to one parser, a comment or a string to another — never runs. Runs in
+ * the checker's thread (TypeScript's parser), never on the host's.
+ */
+import type TS from 'typescript'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from './program-wrap.js'
+import { ts } from './ts-host.js'
+
+/**
+ * Proves that the wrapped text is one statement: the wrapper's own function, whose body ends at the
+ * wrapper's own `}`. Anything else (a `}` in the body closing the function early, text after it) is a
+ * problem, reported at the user's line. Call it on a text that parses; syntax errors are the compiler's.
+ * With `language: 'js'` it checks compiled output (same shape, any whitespace).
+ */
+export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): ShapeResult {
+  const kind = language === 'ts' ? ts.ScriptKind.TS : ts.ScriptKind.JS
+  let file: TS.SourceFile
+  try {
+    file = ts.createSourceFile(language === 'ts' ? 'program.ts' : 'program.js', text, ts.ScriptTarget.ES2022, true, kind)
+  } catch {
+    // Too deep for the parser's stack: not proven, so not run.
+    return { ok: false, problem: { message: 'the program is nested too deeply to be checked; flatten it', line: 1, column: 1 } }
+  }
+  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
+    const lc = file.getLineAndCharacterOfPosition(Math.min(Math.max(pos, 0), text.length))
+    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
+    return {
+      ok: false,
+      problem: {
+        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
+        line,
+        column: lc.character + 1,
+      },
+    }
+  }
+  const fn = wrapperFunction(file)
+  if (!fn) return early(firstStatementEnd(file))
+  const close = fn.body.end - 1 // the `}` that ended the function
+  const tail = text.slice(fn.body.end).replace(/^\s*\)\s*;?\s*$/, '')
+  if (file.statements.length !== 1 || tail !== '') return early(close)
+  if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
+  return { ok: true }
+}
+
+/**
+ * Where each top-level `namespace X { … }` of a program body is (esbuild allows `namespace` only at a
+ * module's top level, so the compiler compiles each on its own and splices the JS back in place).
+ */
+export function topLevelNamespaceSpans(source: string): { start: number; end: number }[] {
+  const file = ts.createSourceFile('program.ts', source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+  return file.statements.filter((s) => ts.isModuleDeclaration(s)).map((s) => ({ start: s.getStart(file), end: s.end }))
+}
+
+function wrapperFunction(file: TS.SourceFile): TS.FunctionExpression | undefined {
+  const first = file.statements[0]
+  if (!first || !ts.isExpressionStatement(first)) return undefined
+  let e: TS.Expression = first.expression
+  if (!ts.isParenthesizedExpression(e)) return undefined
+  e = e.expression
+  if (!ts.isFunctionExpression(e) || e.name || e.parameters.length !== 0) return undefined
+  if (!e.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword) || e.asteriskToken) return undefined
+  return e
+}
+
+function firstStatementEnd(file: TS.SourceFile): number {
+  return file.statements[0]?.end ?? 0
+}
