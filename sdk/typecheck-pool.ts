@@ -141,7 +141,9 @@ function spawn(): void {
       job.resolve({ ok: false, reason: 'crashed', message: 'the type checker is not built (run `npm run build`)' })
     return
   }
-  const worker = new Worker(path, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
+  // execArgv: [] — a worker inherits the parent's by default, and `node -e SCRIPT` puts the script there,
+  // so the thread would run the embedder's script again instead of the checker (and never answer).
+  const worker = new Worker(path, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()
