@@ -183,7 +183,7 @@ describe('approval', () => {
       [{ type: 'tool_use', id: 'toolu_2', name: 'run_code', input: { code: `return await tools.remove({ path: 'n3' })` } }],
       { onApproval: () => true },
     )
-    expect((c as { content: string }).content).toContain('"removed": "n3"')
+    expect((c as { content: string }).content).toContain('"removed":"n3"')
     expect((c as { content: string }).content).toContain('asked "Allow remove({"path":"n3"})?" → approved')
   })
 

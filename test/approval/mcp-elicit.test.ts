@@ -58,7 +58,7 @@ describe('codeact mcp --ask', () => {
       return asked.length === 1 ? { action: 'accept', content: { always: false } } : { action: 'decline' }
     })
     const result = await client.callTool({ name: 'run_code', arguments: { code: program } })
-    expect(text(result)).toContain('"removed a",\n  "EACCES not approved: the user declined"')
+    expect(text(result)).toContain('["removed a","EACCES not approved: the user declined"]')
     expect(asked.map((p) => p.message)).toEqual(['Allow remove({"path":"a"})?', 'Allow remove({"path":"b"})?'])
     expect(asked[0]).toMatchObject({ mode: 'form', requestedSchema: { type: 'object', properties: { always: { type: 'boolean' } } } })
   })
@@ -70,9 +70,9 @@ describe('codeact mcp --ask', () => {
       return { action: 'accept', content: { always: true } }
     })
     const result = await client.callTool({ name: 'run_code', arguments: { code: program } })
-    expect(text(result)).toContain('"removed a",\n  "removed b"')
+    expect(text(result)).toContain('["removed a","removed b"]')
     const direct = await client.callTool({ name: 'remove', arguments: { path: 'c' } })
-    expect(text(direct)).toContain('"removed": "c"')
+    expect(text(direct)).toContain('"removed":"c"')
     expect(asked).toBe(1)
     // "always" belongs to the connection that said it: another client is asked afresh.
     let askedOther = 0
