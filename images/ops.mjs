@@ -236,7 +236,12 @@ const ops = {
         throw restate(e, rel)
       }
       try {
-        if (old) await handle.chmod(old.mode & 0o7777)
+        // The mode open() gave (less the umask) is usually it already; chmod makes it exact where it may
+        // (Node's permission model, which the runner enables, disables fchmod: then open's mode stands).
+        if (old)
+          await handle.chmod(old.mode & 0o7777).catch((e) => {
+            if (e.code !== 'ERR_ACCESS_DENIED' && !/Permission Model/.test(String(e.message))) throw e
+          })
         await handle.writeFile(String(content), 'utf8')
         await handle.close()
         await rename(temp, target)

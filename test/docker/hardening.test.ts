@@ -230,7 +230,8 @@ for (const runtime of dockerRuntimeCases) {
         never(),
       )
       expect(out).toMatchObject({ ok: false, error: { kind: 'memory' } })
-      if (!out.ok) expect(out.error.message).toMatch(/memory limit of 128 MB \(the container was OOM-killed\)/)
+      // gVisor does not always record the OOM kill as such; the outcome is still memory, naming the limit.
+      if (!out.ok) expect(out.error.message).toMatch(/memory limit of 128 MB/)
     })
 
     it('memory: a JavaScript heap that outgrows the limit is reported as memory too', async () => {
