@@ -62,8 +62,9 @@ export const resourceAttacks: Attack[] = [
     name: 'a Promise.all flood of 100,000 tool calls',
     cite: 'notes B3 #24 (Cloudflare caps subrequests); the tool-call cap',
     code: `await Promise.all(Array.from({ length: 100_000 }, (_, i) => tools.echo({ i }))); return 'all done'`,
-    // The default cap is sized for batch work (100,000 calls); the attack runs against a tighter one.
-    limits: { timeoutMs: 30_000, maxToolCalls: 1_000 },
+    // The default cap is sized for batch work (100,000 calls); the attack runs against a tighter one. The
+    // memory is the cap's headroom: 100,000 pending promises outgrow 128 MB under gVisor's accounting.
+    limits: { timeoutMs: 30_000, maxToolCalls: 1_000, memoryMb: 512 },
     expect: { error: 'runtime', code: 'EDQUOT' },
   },
   {
