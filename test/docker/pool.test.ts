@@ -61,13 +61,22 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
       await sandbox.run(request(`return tools.echo({ id: require('node:os').hostname() })`, { memoryMb }), host, never())
       return memory / 1024 / 1024
     }
-    expect(await memoryOf(128)).toBe(128)
-    expect(await memoryOf(200)).toBe(200)
-    await sandbox.warm(1)
-    const hits = sandbox.poolStats.hits
-    expect(await memoryOf(200)).toBe(200)
-    expect(sandbox.poolStats.hits).toBe(hits + 1)
-    await sandbox.close()
+    try {
+      expect(await memoryOf(128)).toBe(128)
+      expect(await memoryOf(200)).toBe(200)
+      // The pool warms for the last size asked; on a loaded machine the first warm container may still be
+      // starting when the run comes, so the hit is looked for over two rounds (one of them must hit).
+      let hit = false
+      for (let round = 0; round < 2 && !hit; round++) {
+        expect(await sandbox.warm(1)).toBe(true)
+        const hits = sandbox.poolStats.hits
+        expect(await memoryOf(200)).toBe(200)
+        hit = sandbox.poolStats.hits === hits + 1
+      }
+      expect(hit).toBe(true)
+    } finally {
+      await sandbox.close()
+    }
   })
 
   it('a dead engine in the list is skipped: runs land on the live one', async () => {
