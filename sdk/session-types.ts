@@ -24,8 +24,11 @@ import { ts } from './ts-host.js'
 interface Entry {
   text: string
   keys: string[]
-  /** This cell's printed declaration (name, kind): replaced by its `any` form when it does not check. */
-  printed?: { name: string; kind: SessionBinding['kind'] }
+  /**
+   * This cell's printed declaration (name, kind): when it does not check by itself it is replaced by
+   * `looser` (a function's signatures returning `any`) if that checks, else by its `any` form.
+   */
+  printed?: { name: string; kind: SessionBinding['kind']; looser?: string }
 }
 
 /** What a cell is checked with: the earlier declarations as text to put before the wrapped program. */
@@ -74,16 +77,20 @@ export function emitDeclarations(
   }
   const kept = context.entries.filter((e) => !e.keys.some((k) => next.some((n) => n.keys.includes(k))))
   const all = [...kept, ...next]
-  const problems = problemLines(all.map((e) => e.text).join('\n'))
-  if (problems.size > 0) {
+  // Two rounds at most: a failing printed entry gets its looser form, then its `any` form.
+  for (let round = 0; round < 2; round++) {
+    const problems = problemLines(all.map((e) => e.text).join('\n'))
+    if (problems.size === 0) break
     let line = 0
     for (let i = 0; i < all.length; i++) {
       const entry = all[i]!
       const count = entry.text.split('\n').length
       let bad = false
       for (let l = line; l < line + count; l++) if (problems.has(l)) bad = true
-      if (bad && entry.printed) all[i] = untyped(entry.printed.name, entry.printed.kind)
       line += count
+      if (!bad || !entry.printed) continue
+      const { name, kind, looser } = entry.printed
+      all[i] = round === 0 && looser !== undefined ? { ...printed(looser, name, kind), printed: { name, kind } } : untyped(name, kind)
     }
   }
   return all.map((e) => e.text).join('\n')
@@ -120,9 +127,23 @@ function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker):
     const signatures = symbol ? checker.getTypeOfSymbolAtLocation(symbol, s.name).getCallSignatures() : []
     if (signatures.length === 0) return [untyped(name, 'function')]
     const text = signatures.map((sig) => `declare function ${name}${checker.signatureToString(sig, undefined, FLAGS)}`).join('\n')
-    return [printed(text, name, 'function')]
+    const looser = signatures.map((sig) => `declare function ${name}${parametersText(sig, s, checker)}: any`).join('\n')
+    const entry = printed(text, name, 'function')
+    return [entry.printed ? { ...entry, printed: { ...entry.printed, looser } } : entry]
   }
   return []
+}
+
+/** A signature's parameter list, `(a: number, b?: string, ...rest: any[])` (for its return type to be dropped). */
+function parametersText(sig: TS.Signature, at: TS.Node, checker: TS.TypeChecker): string {
+  const params = sig.getParameters().map((p) => {
+    const decl = p.valueDeclaration
+    const rest = decl !== undefined && ts.isParameter(decl) && decl.dotDotDotToken !== undefined
+    const optional = decl !== undefined && ts.isParameter(decl) && (decl.questionToken !== undefined || decl.initializer !== undefined)
+    const type = checker.typeToString(checker.getTypeOfSymbolAtLocation(p, at), undefined, FLAGS)
+    return `${rest ? '...' : ''}${p.getName()}${optional && !rest ? '?' : ''}: ${type}`
+  })
+  return `(${params.join(', ')})`
 }
 
 function printedValue(id: TS.Identifier, kind: 'const' | 'let' | 'var', checker: TS.TypeChecker): Entry {
