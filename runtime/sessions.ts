@@ -80,7 +80,7 @@ export class Sessions {
   }
 
   /** Resolves `options.session` (a handle or an id) and runs the program in it, after the session's earlier runs. */
-  run(session: Session | string, code: string, options: RunCodeOptions): Promise<RunResult> {
+  async run(session: Session | string, code: string, options: RunCodeOptions): Promise<RunResult> {
     const id = typeof session === 'string' ? session : session?.id
     if (typeof id !== 'string' || id === '') throw new TypeError('codeact: options.session must be a session from rt.session() or its id')
     const state = this.#state(id)
