@@ -1,6 +1,7 @@
 /**
- * One run inside the child process: a fresh context in a pooled isolate, the prelude and the program as
- * separate scripts, the glue, a watchdog, and the mapping of whatever happened to a SandboxOutcome.
+ * One run inside the child process: a fresh context in a pooled isolate (a realm, realm.ts: locked down, the
+ * prelude evaluated; usually prepared ahead), the program as its own script, the glue, a watchdog, and the
+ * mapping of whatever happened to a SandboxOutcome.
  *
  * isolated-vm's `timeout` only bounds a synchronous call, so the watchdog bounds the whole run (awaited
  * promises included) by disposing the isolate; a disposed isolate rejects every pending call into it.
@@ -10,8 +11,9 @@ import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { ProgramClock } from '../program-clock.js'
-import type { PooledIsolate } from './pool.js'
+import { type PooledIsolate, takeRealm } from './pool.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
+import { type Realm, releaseRealm } from './realm.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -91,7 +93,7 @@ export class IsolateRun {
 
   /** Run to the end. Never rejects. */
   async execute(): Promise<SandboxOutcome> {
-    const { isolate, lockdown, prelude } = this.#entry
+    const { isolate } = this.#entry
     const { limits } = this.#request
     // Two budgets: the program's own time (timeoutMs, paused while a call is pending) and the whole run's
     // wall clock (deadlineMs, whatever it waits on).
@@ -113,14 +115,15 @@ export class IsolateRun {
       }
     }, CPU_CHECK_MS)
     let context: ivm.Context | undefined
+    let realm: Realm | undefined
     try {
       // Setup runs synchronously on this thread: the isolate is idle (fresh, or reused only when nothing
       // was left running in it), none of it runs program code, and each step has a timeout anyway.
-      // That saves a thread hop per step; the program itself runs asynchronously below.
-      context = isolate.createContextSync()
-      // Before anything else evaluates in this context, the program's own script included.
-      lockdown.runSync(context, { timeout: remaining() })
-      const preludeFn = prelude.runSync(context, { reference: true, timeout: remaining() })
+      // That saves a thread hop per step; the program itself runs asynchronously below. The context
+      // (locked down, prelude evaluated) was usually prepared ahead by the pool (realm.ts).
+      realm = takeRealm(this.#entry, remaining())
+      context = realm.context
+      const preludeFn = realm.preludeFn
       let script: ivm.Script
       try {
         script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
@@ -218,7 +221,7 @@ export class IsolateRun {
       clearTimeout(wall)
       clearInterval(cpu)
       this.#control?.release()
-      if (context && !isolate.isDisposed) context.release()
+      if (realm) releaseRealm(realm, isolate)
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
     }
