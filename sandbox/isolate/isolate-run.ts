@@ -59,7 +59,7 @@ export class IsolateRun {
   /** Console lines received from the prelude; the outcome says how many it sent (see #drainLogs). */
   #logsReceived = 0
   /** The program's timers (setTimeout/setInterval in the prelude), as host timers; all cleared at the end. */
-  readonly #timers = new Map<number, NodeJS.Timeout>()
+  readonly #timers = new Map<number, () => void>()
   /** The program's own time (paused while a call is pending); set for the duration of execute(). */
   #clock: ProgramClock | undefined
 
@@ -164,20 +164,25 @@ export class IsolateRun {
       const timer = new ivm.Callback(
         (op: unknown, id: unknown, ms: unknown) => {
           if (typeof id !== 'number' || this.#finished || this.#stopped) return
-          const old = this.#timers.get(id)
-          if (old !== undefined) clearTimeout(old)
+          this.#timers.get(id)?.()
           this.#timers.delete(id)
           if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
           const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
           // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
           if (delay > remaining()) return
-          this.#timers.set(
-            id,
-            setTimeout(() => {
-              this.#timers.delete(id)
-              if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
-            }, delay),
-          )
+          const fire = () => {
+            this.#timers.delete(id)
+            if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
+          }
+          // Delay 0 (the prelude's end-of-run idle check, every run; a program's setTimeout(f, 0)) is the next
+          // macrotask: Node's setTimeout would make it at least 1 ms, a floor under every run.
+          if (delay < 1) {
+            const immediate = setImmediate(fire)
+            this.#timers.set(id, () => clearImmediate(immediate))
+          } else {
+            const timeout = setTimeout(fire, delay)
+            this.#timers.set(id, () => clearTimeout(timeout))
+          }
         },
         { ignored: true },
       )
@@ -215,7 +220,7 @@ export class IsolateRun {
       }
     } finally {
       this.#finished = true
-      for (const t of this.#timers.values()) clearTimeout(t)
+      for (const cancel of this.#timers.values()) cancel()
       this.#timers.clear()
       clock.dispose()
       clearTimeout(wall)
