@@ -119,7 +119,8 @@ export function runInContainer(
             .finally(() => clock.callSettled())
             .catch(() => JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the tool bridge failed' } }))
             .then((resultJson) => {
-              c.channel.send({ type: 'result', id: msg.id, resultJson })
+              // Not once the run is over: a session's container runs its next program, whose call ids start again.
+              if (!settled) c.channel.send({ type: 'result', id: msg.id, resultJson })
             })
           pending.add(p)
           void p.finally(() => pending.delete(p))
@@ -157,6 +158,8 @@ export function runInContainer(
       js: request.js,
       toolNames: [...request.toolNames],
       maxOutputBytes: limits.maxOutputBytes,
+      ...(request.session ? { session: true as const } : {}),
+      ...(request.entropy ? { entropy: request.entropy } : {}),
     })
     if (!sent) fail('sandbox_unavailable', 'the container closed before the program could be sent')
   })
@@ -180,6 +183,7 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
       valueJson: o.valueJson,
       ...(o.valueNote !== undefined ? { valueNote: o.valueNote } : {}),
       droppedOutputBytes: o.droppedOutputBytes,
+      ...(o.clock !== undefined ? { clock: o.clock } : {}),
     }
   }
   const { name, message, stack } = o.error
@@ -188,6 +192,7 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
     ok: false,
     error: { kind: 'runtime', message: text, ...(stack !== undefined ? { stack } : {}) },
     droppedOutputBytes: o.droppedOutputBytes,
+    ...(o.clock !== undefined ? { clock: o.clock } : {}),
   }
 }
 

@@ -3,7 +3,7 @@
  * test/docker/hardening.test.ts attacks each of them.
  */
 import type Docker from 'dockerode'
-import { INSTANCE_LABEL, LABEL } from './engine.js'
+import { INSTANCE_LABEL, LABEL, SESSION_LABEL } from './engine.js'
 import { ownerLabels } from './owner.js'
 import type { WorkspaceMount } from './mount.js'
 import type { ResolvedOptions } from './options.js'
@@ -69,6 +69,8 @@ export function containerSpec(
   user: string,
   mount: WorkspaceMount | undefined,
   instanceId: string,
+  /** A session's own container carries the session's id (the reaper removes it with its owner, like any other). */
+  sessionId?: string,
 ): Docker.ContainerCreateOptions {
   const bytes = Math.round(memoryMb * 1024 * 1024)
   return {
@@ -77,7 +79,7 @@ export function containerSpec(
     ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
-    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId },
+    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId, ...(sessionId !== undefined ? { [SESSION_LABEL]: sessionId } : {}) },
     User: user,
     WorkingDir: mount ? mount.mountAt : '/tmp',
     // The protocol: stdin stays open while the host is attached; when the host goes away, stdin ends
