@@ -94,11 +94,14 @@ export function createSessionEntropy(realCrypto, now) {
       tag = undefined
     }
     if (tag === undefined || !ReflectApply(setHas, INTEGER_ARRAYS, [tag])) {
-      throw new DOMExceptionCtor("The data argument must be an integer-type TypedArray", 'TypeMismatchError')
+      throw new DOMExceptionCtor('The data argument must be an integer-type TypedArray', 'TypeMismatchError')
     }
     const length = ReflectApply(typedArrayByteLength, view, [])
     if (length > 65536) {
-      throw new DOMExceptionCtor(`The ArrayBufferView's byte length (${length}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError')
+      throw new DOMExceptionCtor(
+        `The ArrayBufferView's byte length (${length}) exceeds the number of bytes of entropy available via this API (65536)`,
+        'QuotaExceededError',
+      )
     }
     fill(new Uint8ArrayCtor(ReflectApply(typedArrayBuffer, view, []), ReflectApply(typedArrayByteOffset, view, []), length))
     return view

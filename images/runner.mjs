@@ -48,7 +48,17 @@ const onProcess = process.on.bind(process)
 let current
 function newRun() {
   // No prototype: an earlier run of the session cannot plant a setter for these names on Object.prototype.
-  const state = { __proto__: null, finished: false, bridge: undefined, logBatch: [], logBytes: 0, flushScheduled: false, flush: undefined, log: undefined, call: undefined }
+  const state = {
+    __proto__: null,
+    finished: false,
+    bridge: undefined,
+    logBatch: [],
+    logBytes: 0,
+    flushScheduled: false,
+    flush: undefined,
+    log: undefined,
+    call: undefined,
+  }
   state.flush = () => {
     state.flushScheduled = false
     if (state.logBatch.length === 0) return
@@ -68,11 +78,22 @@ function newRun() {
     }
   }
   state.call = (id, name, argsJson) => {
-    if (state.finished || typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+    if (typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+    if (state.finished) {
+      // A tool function an earlier run of the session kept (`const t = tools.f`) is that run's: it fails at
+      // once instead of hanging the run that calls it (`tools.f` read again is the current run's).
+      if (sessionContainer && state.bridge) setImmediateFn(() => state.bridge.deliver(id, staleCall(name)))
+      return
+    }
     state.flush() // console lines written before the call reach the host before it
     send({ type: 'call', id, name, argsJson })
   }
   return state
+}
+
+function staleCall(name) {
+  const message = `this tools.${slice(name, 0, 200)} belongs to an earlier run of the session: read tools.${slice(name, 0, 200)} again in this run`
+  return toJson({ ok: false, error: { code: 'ESTALE', message } })
 }
 
 // --- the run ----------------------------------------------------------------------------------------

@@ -61,14 +61,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   // Containers a removal gave up on (the engine was away): tried again once an engine answers again (a
   // container starts) and at close(), so an outage leaves nothing behind.
   const leftovers = new Set<Docker.Container>()
-  const remove = (container: Docker.Container): void =>
-    track(removeContainer(container).then((gone) => (gone ? leftovers.delete(container) : leftovers.add(container))))
-  const destroy = (c: ReadyContainer): void => {
+  const remove = (container: Docker.Container): Promise<unknown> => {
+    const removal = removeContainer(container).then((gone) => (gone ? leftovers.delete(container) : leftovers.add(container)))
+    track(removal)
+    return removal
+  }
+  const destroy = (c: ReadyContainer): Promise<unknown> => {
     c.channel.destroy()
-    remove(c.container)
+    return remove(c.container)
   }
   const retryLeftovers = (): void => {
-    for (const container of leftovers) remove(container)
+    for (const container of leftovers) void remove(container)
   }
   let turn = 0
   // Round-robin across engines; an engine that fails is skipped for the next one, once around.
@@ -101,7 +104,11 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   // Each session's own container, started for it (labelled with its id), kept across its runs.
   const sessions = new SessionContainers({ spawn: spawnOn, destroy })
 
-  const abortedOutcome = (): SandboxOutcome => ({ ok: false, error: { kind: 'aborted', message: 'the run was aborted' }, droppedOutputBytes: 0 })
+  const abortedOutcome = (): SandboxOutcome => ({
+    ok: false,
+    error: { kind: 'aborted', message: 'the run was aborted' },
+    droppedOutputBytes: 0,
+  })
 
   /** A single-use container from the warm pool, removed after the run. */
   async function takeWarm(request: SandboxRunRequest, signal: AbortSignal): Promise<Acquired> {

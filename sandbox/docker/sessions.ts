@@ -30,8 +30,8 @@ export type Acquired =
 export interface SessionContainersOptions {
   /** Start a container for this session (labelled with its id). */
   spawn(memoryMb: number, sessionId: string): Promise<Spawned>
-  /** Kill and remove a container. */
-  destroy(container: ReadyContainer): void
+  /** Kill and remove a container; resolves once it is gone (or given up on). */
+  destroy(container: ReadyContainer): Promise<unknown>
 }
 
 const lost = (message: string): SandboxOutcome => ({ ok: false, error: { kind: 'session_lost', message }, droppedOutputBytes: 0 })
@@ -92,7 +92,7 @@ export class SessionContainers {
       return { ok: false, outcome: aborted() }
     }
     if (ref.realm === 'existing') {
-      if (!entry.ready || !entry.ready.channel.isOpen) {
+      if (!entry.ready?.channel.isOpen) {
         const why = entry.ready ? 'its container ended' : 'it has no container here'
         this.drop(entry)
         release()
@@ -120,7 +120,7 @@ export class SessionContainers {
       abort,
       release: (outcome) => {
         entry.abort = undefined
-        if (!realmSurvives(outcome, ready) && entry.ready === ready) this.drop(entry)
+        if (!realmSurvives(outcome, ready) && entry.ready === ready) void this.drop(entry)
         release()
       },
     }
@@ -142,7 +142,7 @@ export class SessionContainers {
       void spawning.then((s) => {
         signal.removeEventListener('abort', onAbort)
         // Arrived after the caller left, or after the session ended or the sandbox closed.
-        if ((gaveUp || this.closed || this.entries.get(entry.id) !== entry) && s.ok) this.o.destroy(s.ready)
+        if ((gaveUp || this.closed || this.entries.get(entry.id) !== entry) && s.ok) void this.o.destroy(s.ready)
         resolve(s)
       })
     })
@@ -153,9 +153,10 @@ export class SessionContainers {
     return { ok: true, ready: spawned.ready }
   }
 
-  private drop(entry: Entry): void {
-    if (entry.ready) this.o.destroy(entry.ready)
+  private drop(entry: Entry): Promise<unknown> {
+    const removal = entry.ready ? this.o.destroy(entry.ready) : Promise.resolve()
     entry.ready = undefined
+    return removal
   }
 
   /** End a session: its run in flight (if any) is aborted, its container removed. Unknown ids are fine. */
@@ -164,9 +165,9 @@ export class SessionContainers {
     if (!entry) return
     this.entries.delete(id)
     entry.abort?.abort()
-    this.drop(entry)
+    const removal = this.drop(entry)
     await entry.turn
-    this.drop(entry) // a container the aborted run's `new` brought in meanwhile
+    await Promise.all([removal, this.drop(entry)]) // and a container the aborted run's `new` brought in meanwhile
   }
 
   /** Remove every session's container (runs in flight are aborted by the sandbox's close). */

@@ -79,7 +79,12 @@ export function containerSpec(
     ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
-    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId, ...(sessionId !== undefined ? { [SESSION_LABEL]: sessionId } : {}) },
+    Labels: {
+      [LABEL]: '1',
+      ...ownerLabels(),
+      [INSTANCE_LABEL]: instanceId,
+      ...(sessionId !== undefined ? { [SESSION_LABEL]: sessionId } : {}),
+    },
     User: user,
     WorkingDir: mount ? mount.mountAt : '/tmp',
     // The protocol: stdin stays open while the host is attached; when the host goes away, stdin ends
