@@ -15,7 +15,7 @@ import { reapOrphans } from './reaper.js'
 import { runInContainer } from './run.js'
 import { SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
-import { containerSpec, containerUser } from './spec.js'
+import { containerSpec, containerUser, sessionContainerName } from './spec.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
 export interface DockerSandbox extends Sandbox {
@@ -101,8 +101,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     spawn: (memoryMb) => spawnOn(memoryMb),
     discard: destroy,
   })
-  // Each session's own container, started for it (labelled with its id), kept across its runs.
-  const sessions = new SessionContainers({ spawn: spawnOn, destroy })
+  // Each session's own container, kept across its runs: a warm one when the pool holds one now (renamed for
+  // the session), else one started for it (named and labelled with its id).
+  const sessions = new SessionContainers({
+    spawn: async (memoryMb, sessionId) => {
+      const warm = pool.takeReady(memoryMb)
+      if (!warm) return spawnOn(memoryMb, sessionId)
+      await warm.container.rename({ name: sessionContainerName(sessionId) }).catch(() => undefined)
+      return { ok: true, ready: warm }
+    },
+    destroy,
+  })
 
   const abortedOutcome = (): SandboxOutcome => ({
     ok: false,

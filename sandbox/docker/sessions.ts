@@ -6,7 +6,8 @@
  * A session's runs go one at a time (a run waits for the one before it). A realm is lost when its container
  * is: killed by a timeout or an abort, OOM-killed, exited, removed from outside. Then a run that asks for the
  * `existing` realm is answered `session_lost` at once (the runtime restores the session by replay into a
- * `new` one). `new` always starts a fresh container, so nothing an earlier realm left running survives.
+ * `new` one). `new` always takes a fresh container (a warm one from the pool when it holds one, else one
+ * started for the session), so nothing an earlier realm left running survives.
  */
 import { unavailable, type SandboxOutcome, type SandboxSessionRef } from '../types.js'
 import type { ReadyContainer, Spawned } from './spawn.js'
@@ -28,7 +29,7 @@ export type Acquired =
   | { ok: false; outcome: SandboxOutcome }
 
 export interface SessionContainersOptions {
-  /** Start a container for this session (labelled with its id). */
+  /** A fresh container for this session (named for it; labelled with its id when started for it). */
   spawn(memoryMb: number, sessionId: string): Promise<Spawned>
   /** Kill and remove a container; resolves once it is gone (or given up on). */
   destroy(container: ReadyContainer): Promise<unknown>

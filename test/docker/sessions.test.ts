@@ -18,13 +18,13 @@ import { ensureImage, never, ownContainers, request, testHost, type TestHost } f
 const here = path.dirname(fileURLToPath(import.meta.url))
 const bundle = path.resolve(here, '../../node_modules/.cache/codeact-docker-test/session-host.mjs')
 
-/** Containers of this process that carry a session's label, by session id. */
+/** Containers of this process named for a session (`codeact-session-<id>-<random>`), by session id. */
 async function sessionContainers(): Promise<Array<{ id: string; session: string; running: boolean }>> {
-  const list = await new Docker().listContainers({
-    all: true,
-    filters: { label: [`codeact.owner=${os.hostname()}:${process.pid}`, 'codeact.session'] },
+  const list = await new Docker().listContainers({ all: true, filters: { label: [`codeact.owner=${os.hostname()}:${process.pid}`] } })
+  return list.flatMap((c) => {
+    const named = /^\/codeact-session-(.+)-[0-9a-f]{8}$/.exec(c.Names[0] ?? '')
+    return named?.[1] ? [{ id: c.Id, session: named[1], running: c.State === 'running' }] : []
   })
-  return list.map((c) => ({ id: c.Id, session: c.Labels['codeact.session'] ?? '', running: c.State === 'running' }))
 }
 
 const value = (out: SandboxOutcome): unknown => (out.ok && out.valueJson !== undefined ? JSON.parse(out.valueJson) : out)
@@ -49,6 +49,8 @@ for (const runtime of dockerRuntimeCases) {
     })
 
     it('keeps live objects of one session across runs in the same container, and a stateless run never gets that container', async () => {
+      expect(await sandbox.warm(1)).toBe(true)
+      const hits = sandbox.poolStats.hits
       const first = await run(
         'keep',
         'new',
@@ -60,6 +62,7 @@ for (const runtime of dockerRuntimeCases) {
       )
       const [n1, hostname] = value(first) as [number, string]
       expect(n1).toBe(1)
+      expect(sandbox.poolStats.hits).toBe(hits + 1) // the first run took the warm container, and keeps it
       const second = await run(
         'keep',
         'existing',
