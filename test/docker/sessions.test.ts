@@ -137,7 +137,8 @@ for (const runtime of dockerRuntimeCases) {
       expect(host.calls.length).toBe(calls)
       const fresh = await run('bomb', 'new', 'return typeof before')
       expect(value(fresh)).toBe('undefined')
-      const now = (await sessionContainers()).filter((c) => c.session === 'bomb')
+      // The killed container may still be on its way out; the live one is new.
+      const now = (await sessionContainers()).filter((c) => c.session === 'bomb' && c.running)
       expect(now).toHaveLength(1)
       expect(now[0]?.id).not.toBe(old?.id)
     })
