@@ -35,6 +35,8 @@ export function runInContainer(
     let logBytes = 0
     let hostDropped = 0
     let settled = false
+    // A session's container serves many runs: only this run's stray output counts for it.
+    const strayBefore = c.channel.stray.bytes
 
     const finish = (outcome: SandboxOutcome): void => {
       if (settled) return
@@ -49,7 +51,7 @@ export function runInContainer(
       const withExtras: SandboxOutcome = {
         ...outcome,
         // What the program wrote to fd 1 outside the protocol is output that was dropped.
-        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped + c.channel.stray.bytes,
+        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped + c.channel.stray.bytes - strayBefore,
         ...(denials.length > 0 ? { denials } : {}),
       }
       // A stopped run (timeout, abort) answers at once, its calls still pending: the runtime names them

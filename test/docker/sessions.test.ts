@@ -171,6 +171,12 @@ for (const runtime of dockerRuntimeCases) {
       expect(value(out)).toEqual([['ToolCallError', 'ESTALE'], { a: 2 }])
     })
 
+    it("counts a run's own stray output only: what an earlier run wrote to fd 1 is not dropped again", async () => {
+      const first = await run('stray', 'new', `require('node:fs').writeSync(1, 'x'.repeat(99) + '\\n'); return 1`)
+      expect(first).toMatchObject({ ok: true, droppedOutputBytes: 100 })
+      expect(await run('stray', 'existing', 'return 2')).toMatchObject({ ok: true, valueJson: '2', droppedOutputBytes: 0 })
+    })
+
     it('replays entropy: the same seed and recorded clock rebuild the same Math.random, crypto, Date and performance values', async () => {
       const body = `return [Math.random(), crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint8Array(6))),
         Date.now(), new Date().toISOString(), performance.now(), performance.now()]`
