@@ -10,7 +10,7 @@
  *
  * Evaluated inside the prelude's setup; it defines `useEntropy(entropy) => takeClock()`.
  */
-export const ENTROPY_SOURCE = String.raw`
+export const ENTROPY_SOURCE = `
   const MathObject = Math, MathRandom = Math.random, MathImul = Math.imul;
   const DateCtor = Date, ReflectConstruct = Reflect.construct, dateToString = Date.prototype.toString;
   /** Past this many reads a run's times are not recorded (a replay then reads the real clock for the rest). */

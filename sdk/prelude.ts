@@ -307,6 +307,8 @@ ${ENTROPY_SOURCE}
       // 100,000 unawaited calls does not hold 100,000 stacks (a failed call in a flood has no line).
       const site = callsInFlight < MAX_SITES ? callSite(fn) : undefined;
       return new PromiseCtor(function (resolve, reject) {
+        // A session keeps functions across runs; a tool function kept from an ended run has no bridge left.
+        if (completed) { reject(failedCall(name, 'ESTALE', 'this tool function belongs to an earlier run; call tools.' + name + ' from this run', site)); return; }
         let pending;
         try { pending = hostCall(name, argsJson); } catch (e) {
           reject(failedCall(name, 'EIO', 'the tool bridge failed', site));
