@@ -79,21 +79,11 @@ function newRun() {
   }
   state.call = (id, name, argsJson) => {
     if (typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-    if (state.finished) {
-      // A tool function an earlier run of the session kept (`const t = tools.f`) is that run's: it fails at
-      // once instead of hanging the run that calls it (`tools.f` read again is the current run's).
-      if (sessionContainer && state.bridge) setImmediateFn(() => state.bridge.deliver(id, staleCall(name)))
-      return
-    }
+    if (state.finished) return // a call of a run that ended (the prelude answers a kept tool function with ESTALE)
     state.flush() // console lines written before the call reach the host before it
     send({ type: 'call', id, name, argsJson })
   }
   return state
-}
-
-function staleCall(name) {
-  const message = `this tools.${slice(name, 0, 200)} belongs to an earlier run of the session: read tools.${slice(name, 0, 200)} again in this run`
-  return toJson({ ok: false, error: { code: 'ESTALE', message } })
 }
 
 // --- the run ----------------------------------------------------------------------------------------
