@@ -4,7 +4,9 @@
 // and their recorded entropy, so what they built (random ids, times, fetched rows) is the same — and
 // closing the session removes its container. Under runc and gVisor (runsc).
 import Docker from 'dockerode'
-import os from 'node:os'
+import { mkdtempSync } from 'node:fs'
+import os, { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
@@ -21,6 +23,19 @@ async function liveSessionContainers(id: string): Promise<string[]> {
 for (const runtime of dockerRuntimeCases) {
   describe.skipIf(runtime.skip !== undefined)(`docker sessions through the runtime (${runtime.name})`, () => {
     const executed: string[] = []
+    const rowsTool = () =>
+      defineTool({
+        name: 'fetch_rows',
+        description: 'Rows of a table (each fetch is recorded, so a test can tell a replay from a new call).',
+        parameters: z.object({ table: z.string() }),
+        execute: ({ table }) => {
+          executed.push(`fetch_rows ${table}`)
+          return [
+            { id: 1, table, score: 0.5 },
+            { id: 2, table, score: 0.75 },
+          ]
+        },
+      })
     let rt: Runtime
     beforeAll(async () => {
       await ensureImage()
@@ -29,20 +44,7 @@ for (const runtime of dockerRuntimeCases) {
         docker: { ...runtime.option },
         typecheck: 'off',
         sessions: { memoryMb: 96 },
-        tools: [
-          defineTool({
-            name: 'fetch_rows',
-            description: 'Rows of a table (each fetch is recorded, so a test can tell a replay from a new call).',
-            parameters: z.object({ table: z.string() }),
-            execute: ({ table }) => {
-              executed.push(`fetch_rows ${table}`)
-              return [
-                { id: 1, table, score: 0.5 },
-                { id: 2, table, score: 0.75 },
-              ]
-            },
-          }),
-        ],
+        tools: [rowsTool()],
       })
     }, 300_000)
     afterAll(async () => {
@@ -77,6 +79,32 @@ for (const runtime of dockerRuntimeCases) {
       expect(now).toHaveLength(1)
       expect(now[0]).not.toBe(container)
       await s.close()
+    })
+
+    it('a new runtime (a host restart) restores a session from the JSONL log into a new container, running no tool', async () => {
+      const logFile = path.join(mkdtempSync(path.join(tmpdir(), 'codeact-docker-session-')), 'events.jsonl')
+      const id = `restart-${runtime.name}`
+      const options = { sandbox: 'docker' as const, docker: { ...runtime.option }, typecheck: 'off' as const, logFile }
+      const before = await createRuntime({ ...options, tools: [rowsTool()] })
+      const first = await before.session({ id }).runCode(`
+        const rows = await tools.fetch_rows({ table: 'orders' })
+        const token = crypto.randomUUID()
+        return token`)
+      expect(first.ok).toBe(true)
+      await before.close() // its containers are gone; the log stays
+      expect(await liveSessionContainers(id)).toEqual([])
+
+      const after = await createRuntime({ ...options, tools: [rowsTool()] })
+      try {
+        const executedBefore = executed.length
+        const next = await after.session({ id }).runCode('return [token, rows.length]')
+        expect(next.value).toEqual([first.value, 2])
+        expect(next.observation).toMatch(/session was restored/)
+        expect(executed.length).toBe(executedBefore)
+        expect(await liveSessionContainers(id)).toHaveLength(1)
+      } finally {
+        await after.close()
+      }
     })
 
     it('two sessions with the same names in parallel keep their own values, each in its own container; close removes them', async () => {
