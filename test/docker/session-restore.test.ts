@@ -14,10 +14,13 @@ import { defineTool } from '../../vocabulary/define-tool.js'
 import { dockerRuntimeCases } from './engine.js'
 import { ensureImage, ownContainers } from './helpers.js'
 
-/** Running containers of this process named for a session (`codeact-session-<id>-<random>`). */
+/**
+ * Running containers of this process named for a session: `codeact-session-<realm id>-<random>`, where the
+ * runtime's realm id is `<caller>:<id>` (no caller here) reduced to what Docker allows in a name.
+ */
 async function liveSessionContainers(id: string): Promise<string[]> {
   const list = await new Docker().listContainers({ filters: { label: [`codeact.owner=${os.hostname()}:${process.pid}`] } })
-  return list.filter((c) => c.Names.some((n) => n.startsWith(`/codeact-session-${id}-`))).map((c) => c.Id)
+  return list.filter((c) => c.Names.some((n) => n.startsWith('/codeact-session-') && n.includes(`-${id}-`))).map((c) => c.Id)
 }
 
 for (const runtime of dockerRuntimeCases) {
