@@ -110,6 +110,31 @@ for (const runtime of dockerRuntimeCases) {
       }
     })
 
+    it('past the cap of live realms, the least recently used session loses its container and restores on its next run', async () => {
+      const capped = await createRuntime({
+        sandbox: 'docker',
+        docker: { ...runtime.option },
+        typecheck: 'off',
+        sessions: { max: 1 },
+        tools: [rowsTool()],
+      })
+      try {
+        const [a, b] = [capped.session({ id: `cap-a-${runtime.name}` }), capped.session({ id: `cap-b-${runtime.name}` })]
+        await a.runCode(`const rows = await tools.fetch_rows({ table: 'a' })`)
+        const [aContainer] = await liveSessionContainers(a.id)
+        expect(aContainer).toBeDefined()
+        await b.runCode('const mine = 2') // a second live realm: a's (the least recently used) is freed
+        await expect(new Docker().getContainer(aContainer ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+        const executedBefore = executed.length
+        const back = await a.runCode('return rows.length')
+        expect(back.value).toBe(2)
+        expect(back.observation).toMatch(/session was restored/)
+        expect(executed.length).toBe(executedBefore)
+      } finally {
+        await capped.close()
+      }
+    })
+
     it('two sessions with the same names in parallel keep their own values, each in its own container; close removes them', async () => {
       const a = rt.session()
       const b = rt.session()
