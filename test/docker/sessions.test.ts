@@ -218,7 +218,8 @@ for (const runtime of dockerRuntimeCases) {
       const first = await sandbox.run({ ...request(body), session: { id: 'rec', realm: 'new' }, entropy }, host, never())
       expect(first.ok).toBe(true)
       const clock = first.clock ?? []
-      expect(clock.length).toBeGreaterThanOrEqual(4)
+      // Run-length encoded by the prelude (reads in the same millisecond collapse), never empty here.
+      expect(clock.length).toBeGreaterThan(0)
       const again = await sandbox.run(
         { ...request(body), session: { id: 'rec', realm: 'new' }, entropy: { ...entropy, clock } },
         host,
