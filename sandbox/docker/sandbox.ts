@@ -14,6 +14,7 @@ import { reapOrphans } from './reaper.js'
 import { runInContainer } from './run.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
 import { containerSpec, containerUser } from './spec.js'
+import { prepareUpper, removeStaged, stagedSpec, stagingProblem, type DockerStage } from './staged.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
 export interface DockerSandbox extends Sandbox {
@@ -38,6 +39,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   let reaped = false
   let opsHolder: Promise<OpsClient> | undefined
   let opsContainer: ReadyContainer | undefined
+  /** Runs to serve on a staged workspace (staged.ts), by run id, until their run takes them. */
+  const stages = new Map<string, DockerStage & { settle(gone: boolean): void }>()
 
   // Set-up problems are remembered and reported by every run, never thrown.
   const connected = connectEngines(options.engines)
@@ -95,12 +98,57 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     discard: destroy,
   })
 
+  /** A container of its own for a staged run (never pooled: its workspace is the run's overlay). */
+  async function spawnStaged(stage: DockerStage, memoryMb: number): Promise<Spawned> {
+    let spawned: Spawned = { ok: false, message: 'no Docker engine configured' }
+    for (const engine of engines) {
+      spawned = await spawnContainer(
+        engine,
+        stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage),
+        memoryMb,
+        o.startTimeoutMs,
+        track,
+      )
+      if (spawned.ok) return spawned
+    }
+    return spawned
+  }
+
+  /** A staged run settles its stage once its container (and the overlay) is gone, whatever the outcome. */
   async function run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
+    const stage = stages.get(request.runId)
+    if (!stage) return runOn(request, host, signal, undefined)
+    stages.delete(request.runId)
+    const gone = { ok: true }
+    try {
+      return await runOn(request, host, signal, { stage, gone })
+    } finally {
+      stage.settle(gone.ok)
+    }
+  }
+
+  async function runOn(
+    request: SandboxRunRequest,
+    host: SandboxHost,
+    signal: AbortSignal,
+    staged: { stage: DockerStage; gone: { ok: boolean } } | undefined,
+  ): Promise<SandboxOutcome> {
     if (setupError) return unavailable(setupError)
     if (closed) return unavailable('the docker sandbox is closed')
     const aborted: SandboxOutcome = { ok: false, error: { kind: 'aborted', message: 'the run was aborted' }, droppedOutputBytes: 0 }
     if (signal.aborted) return aborted
-    const taking = pool.take(o.memoryMb ?? request.limits.memoryMb)
+    const taking = staged
+      ? spawnStaged(staged.stage, o.memoryMb ?? request.limits.memoryMb)
+      : pool.take(o.memoryMb ?? request.limits.memoryMb)
+    if (staged) {
+      // Waited for even when aborted: a staged container must be gone before its stage settles.
+      const s = await taking
+      if (s.ok && signal.aborted) {
+        s.ready.channel.destroy()
+        staged.gone.ok = await removeStaged(s.ready.container)
+      }
+      if (signal.aborted) return aborted
+    }
     let gaveUp = false
     const spawned = await new Promise<Awaited<typeof taking> | undefined>((resolve) => {
       const onAbort = (): void => {
@@ -129,8 +177,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     } finally {
       signal.removeEventListener('abort', forward)
       active.delete(request.runId)
-      destroy(ready) // single use
-      pool.fill() // refill after the run, not during it: a container start competes for the CPU
+      if (staged) {
+        ready.channel.destroy()
+        staged.gone.ok = await removeStaged(ready.container)
+      } else {
+        destroy(ready) // single use
+        pool.fill() // refill after the run, not during it: a container start competes for the CPU
+      }
     }
   }
 
@@ -196,6 +249,20 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
           const own = runId === undefined ? undefined : active.get(runId)?.ops
           return own ?? opsOutsideRuns(m)
         }),
+      }
+    },
+    stageRun(runId, stage) {
+      if (!mount) return 'there is no workspace to stage'
+      const problem = stagingProblem(mount, stage, o.runtime) ?? prepareUpper(mount, stage)
+      if (problem) return problem
+      let settle!: (gone: boolean) => void
+      const settled = new Promise<boolean>((resolve) => (settle = resolve))
+      stages.set(runId, { ...stage, settle })
+      return {
+        settled: () => settled,
+        cancel: () => {
+          if (stages.delete(runId)) settle(true)
+        },
       }
     },
     async warm(count) {

@@ -29,7 +29,9 @@ async function upperEntries(dir: string, prefix: string, out: { rel: string; kin
   const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
   for (const d of dirents) {
     const rel = prefix === '' ? d.name : `${prefix}/${d.name}`
-    const kind: EntryType = d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : d.isDirectory() ? 'dir' : 'other'
+    // Whiteouts (character devices a kernel overlay leaves), fifos, sockets: not workspace content.
+    if (!d.isSymbolicLink() && !d.isFile() && !d.isDirectory()) continue
+    const kind: EntryType = d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : 'dir'
     out.push({ rel, kind })
     if (kind === 'dir') await upperEntries(join(dir, d.name), rel, out)
   }
