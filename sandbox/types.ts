@@ -102,6 +102,8 @@ export interface Sandbox {
 }
 
 export interface StagedRun {
+  /** What the stage's upper folder holds afterwards: an overlay's upper layer, or a whole copy of the tree. */
+  readBack: 'overlay' | 'copy'
   settled(): Promise<boolean>
   /** The run never started: forget the stage (settles true). */
   cancel(): void

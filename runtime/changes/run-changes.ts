@@ -7,7 +7,7 @@
 import { readFile, readlink } from 'node:fs/promises'
 import type { StagedRun } from '../../sandbox/types.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig, type WorkspaceOps } from '../../sandbox/workspace/ops.js'
-import { overlayRemovals } from '../../sandbox/workspace/staging/overlay-upper.js'
+import { copyRemovals, overlayRemovals } from '../../sandbox/workspace/staging/overlay-upper.js'
 import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
 import { createStage, type Stage } from '../../sandbox/workspace/staging/stage-dir.js'
 import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
@@ -149,8 +149,10 @@ async function backendStaged(
           refused: 'the staged container could not be confirmed gone, so its stage was not read; nothing was applied',
         }
       }
-      for (const w of await overlayRemovals(stage.upper, env.config.root)) view.whiteouts.add(w)
-      return finishStaged(env, mode, stage, view, read, ok, review)
+      const copy = handle.readBack === 'copy'
+      const removed = await (copy ? copyRemovals : overlayRemovals)(stage.upper, env.config.root)
+      for (const w of removed) view.whiteouts.add(w)
+      return finishStaged(env, mode, stage, view, read, ok, review, copy)
     },
   }
 }
@@ -163,10 +165,11 @@ async function finishStaged(
   read: Set<string>,
   ok: boolean,
   review: ReviewChange | undefined,
+  copy = false,
 ): Promise<FinishedChanges> {
   let keepStage = false
   try {
-    const set = await stagedChanges(view)
+    const set = await stagedChanges(view, copy)
     const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
     const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
     const listed: FileChange[] = set.changes.map(asFileChange)

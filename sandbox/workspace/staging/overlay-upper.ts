@@ -5,10 +5,11 @@
  * does not hold itself. Node cannot read extended attributes, so the kernel does it: the upper layer is
  * mounted read-only over the real tree once more, in a private mount namespace (unprivileged: a user
  * namespace), and every folder the upper layer has is listed as that overlay shows it. A lower name the
- * listing lacks is hidden: a removal, in the StagedView's terms a whiteout.
+ * listing lacks is hidden: a removal, in the StagedView's terms a whiteout. A whole-copy stage (gVisor's)
+ * needs no kernel: what the copy lacks is hidden.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -60,5 +61,21 @@ export async function overlayRemovals(upper: string, lower: string): Promise<str
     const real = await readdir(dir === '' ? lower : join(lower, dir)).catch(() => [] as string[])
     for (const name of real) if (!names.has(name)) hidden.push(dir === '' ? name : `${dir}/${name}`)
   }
+  return hidden.sort()
+}
+
+/** The same for a whole-copy stage (gVisor): real entries the copy no longer has, outermost only. */
+export async function copyRemovals(copy: string, lower: string): Promise<string[]> {
+  const hidden: string[] = []
+  const visit = async (rel: string): Promise<void> => {
+    const dirents = await readdir(rel === '' ? lower : join(lower, rel), { withFileTypes: true }).catch(() => [])
+    for (const d of dirents) {
+      const r = rel === '' ? d.name : `${rel}/${d.name}`
+      const there = await lstat(join(copy, r)).catch(() => undefined)
+      if (there === undefined) hidden.push(r)
+      else if (d.isDirectory() && there.isDirectory()) await visit(r)
+    }
+  }
+  await visit('')
   return hidden.sort()
 }
