@@ -250,13 +250,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         return isOps(svc) ? svc : hostOps
       },
       stagedExec: stagedExecFor(workspace.config, options.workspace?.bwrapPath ?? 'bwrap', sandbox.name),
-      ...(sandbox.name === 'docker'
-        ? {
-            programWrites: true,
-            stagingRefusal:
-              'the Docker backend mounts the real workspace into the container (its programs write with node:fs directly), so it cannot be staged yet; use the isolate sandbox for --dry-run/--atomic',
-          }
-        : {}),
+      // Docker: the program writes the mounted tree itself (node:fs), and a staged run is the backend's to mount.
+      ...(sandbox.name === 'docker' ? { programWrites: true, hostOps } : {}),
+      ...(sandbox.stageRun ? { stageRun: sandbox.stageRun.bind(sandbox) } : {}),
     }
   }
   const sessions = new Sessions({

@@ -25,7 +25,7 @@ import type {
   ToolCall,
   ToolResult,
 } from '../vocabulary/types.js'
-import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
+import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep } from './typecheck.js'
@@ -227,7 +227,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         ok: false,
         error: {
           kind: 'sandbox_unavailable',
-          code: 'SANDBOX_UNAVAILABLE',
+          code: err instanceof WorkspaceError && err.code === 'EPERM' ? 'EPERM' : 'SANDBOX_UNAVAILABLE',
           message: `could not stage the workspace for a${changeMode === 'atomic' ? 'n atomic' : ' dry'} run: ${err instanceof Error ? err.message : String(err)}`,
         },
         droppedOutputBytes: 0,

@@ -131,8 +131,24 @@ export interface Sandbox {
    * A backend without it cannot run sessions (`session` requests answer `sandbox_unavailable`).
    */
   endSession?(id: string): Promise<void>
+  /**
+   * For backends that mount the workspace themselves (Docker): serve run `runId` a staged view — the real
+   * workspace as the read-only lower layer, `stage.upper` as the layer every write lands in — so the
+   * program, its file tools and its `bash` all see the view and the real tree is never written. Returns
+   * why it cannot (the run must then not start), or a handle whose `settled` resolves once nothing of the
+   * run can write the stage any more (true), or that could not be made sure (false: nothing may be applied).
+   */
+  stageRun?(runId: string, stage: { upper: string; work: string }): StagedRun | string
   /** Stop everything this backend started. Runs still in flight end as `aborted`. */
   close(): Promise<void>
+}
+
+export interface StagedRun {
+  /** What the stage's upper folder holds afterwards: an overlay's upper layer, or a whole copy of the tree. */
+  readBack: 'overlay' | 'copy'
+  settled(): Promise<boolean>
+  /** The run never started: forget the stage (settles true). */
+  cancel(): void
 }
 
 /** Thrown by nothing; returned as the outcome when a backend cannot start. */

@@ -5,9 +5,11 @@
  * review, or thrown away — so a failed, timed-out, killed or cancelled atomic run leaves the tree as it was.
  */
 import { readFile, readlink } from 'node:fs/promises'
-import type { ExecRequest, ExecResult, WorkspaceConfig, WorkspaceOps } from '../../sandbox/workspace/ops.js'
+import type { StagedRun } from '../../sandbox/types.js'
+import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig, type WorkspaceOps } from '../../sandbox/workspace/ops.js'
+import { copyRemovals, overlayRemovals } from '../../sandbox/workspace/staging/overlay-upper.js'
 import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
-import { createStage } from '../../sandbox/workspace/staging/stage-dir.js'
+import { createStage, type Stage } from '../../sandbox/workspace/staging/stage-dir.js'
 import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
 import { StagedView } from '../../sandbox/workspace/staging/view.js'
@@ -26,8 +28,13 @@ export interface WorkspaceRunEnv {
   baseOps(runId: string): WorkspaceOps
   /** Runs `bash` on a staged view (an overlay), or refuses with EPERM saying why. */
   stagedExec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
-  /** Why this backend cannot stage a run at all (an atomic or dry run then ends before it starts). */
-  stagingRefusal?: string
+  /**
+   * The backend stages the run itself (Docker: its container's workspace is an overlay whose upper layer
+   * is the stage): the run's ops are the backend's, the stage is read back when the run has settled.
+   */
+  stageRun?(runId: string, stage: { upper: string; work: string }): StagedRun | string
+  /** The host's ops on the real tree (reading the lower layer of a backend-staged run). */
+  hostOps?: WorkspaceOps
   /** The program itself writes the real tree (Docker: node:fs on the mount): compare the whole tree. */
   programWrites?: boolean
 }
@@ -83,10 +90,10 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
       },
     }
   }
-  if (env.stagingRefusal) throw new Error(env.stagingRefusal)
   const stage = await createStage(env.config.root)
-  const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
   const read = new Set<string>()
+  if (env.stageRun) return backendStaged(env, mode, runId, base, stage, read)
+  const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
   const ops: WorkspaceOps = {
     ...view,
     readFile: async (path, maxBytes) => {
@@ -95,94 +102,154 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
       return text
     },
   }
+  return { ops, finish: (ok, review) => finishStaged(env, mode, stage, view, read, ok, review) }
+}
+
+/**
+ * A run the backend stages (Docker): its ops are the backend's own (the container's view is the overlay);
+ * at the end, once nothing of the run can write the stage, the upper layer is read back into a view —
+ * its removals from the overlay's marks — and diffed, applied or discarded like any staged run.
+ */
+async function backendStaged(
+  env: WorkspaceRunEnv,
+  mode: ChangeMode,
+  runId: string,
+  base: WorkspaceOps,
+  stage: Stage,
+  read: Set<string>,
+): Promise<RunChanges> {
+  const handle = env.stageRun!(runId, stage)
+  if (typeof handle === 'string') {
+    await stage.remove()
+    throw new WorkspaceError('EPERM', `this backend cannot stage the run: ${handle}; nothing ran (it is never run on the real tree)`)
+  }
+  const refuse = (): Promise<ExecResult> => Promise.reject(new WorkspaceError('EPERM', 'the stage is read back, not run in'))
+  const view = new StagedView({ config: env.config, lower: env.hostOps ?? base, upper: stage.upper, exec: refuse })
+  const ops: WorkspaceOps = {
+    ...base,
+    readFile: async (path, maxBytes) => {
+      const text = await base.readFile(path, maxBytes)
+      read.add(view.rel(path))
+      return text
+    },
+  }
   return {
     ops,
     finish: async (ok, review) => {
-      let keepStage = false
-      try {
-        const set = await stagedChanges(view)
-        const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
-        const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
-        const listed: FileChange[] = set.changes.map(asFileChange)
-        if (withDiffs)
-          await inPool(
-            set.changes.map((c, i) => [c, i] as const),
-            8,
-            async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)),
-          )
-        if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
-        if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
-        let accepted = set.changes
-        if (review) {
-          accepted = []
-          let all = false
-          for (let i = 0; i < set.changes.length; i++) {
-            const answer = all ? 'apply' : await review(listed[i] as FileChange & { diff: string }, i, set.changes.length)
-            if (answer === 'quit') break
-            if (answer === 'all') all = true
-            if (answer === 'apply' || answer === 'all') accepted.push(set.changes[i]!)
-          }
-        }
-        const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
-        const result = (applyError?: string): FinishedChanges => ({
-          changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(
-            ({ diff: _d, ...c }) => c,
-          ),
-          applied: applyError ? 'partial' : applied,
-          unchanged,
-          ...(applyError ? { applyError } : {}),
-        })
-        if (accepted.length === 0) return result()
-        // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
-        // there must not reach the real read-only path. All or nothing: then nothing is applied.
-        const ro = accepted.filter((c) =>
-          env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))),
-        )
-        if (ro.length > 0) {
-          return {
-            ...result(),
-            applied: 'discarded',
-            refused: `${ro.length} staged change(s) touch read-only paths (${ro
-              .slice(0, 3)
-              .map((c) => c.rel)
-              .join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)`,
-          }
-        }
-        await writeJournal(stage.dir, {
-          version: 1,
-          root: env.config.root,
-          readOnly: env.config.readOnly,
-          upper: stage.upper,
-          pid: process.pid,
-          startedAt: new Date().toISOString(),
-          changes: accepted,
-        })
-        try {
-          await applyJournal({
-            version: 1,
-            root: env.config.root,
-            readOnly: env.config.readOnly,
-            upper: stage.upper,
-            pid: process.pid,
-            startedAt: '',
-            changes: accepted,
-          })
-        } catch (err) {
-          // Left in place: the next start tries to finish it from the journal.
-          keepStage = true
-          return result(err instanceof Error ? err.message : String(err))
-        }
-        await markDone(stage.dir)
-        return result()
-      } finally {
-        // In the background: the result does not wait on deleting the stage; `settleStageRemovals` (close) does.
-        if (!keepStage) {
-          const removal = stage.remove().catch(() => undefined)
-          removals.add(removal)
-          void removal.finally(() => removals.delete(removal))
+      handle.cancel()
+      if (!(await handle.settled())) {
+        // The overlay may still be mounted (its container could not be removed): nothing is read or applied.
+        const removal = stage.remove().catch(() => undefined)
+        removals.add(removal)
+        void removal.finally(() => removals.delete(removal))
+        return {
+          changes: [],
+          applied: mode === 'dry-run' ? 'dry-run' : 'discarded',
+          unchanged: [],
+          refused: 'the staged container could not be confirmed gone, so its stage was not read; nothing was applied',
         }
       }
+      const copy = handle.readBack === 'copy'
+      const removed = await (copy ? copyRemovals : overlayRemovals)(stage.upper, env.config.root)
+      for (const w of removed) view.whiteouts.add(w)
+      return finishStaged(env, mode, stage, view, read, ok, review, copy)
     },
+  }
+}
+
+async function finishStaged(
+  env: WorkspaceRunEnv,
+  mode: ChangeMode,
+  stage: Stage,
+  view: StagedView,
+  read: Set<string>,
+  ok: boolean,
+  review: ReviewChange | undefined,
+  copy = false,
+): Promise<FinishedChanges> {
+  let keepStage = false
+  try {
+    const set = await stagedChanges(view, copy)
+    const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
+    const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
+    const listed: FileChange[] = set.changes.map(asFileChange)
+    if (withDiffs)
+      await inPool(
+        set.changes.map((c, i) => [c, i] as const),
+        8,
+        async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)),
+      )
+    if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
+    if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
+    let accepted = set.changes
+    if (review) {
+      accepted = []
+      let all = false
+      for (let i = 0; i < set.changes.length; i++) {
+        const answer = all ? 'apply' : await review(listed[i] as FileChange & { diff: string }, i, set.changes.length)
+        if (answer === 'quit') break
+        if (answer === 'all') all = true
+        if (answer === 'apply' || answer === 'all') accepted.push(set.changes[i]!)
+      }
+    }
+    const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
+    const result = (applyError?: string): FinishedChanges => ({
+      changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(
+        ({ diff: _d, ...c }) => c,
+      ),
+      applied: applyError ? 'partial' : applied,
+      unchanged,
+      ...(applyError ? { applyError } : {}),
+    })
+    if (accepted.length === 0) return result()
+    // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
+    // there must not reach the real read-only path. All or nothing: then nothing is applied.
+    const ro = accepted.filter((c) =>
+      env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))),
+    )
+    if (ro.length > 0) {
+      return {
+        ...result(),
+        applied: 'discarded',
+        refused: `${ro.length} staged change(s) touch read-only paths (${ro
+          .slice(0, 3)
+          .map((c) => c.rel)
+          .join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)`,
+      }
+    }
+    await writeJournal(stage.dir, {
+      version: 1,
+      root: env.config.root,
+      readOnly: env.config.readOnly,
+      upper: stage.upper,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      changes: accepted,
+    })
+    try {
+      await applyJournal({
+        version: 1,
+        root: env.config.root,
+        readOnly: env.config.readOnly,
+        upper: stage.upper,
+        pid: process.pid,
+        startedAt: '',
+        changes: accepted,
+      })
+    } catch (err) {
+      // Left in place: the next start tries to finish it from the journal.
+      keepStage = true
+      return result(err instanceof Error ? err.message : String(err))
+    }
+    await markDone(stage.dir)
+    return result()
+  } finally {
+    // In the background: the result does not wait on deleting the stage; `settleStageRemovals` (close) does.
+    if (!keepStage) {
+      const removal = stage.remove().catch(() => undefined)
+      removals.add(removal)
+      void removal.finally(() => removals.delete(removal))
+    }
   }
 }
 

@@ -16,6 +16,7 @@ import { runInContainer } from './run.js'
 import { SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
 import { containerSpec, containerUser, sessionContainerName } from './spec.js'
+import { prepareCopy, prepareUpper, removeStaged, stagedSpec, stageKind, stagingProblem, type DockerStage } from './staged.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
 export interface DockerSandbox extends Sandbox {
@@ -40,6 +41,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   let reaped = false
   let opsHolder: Promise<OpsClient> | undefined
   let opsContainer: ReadyContainer | undefined
+  /** Runs to serve on a staged workspace (staged.ts), by run id, until their run takes them. */
+  const stages = new Map<string, DockerStage & { settle(gone: boolean): void }>()
 
   // Set-up problems are remembered and reported by every run, never thrown.
   const connected = connectEngines(options.engines)
@@ -119,11 +122,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     droppedOutputBytes: 0,
   })
 
-  /** A single-use container from the warm pool, removed after the run. */
-  async function takeWarm(request: SandboxRunRequest, signal: AbortSignal): Promise<Acquired> {
-    const taking = pool.take(o.memoryMb ?? request.limits.memoryMb)
+  /** Wait for a container start, or for `signal`; a container that arrives after the caller left is removed. */
+  async function arriving(taking: Promise<Spawned>, signal: AbortSignal): Promise<Spawned | undefined> {
     let gaveUp = false
-    const spawned = await new Promise<Awaited<typeof taking> | undefined>((resolve) => {
+    const spawned = await new Promise<Spawned | undefined>((resolve) => {
       const onAbort = (): void => {
         gaveUp = true
         resolve(undefined)
@@ -135,7 +137,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         resolve(s)
       })
     })
-    if (spawned === undefined || gaveUp) return { ok: false, outcome: abortedOutcome() }
+    return gaveUp ? undefined : spawned
+  }
+
+  /** A single-use container from the warm pool, removed after the run. */
+  async function takeWarm(request: SandboxRunRequest, signal: AbortSignal): Promise<Acquired> {
+    const spawned = await arriving(pool.take(o.memoryMb ?? request.limits.memoryMb), signal)
+    if (spawned === undefined) return { ok: false, outcome: abortedOutcome() }
     if (!spawned.ok) return { ok: false, outcome: unavailable(spawned.message) }
     const ready = spawned.ready
     return {
@@ -143,23 +151,88 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       ready,
       abort: new AbortController(),
       release: () => {
-        destroy(ready) // single use
+        void destroy(ready) // single use
         pool.fill() // refill after the run, not during it: a container start competes for the CPU
       },
     }
   }
 
+  /** A container of its own for a staged run (never pooled: its workspace is the run's overlay). */
+  async function spawnStaged(stage: DockerStage, memoryMb: number): Promise<Spawned> {
+    let spawned: Spawned = { ok: false, message: 'no Docker engine configured' }
+    for (const engine of engines) {
+      spawned = await spawnContainer(
+        engine,
+        stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage),
+        memoryMb,
+        o.startTimeoutMs,
+        track,
+      )
+      if (spawned.ok) return spawned
+    }
+    return spawned
+  }
+
+  /** A staged run's own container; its release waits until the container (and the overlay) is gone. */
+  async function takeStaged(
+    request: SandboxRunRequest,
+    signal: AbortSignal,
+    staged: { stage: DockerStage; gone: { ok: boolean } },
+  ): Promise<Acquired> {
+    // Waited for even when aborted: a staged container must be gone before its stage settles.
+    const s = await spawnStaged(staged.stage, o.memoryMb ?? request.limits.memoryMb)
+    if (s.ok && signal.aborted) {
+      s.ready.channel.destroy()
+      staged.gone.ok = await removeStaged(s.ready.container)
+    }
+    if (signal.aborted) return { ok: false, outcome: abortedOutcome() }
+    if (!s.ok) return { ok: false, outcome: unavailable(s.message) }
+    const ready = s.ready
+    return {
+      ok: true,
+      ready,
+      abort: new AbortController(),
+      release: async () => {
+        ready.channel.destroy()
+        staged.gone.ok = await removeStaged(ready.container)
+      },
+    }
+  }
+
+  /** A staged run settles its stage once its container (and the overlay) is gone, whatever the outcome. */
   async function run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
+    const stage = stages.get(request.runId)
+    if (!stage) return runOn(request, host, signal, undefined)
+    stages.delete(request.runId)
+    const gone = { ok: true }
+    try {
+      // A session's container mounts the real workspace for all its runs: it cannot serve a staged view.
+      if (request.session)
+        return unavailable('a session run cannot be staged on the docker sandbox (--dry-run, --atomic, --review): run it without a session')
+      return await runOn(request, host, signal, { stage, gone })
+    } finally {
+      stage.settle(gone.ok)
+    }
+  }
+
+  async function runOn(
+    request: SandboxRunRequest,
+    host: SandboxHost,
+    signal: AbortSignal,
+    staged: { stage: DockerStage; gone: { ok: boolean } } | undefined,
+  ): Promise<SandboxOutcome> {
     if (setupError) return unavailable(setupError)
     if (closed) return unavailable('the docker sandbox is closed')
     if (signal.aborted) return abortedOutcome()
     const got = request.session
       ? await sessions.acquire(request.session, request.callerId, o.memoryMb ?? request.limits.memoryMb, signal)
-      : await takeWarm(request, signal)
+      : staged
+        ? await takeStaged(request, signal, staged)
+        : await takeWarm(request, signal)
     if (!got.ok) return got.outcome
     const { ready, abort } = got
     if (closed) {
-      got.release(abortedOutcome())
+      await got.release(abortedOutcome())
       return abortedOutcome()
     }
     const forward = (): void => abort.abort()
@@ -175,7 +248,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     } finally {
       signal.removeEventListener('abort', forward)
       active.delete(request.runId)
-      got.release(outcome)
+      await got.release(outcome)
     }
   }
 
@@ -244,6 +317,20 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       }
     },
     endSession: (id) => sessions.end(id),
+    stageRun(runId, stage) {
+      if (!mount) return 'there is no workspace to stage'
+      const problem = stagingProblem(mount, stage, o.runtime) ?? prepareUpper(mount, stage)
+      if (problem) return problem
+      let settle!: (gone: boolean) => void
+      const settled = new Promise<boolean>((resolve) => (settle = resolve))
+      stages.set(runId, { ...stage, settle })
+      return {
+        settled: () => settled,
+        cancel: () => {
+          if (stages.delete(runId)) settle(true)
+        },
+      }
+    },
     async warm(count) {
       if (setupError || closed) return false
       return pool.warm(count)

@@ -9,10 +9,11 @@ import {
   fchownSync,
   fstatSync,
   fsync,
+  open as openCb,
   openSync,
   read,
+  rename as renameCb,
   readSync,
-  renameSync,
   unlinkSync,
   write,
   writeSync,
@@ -44,6 +45,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 /** Files up to this size are read and written with synchronous calls (beneath.ts says why). */
 const SMALL_BYTES = 256 * 1024
 const readAsync = promisify(read)
+const openAsync = promisify(openCb)
+const renameAsync = promisify(renameCb)
+/** Temp names: this process's random prefix and a counter (unique without a random draw per write). */
+const TEMP_PREFIX = randomBytes(4).toString('hex')
+let tempSeq = 0
 const writeAsync = promisify(write)
 const fsyncFd = promisify(fsync)
 
@@ -124,7 +130,9 @@ export interface WriteOptions {
  * Creates or replaces a file atomically: a temp file created `O_EXCL | O_NOFOLLOW` in the same folder
  * descriptor, then renamed over the name. Readers see the old or the new content, never half of it; a hard
  * link shared with another file is never written through; an existing file keeps its mode (and, run as
- * root, its owner).
+ * root, its owner). Creating the temp file and renaming it are the costly steps (each changes the folder:
+ * a journal write on most file systems), so those two go through the thread pool, where the writes of a
+ * batch overlap; the walk and the small write stay synchronous.
  */
 export function writeBeneath(root: string, rel: string, content: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
   return withParent(root, rel, options.parents ?? true, async (parent, name, at) => {
@@ -132,10 +140,10 @@ export function writeBeneath(root: string, rel: string, content: string | Uint8A
     const old = lstatOrUndefined(target)
     if (old?.isDirectory() === true) throw new WorkspaceError('EISDIR', `${at} is a folder`)
     if (old?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${at} is a symlink at the point of use; refused`)
-    const temp = entryPath(parent, `.${name.slice(0, 200)}.codeact-${randomBytes(6).toString('hex')}`)
+    const temp = entryPath(parent, `.${name.slice(0, 200)}.codeact-${TEMP_PREFIX}${(++tempSeq).toString(36)}`)
     let fd: number
     try {
-      fd = openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, old ? old.mode & 0o7777 : 0o666)
+      fd = await openAsync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, old ? old.mode & 0o7777 : 0o666)
     } catch (err) {
       throw beneathError(err, at)
     }
@@ -161,7 +169,7 @@ export function writeBeneath(root: string, rel: string, content: string | Uint8A
       if (options.durable === true) await fsyncFd(fd)
       closeSync(fd)
       closed = true
-      renameSync(temp, target)
+      await renameAsync(temp, target)
       if (options.durable === true) await fsyncDir(parent)
     } catch (err) {
       if (!closed) closeSync(fd)

@@ -14,11 +14,18 @@
  * each would cost more than the syscalls themselves (a 1,000-file batch ran 5× slower that way). Content
  * past SMALL_BYTES is read and written asynchronously.
  *
+ * The folders a walk opened stay open for the next operations beneath the same root (a batch touches the
+ * same few folders a thousand times): a kept descriptor is used again only once the kernel confirms the
+ * folder is still exactly where the walk found it — `/proc/self/fd/<fd>` names a folder by its real place
+ * (through its actual parents, so through no symlink); a folder moved, renamed, removed or replaced since
+ * reads differently and is walked afresh. The guarantee is the walk's own: the folder was reached without
+ * a symlink and is beneath the root at the moment of the check.
+ *
  * Paths are `/`-separated and relative to the root (`.` or `''` for the root itself); messages name them
  * that way, never by the host's absolute path. Where `/proc/self/fd` is missing (not Linux) the same walk
  * runs on joined names with the same checks, without the kernel's guarantee against a concurrent swap.
  */
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, type Dirent, type Stats } from 'node:fs'
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, type Dirent, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import { WorkspaceError, type EntryType } from './ops.js'
 
@@ -162,6 +169,62 @@ export function openDirBeneath(root: string, parts: readonly string[], create = 
   return dir
 }
 
+interface Kept {
+  dir: DirRef
+  /** Real absolute path the walk found the folder at. */
+  at: string
+  uses: number
+  dropped: boolean
+}
+
+/** Kept folders, by root and workspace-relative path; least recently used first. */
+const kept = new Map<string, Kept>()
+const MAX_KEPT = 32
+
+function release(entry: Kept): void {
+  entry.uses--
+  if (entry.dropped && entry.uses === 0) closeDir(entry.dir)
+}
+
+function drop(key: string, entry: Kept): void {
+  if (kept.get(key) === entry) kept.delete(key)
+  entry.dropped = true
+  if (entry.uses === 0) closeDir(entry.dir)
+}
+
+/** A kept folder at `parts` beneath `root`, still exactly there, or a fresh walk (then kept). */
+function acquireDir(root: string, parts: readonly string[], create: boolean): Kept {
+  const key = `${root}\0${parts.join('/')}`
+  const at = parts.length === 0 ? root : join(root, ...parts)
+  const found = kept.get(key)
+  if (found) {
+    let now: string | undefined
+    try {
+      now = readlinkSync(`/proc/self/fd/${found.dir.fd}`)
+    } catch {
+      now = undefined
+    }
+    if (now === at) {
+      kept.delete(key)
+      kept.set(key, found)
+      found.uses++
+      return found
+    }
+    drop(key, found)
+  }
+  const entry: Kept = { dir: openDirBeneath(root, parts, create), at, uses: 1, dropped: false }
+  if (!HAS_PROC_FD) {
+    entry.dropped = true // nothing can confirm it later: closed after this use
+    return entry
+  }
+  kept.set(key, entry)
+  for (const [k, e] of kept) {
+    if (kept.size <= MAX_KEPT) break
+    drop(k, e)
+  }
+  return entry
+}
+
 /** Runs `fn` with the parent folder of `rel` open and its last component; the root itself has none. */
 export async function withParent<T>(
   root: string,
@@ -172,21 +235,21 @@ export async function withParent<T>(
   const parts = splitRel(rel)
   const name = parts.pop()
   if (name === undefined) throw new WorkspaceError('EPERM', 'the workspace root itself cannot be the target of this operation')
-  const parent = openDirBeneath(root, parts, create)
+  const parent = acquireDir(root, parts, create)
   try {
-    return await fn(parent, name, relJoin(parent.rel, name))
+    return await fn(parent.dir, name, relJoin(parent.dir.rel, name))
   } finally {
-    closeDir(parent)
+    release(parent)
   }
 }
 
 /** Runs `fn` with the folder `rel` itself open (the root for '.'). */
 export async function withDir<T>(root: string, rel: string, fn: (dir: DirRef) => Promise<T>): Promise<T> {
-  const dir = openDirBeneath(root, splitRel(rel))
+  const dir = acquireDir(root, splitRel(rel), false)
   try {
-    return await fn(dir)
+    return await fn(dir.dir)
   } finally {
-    closeDir(dir)
+    release(dir)
   }
 }
 

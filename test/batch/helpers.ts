@@ -1,7 +1,18 @@
 /** Real workspaces in temp folders, a hash of a whole tree, and the CLI as a user runs it. */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll } from 'vitest'
@@ -68,4 +79,16 @@ export function program(text: string): string {
   const file = join(dir, 'job.ts')
   writeFileSync(file, text)
   return file
+}
+
+/** A workspace owned by nobody (65534) all the way down: the Docker container runs as the workspace's owner. */
+export function ownedWorkspace(files: Record<string, string>): string {
+  const root = workspace(files)
+  const own = (rel: string): void => chownSync(join(root, rel), 65534, 65534)
+  own('.')
+  for (const rel of Object.keys(files)) {
+    const parts = rel.split('/')
+    for (let i = 1; i <= parts.length; i++) own(parts.slice(0, i).join('/'))
+  }
+  return root
 }

@@ -6,7 +6,9 @@ import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { STATE_DIR, program, treeHash, workspace } from './helpers.js'
+import { dockerEngine } from '../docker/engine.js'
+import { ensureImage } from '../docker/helpers.js'
+import { STATE_DIR, ownedWorkspace, program, treeHash, workspace } from './helpers.js'
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
 if (!hasScript) console.warn('[tty tests skipped] script (util-linux) not found; apt-get install util-linux')
@@ -98,6 +100,32 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     expect(second.screen).toContain('Nothing was applied: every change was skipped in review.')
     expect(treeHash(again)).toBe(before)
   })
+
+  // The same review on Docker: the container's workspace is an overlay of the tree, read back after the run.
+  it.skipIf(!dockerEngine.available)(
+    '--review on Docker (runc): what was accepted lands, bash and node:fs writes included',
+    async () => {
+      await ensureImage()
+      const files: Record<string, string> = {}
+      for (const n of ['a', 'b', 'c']) files[`${n}.txt`] = `${n} old\n`
+      const root = ownedWorkspace(files)
+      const job = program(`
+      await tools.write_file({ path: 'a.txt', content: 'a new\\n' })
+      await tools.bash({ command: 'echo "b new" > b.txt' })
+      require('node:fs').writeFileSync('c.txt', 'c new\\n')`)
+      const keys = ['n', 'y', 'y']
+      const r = await underPty(
+        ['run', job, '--workspace', root, '--review', '--typecheck=off', '--sandbox', 'docker', '--docker-pool-size', '0'],
+        () => keys.shift(),
+      )
+      expect(r.status).toBe(0)
+      expect(r.screen).toContain('(1/3) modified a.txt — apply?')
+      expect(r.screen).toContain('+b new')
+      expect(r.screen).toContain('(3/3) modified c.txt — apply?')
+      expect(['a', 'b', 'c'].map((n) => readFileSync(join(root, `${n}.txt`), 'utf8'))).toEqual(['a old\n', 'b new\n', 'c new\n'])
+    },
+    120_000,
+  )
 
   it('--review needs a terminal', () => {
     const root = workspace({ 'a.txt': 'a' })

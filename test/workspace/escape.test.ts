@@ -204,6 +204,46 @@ describe('races: a component becomes a symlink after the check', () => {
     expect(existsSync(join(h.outside, 'deeper/f.txt'))).toBe(true)
   })
 
+  // The folders of a walk are kept open for the next operations (beneath.ts): a kept folder that moved is
+  // never used where it went — swapped for a symlink out, renamed aside, removed and made again.
+  test('after the folders were walked (and kept open), a swap is still refused at the point of use', async () => {
+    h = harness({}, (root, outside) => {
+      withOutsideSecret(root, outside)
+      writeFileSync(join(root, 'sub/deeper/f.txt'), 'inside')
+    })
+    const ops = createHostOps(h.ws.config)
+    const file = join(h.root, 'sub/deeper/f.txt')
+    for (let i = 0; i < 3; i++) await ops.writeFile(file, `inside ${i}`)
+    expect(await ops.readFile(file, 1024)).toBe('inside 2')
+    // Moved out whole (the kept descriptors follow it there), a symlink to it left in its place.
+    renameSync(join(h.root, 'sub'), join(h.outside, 'sub'))
+    symlinkSync(join(h.outside, 'sub'), join(h.root, 'sub'))
+    await expect(ops.writeFile(file, 'pwned')).rejects.toMatchObject({ code: 'EACCES' })
+    await expect(ops.readFile(file, 1024)).rejects.toMatchObject({ code: 'EACCES' })
+    await expect(ops.writeFile(join(h.root, 'sub/deeper/new.txt'), 'pwned')).rejects.toMatchObject({ code: 'EACCES' })
+    await expect(ops.readdir(join(h.root, 'sub/deeper'))).rejects.toMatchObject({ code: 'EACCES' })
+    expect(readFileSync(join(h.outside, 'sub/deeper/f.txt'), 'utf8')).toBe('inside 2')
+    expect(existsSync(join(h.outside, 'sub/deeper/new.txt'))).toBe(false)
+  })
+
+  test('a kept folder renamed aside or made again: the write lands at the path asked for', async () => {
+    h = harness({}, (root) => {
+      mkdirSync(join(root, 'sub/deeper'), { recursive: true })
+      writeFileSync(join(root, 'sub/deeper/f.txt'), 'inside')
+    })
+    const ops = createHostOps(h.ws.config)
+    const file = join(h.root, 'sub/deeper/f.txt')
+    await ops.writeFile(file, 'one')
+    renameSync(join(h.root, 'sub'), join(h.root, 'aside'))
+    await ops.writeFile(file, 'two')
+    expect(readFileSync(join(h.root, 'aside/deeper/f.txt'), 'utf8')).toBe('one')
+    expect(readFileSync(file, 'utf8')).toBe('two')
+    rmSync(join(h.root, 'sub'), { recursive: true })
+    mkdirSync(join(h.root, 'sub/deeper'), { recursive: true })
+    await ops.writeFile(file, 'three')
+    expect(readFileSync(file, 'utf8')).toBe('three')
+  })
+
   test('the final component swapped for a symlink is refused (O_NOFOLLOW)', async () => {
     h = harness({}, (root, outside) => {
       withOutsideSecret(root, outside)

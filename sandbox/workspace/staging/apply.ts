@@ -109,12 +109,11 @@ async function placeEntry(journal: Journal, c: StagedChange): Promise<void> {
     await rename(temp, target)
     return
   }
-  // Synchronous on purpose: a syscall or three per file, where a thread-pool round trip each costs more
-  // than the work on a loaded machine; the caller yields to the event loop between small chunks.
   // Same file system: the staged file itself is renamed into place (atomic, no second write). Once it
-  // is gone from the stage, it was moved — a journal replayed after a kill skips it.
+  // is gone from the stage, it was moved — a journal replayed after a kill skips it. The rename goes
+  // through the thread pool: it changes two folders (a journal write each), and a chunk's renames overlap.
   try {
-    renameSync(source, target)
+    await rename(source, target)
     return
   } catch (err) {
     const code = (err as { code?: string }).code

@@ -29,7 +29,9 @@ async function upperEntries(dir: string, prefix: string, out: { rel: string; kin
   const dirents = await readdir(dir, { withFileTypes: true }).catch(() => [])
   for (const d of dirents) {
     const rel = prefix === '' ? d.name : `${prefix}/${d.name}`
-    const kind: EntryType = d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : d.isDirectory() ? 'dir' : 'other'
+    // Whiteouts (character devices a kernel overlay leaves), fifos, sockets: not workspace content.
+    if (!d.isSymbolicLink() && !d.isFile() && !d.isDirectory()) continue
+    const kind: EntryType = d.isSymbolicLink() ? 'symlink' : d.isFile() ? 'file' : 'dir'
     out.push({ rel, kind })
     if (kind === 'dir') await upperEntries(join(dir, d.name), rel, out)
   }
@@ -45,31 +47,38 @@ async function realType(view: StagedView, rel: string): Promise<EntryType | unde
   }
 }
 
-async function sameContent(a: string, b: string, kind: EntryType): Promise<boolean> {
+/**
+ * `untouched`: a copy's entry as it was copied (same size and times; only a whole-copy stage has those),
+ * `same`: rewritten with the bytes it had. A change hidden by forging the times is never applied either.
+ */
+async function compare(a: string, b: string, kind: EntryType, copy: boolean): Promise<'untouched' | 'same' | 'differs'> {
   try {
-    if (kind === 'symlink') return (await readlink(a)) === (await readlink(b))
+    if (kind === 'symlink') return (await readlink(a)) === (await readlink(b)) ? (copy ? 'untouched' : 'same') : 'differs'
     const [x, y] = await Promise.all([lstat(a), lstat(b)])
-    if (x.size !== y.size) return false
-    return (await readFile(a)).equals(await readFile(b))
+    if (x.size !== y.size) return 'differs'
+    if (copy && x.mtimeMs === y.mtimeMs) return 'untouched'
+    return (await readFile(a)).equals(await readFile(b)) ? 'same' : 'differs'
   } catch {
-    return false
+    return 'differs'
   }
 }
 
-export async function stagedChanges(view: StagedView): Promise<StagedChangeSet> {
+/** `copy`: the upper folder is a whole copy of the tree (a gVisor stage), not an overlay's upper layer. */
+export async function stagedChanges(view: StagedView, copy = false): Promise<StagedChangeSet> {
   const byPath = new Map<string, StagedChange>()
   const unchanged: string[] = []
   const uppers: { rel: string; kind: EntryType }[] = []
   await upperEntries(view.upperRoot, '', uppers)
   const inUpper = new Set(uppers.map((u) => u.rel))
   await inPool(uppers, 8, async ({ rel, kind }) => {
+    let seen: 'untouched' | 'same' | 'differs'
     const lowerKind = await realType(view, rel)
     if (lowerKind === undefined) {
       byPath.set(rel, { rel, change: 'created', kind })
     } else if (lowerKind === 'dir' && kind === 'dir') {
       return
-    } else if (lowerKind === kind && (await sameContent(view.lowerPath(rel), view.upperPath(rel), kind))) {
-      unchanged.push(rel)
+    } else if (lowerKind === kind && (seen = await compare(view.lowerPath(rel), view.upperPath(rel), kind, copy)) !== 'differs') {
+      if (seen === 'same') unchanged.push(rel)
     } else {
       byPath.set(rel, { rel, change: 'modified', kind, lowerKind })
     }

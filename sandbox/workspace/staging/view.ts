@@ -110,10 +110,17 @@ export class StagedView implements WorkspaceOps {
     }
   }
 
+  /** The mode of the lower file last looked at (a staged copy of it keeps it), by path. */
+  private lastLower: { rel: string; mode: number } | undefined
+  /** The mode a new upper file gets (0644 under this process's umask), learned at the first write. */
+  private createdMode: number | undefined
+
   async lowerType(rel: string): Promise<EntryType | undefined> {
     if (this.hidden(rel)) return undefined
     try {
-      return (await this.layers.lower.stat(this.lowerPath(rel))).type
+      const info = await this.layers.lower.stat(this.lowerPath(rel))
+      this.lastLower = { rel, mode: info.mode }
+      return info.type
     } catch (err) {
       if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return undefined
       throw err
@@ -221,8 +228,11 @@ export class StagedView implements WorkspaceOps {
     await this.writeUpper(rel, content)
     // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
     if (t === 'file' && up === undefined) {
-      const mode = (await this.layers.lower.stat(path).catch(() => undefined))?.mode
-      if (mode !== undefined) await chmod(this.upperPath(rel), mode).catch(() => undefined)
+      const known = this.lastLower?.rel === rel ? this.lastLower.mode : undefined
+      const mode = known ?? (await this.layers.lower.stat(path).catch(() => undefined))?.mode
+      this.createdMode ??= (await lstat(this.upperPath(rel)).catch(() => undefined))?.mode
+      if (mode !== undefined && (mode & 0o7777) !== ((this.createdMode ?? -1) & 0o7777))
+        await chmod(this.upperPath(rel), mode).catch(() => undefined)
     }
   }
 
