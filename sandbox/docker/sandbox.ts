@@ -160,14 +160,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   /** A container of its own for a staged run (never pooled: its workspace is the run's overlay). */
   async function spawnStaged(stage: DockerStage, memoryMb: number): Promise<Spawned> {
     let spawned: Spawned = { ok: false, message: 'no Docker engine configured' }
+    const kind = stageKind(o.runtime)
+    if (kind === 'copy' && !mount!.allReadOnly) {
+      try {
+        await prepareCopy(mount!, stage)
+      } catch (e) {
+        return { ok: false, message: `the workspace could not be copied into the stage: ${(e as Error).message}` }
+      }
+    }
     for (const engine of engines) {
-      spawned = await spawnContainer(
-        engine,
-        stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage),
-        memoryMb,
-        o.startTimeoutMs,
-        track,
-      )
+      const spec = stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage, kind)
+      spawned = await spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
       if (spawned.ok) return spawned
     }
     return spawned
@@ -319,12 +322,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     endSession: (id) => sessions.end(id),
     stageRun(runId, stage) {
       if (!mount) return 'there is no workspace to stage'
-      const problem = stagingProblem(mount, stage, o.runtime) ?? prepareUpper(mount, stage)
+      const problem = stagingProblem(mount, stage) ?? prepareUpper(mount, stage)
       if (problem) return problem
       let settle!: (gone: boolean) => void
       const settled = new Promise<boolean>((resolve) => (settle = resolve))
       stages.set(runId, { ...stage, settle })
       return {
+        readBack: stageKind(o.runtime),
         settled: () => settled,
         cancel: () => {
           if (stages.delete(runId)) settle(true)
