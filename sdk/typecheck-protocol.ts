@@ -37,6 +37,18 @@ export interface NormalisedMessage {
   shape?: ShapeResult
 }
 
+/** A thread started without the lib parsed (no check had been asked for) parsed it for this request: its budget starts again. */
+export interface WarmedMessage {
+  id: number
+  warmed: true
+}
+
+/** What a thread is told when it starts (workerData). */
+export interface CheckerThreadData {
+  /** Parse the lib before saying ready: this process checks programs (else the lib waits for the first check). */
+  warmChecker: boolean
+}
+
 export type CheckResponse =
   | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer }
   | { id: number; ok: false; message: string }
