@@ -204,15 +204,15 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     })
 
     rows.push({
-      name: 'runs/s, 8 in flight, one caller (one process)',
+      name: 'runCode runs/s, 8 in flight, one caller (one process)',
       value: round(await perSecond(rt, () => undefined), 0),
       unit: 'runs/s',
     })
     rows.push({
-      name: 'runs/s, 8 in flight, 8 callers (a process each)',
+      name: 'runCode runs/s, 8 in flight, 8 callers (a process each)',
       value: round(await perSecond(rt, (i) => `lane-${i}`), 0),
       unit: 'runs/s',
-      baseline: 'runs/s, 8 in flight, one caller (one process)',
+      baseline: 'runCode runs/s, 8 in flight, one caller (one process)',
       note: 'what never sharing a process between callers costs (or gains)',
     })
 
