@@ -10,7 +10,6 @@ import { replayObservations } from '../runtime/replay.js'
 import { DOCKER_USAGE } from './docker-flags.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
-import { mcpCommand } from './mcp.js'
 import { watchLive } from './live.js'
 import { LIMIT_USAGE } from './limit-flags.js'
 import { terminalReview } from './review.js'
@@ -54,7 +53,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'replay':
         return await replayCommand(rest)
       case 'mcp':
-        return await mcpCommand(rest)
+        // Loaded only for `codeact mcp`: `codeact run` never pulls in the MCP server SDK (a third of its start-up).
+        return await (await import('./mcp.js')).mcpCommand(rest)
       case undefined:
       case 'help':
       case '--help':

@@ -7,7 +7,6 @@
  * Both repeat; a name given twice is a usage error.
  */
 import { readFile } from 'node:fs/promises'
-import { attachMcp } from '../mcp/attach.js'
 import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { Runtime } from '../runtime/create-runtime.js'
@@ -141,6 +140,8 @@ export async function attachMcpFromFlags(
   options: { forwardStderr?: boolean } = {},
 ): Promise<McpImport | undefined> {
   if (Object.keys(servers).length === 0) return undefined
+  // Loaded only when servers are named: without --mcp, `codeact run` never loads the MCP client SDK.
+  const { attachMcp } = await import('../mcp/attach.js')
   const mcp = await attachMcp(rt, servers, {
     defaultTimeoutMs: 120_000,
     ...(options.forwardStderr

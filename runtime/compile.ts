@@ -103,13 +103,16 @@ async function transformWrapped(source: string, shapes: ProgramShapes, knownShap
 function finish(result: TransformResult, source: string): CompileOutcome {
   if (!result.ok && result.shape) return { ok: false, error: { kind: 'compile', ...result.shape } }
   if (!result.ok) return { ok: false, error: compileError(result.messages, source) }
-  const map = new TraceMap(result.map)
+  // Decoded on the first position asked for (an error's stack, a logged Error): most runs never ask.
+  let map: TraceMap | undefined
+  const text = result.map
   const js = result.code.trimEnd().replace(/;$/, '')
   return {
     ok: true,
     program: {
       js,
       mapPosition(line, column) {
+        map ??= new TraceMap(text)
         const pos = originalPositionFor(map, { line, column })
         if (pos.line === null || pos.line <= WRAP_LINE_OFFSET) return undefined
         return { line: pos.line - WRAP_LINE_OFFSET, column: (pos.column ?? 0) + 1 }

@@ -11,7 +11,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   memoryMb: 128,
   maxOutputBytes: 1024 * 1024,
   maxToolCalls: 100_000,
-  maxParallelToolCalls: 10,
+  maxParallelToolCalls: 64,
   maxObservationBytes: 32 * 1024,
   maxSourceBytes: 512 * 1024,
 })

@@ -17,7 +17,16 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask, SessionPrepared } from './typecheck-protocol.js'
+import type {
+  CheckerThreadData,
+  CheckRequest,
+  CheckResponse,
+  NormalisedMessage,
+  ParseAnswer,
+  ParseTask,
+  SessionPrepared,
+  WarmedMessage,
+} from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
 export type PoolAnswer = (
@@ -56,6 +65,8 @@ const HEAP_MB = 1536
 const slots: Slot[] = []
 const queue: Job[] = []
 let nextId = 0
+/** A check was asked for in this process: threads parse the lib as they start (else they never need it). */
+let checksAsked = false
 
 /**
  * Checks `source` against `declarations` in a checker thread, within `budgetMs` of thread time; with
@@ -71,6 +82,7 @@ export function checkInPool(
   nodeTypes = false,
   session?: { declarations: string },
 ): Promise<PoolAnswer> {
+  if (declarations !== undefined) checksAsked = true
   return new Promise((resolve) => {
     queue.push({
       request: {
@@ -97,6 +109,7 @@ export function parseInPool(task: ParseTask, budgetMs: number): Promise<PoolAnsw
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
 export function warmPool(declarations: string, nodeTypes = false): Promise<void> {
+  checksAsked = true
   return new Promise((resolve) => {
     queue.push({ request: { declarations, ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs: 0, resolve: () => resolve() })
     pump()
@@ -147,11 +160,21 @@ function spawn(): void {
   }
   // execArgv: [] — a worker inherits the parent's by default, and `node -e SCRIPT` puts the script there,
   // so the thread would run the embedder's script again instead of the checker (and never answer).
-  const worker = new Worker(path, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
+  const workerData: CheckerThreadData = { warmChecker: checksAsked }
+  const worker = new Worker(path, { execArgv: [], workerData, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()
-  worker.on('message', (message: CheckResponse | NormalisedMessage | { ready: true }) => {
+  worker.on('message', (message: CheckResponse | NormalisedMessage | WarmedMessage | { ready: true }) => {
+    if ('warmed' in message) {
+      // The lib was parsed for this request: what follows gets its whole budget.
+      const current = slot.job
+      if (current?.id === message.id && current.timer !== undefined) {
+        clearTimeout(current.timer)
+        current.timer = budgetTimer(slot, current.job.budgetMs)
+      }
+      return
+    }
     if ('normalised' in message) {
       const current = slot.job
       if (current?.id === message.id) {

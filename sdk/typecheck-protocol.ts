@@ -52,6 +52,18 @@ export interface SessionPrepared {
   bindings: SessionBinding[]
 }
 
+/** A thread started without the lib parsed (no check had been asked for) parsed it for this request: its budget starts again. */
+export interface WarmedMessage {
+  id: number
+  warmed: true
+}
+
+/** What a thread is told when it starts (workerData). */
+export interface CheckerThreadData {
+  /** Parse the lib before saying ready: this process checks programs (else the lib waits for the first check). */
+  warmChecker: boolean
+}
+
 export type CheckResponse =
   | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer; session?: { declarations: string } }
   | { id: number; ok: false; message: string }

@@ -4,13 +4,22 @@
  * the wrapper's shape check (of the source and of esbuild's output), finding namespaces, the type check. The
  * host (typecheck-pool.ts) sends one request at a time and terminates this thread when one runs past its budget.
  */
-import { parentPort } from 'node:worker_threads'
+import { parentPort, workerData } from 'node:worker_threads'
 import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
 import { wrapProgram } from './program-wrap.js'
 import { rewriteSessionProgram, SESSION_CHANGE } from './session-text.js'
 import { untypedDeclarations } from './session-types.js'
 import { normaliseSafely } from './typecheck-normalise.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask, SessionPrepared } from './typecheck-protocol.js'
+import type {
+  CheckerThreadData,
+  CheckRequest,
+  CheckResponse,
+  NormalisedMessage,
+  ParseAnswer,
+  ParseTask,
+  SessionPrepared,
+  WarmedMessage,
+} from './typecheck-protocol.js'
 import { nodeAmbientFiles } from './node-types.js'
 import { createTypeChecker, type TypeChecker } from './typecheck.js'
 
@@ -37,11 +46,22 @@ function parse(task: ParseTask): ParseAnswer {
   return { spans: topLevelNamespaceSpans(task.source) }
 }
 
+/** The lib is parsed (once per thread, ~0.5 s and ~20 MB): only in a process that checks programs. */
+let libParsed = false
+function parseLib(): void {
+  createTypeChecker().check('return 1')
+  libParsed = true
+}
+
 const port = parentPort
 if (port !== null) {
   port.on('message', (request: CheckRequest) => {
     let response: CheckResponse
     try {
+      if (request.declarations !== undefined && !libParsed) {
+        parseLib()
+        port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
+      }
       if (request.task !== undefined) {
         port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) } satisfies CheckResponse)
         return
@@ -97,7 +117,8 @@ if (port !== null) {
     }
     port.postMessage(response)
   })
-  // Load the compiler and parse the lib before saying ready, so a first check's budget is the check's own.
-  createTypeChecker().check('return 1')
+  // In a process that checks programs, parse the lib before saying ready, so a first check's budget is the
+  // check's own. With the check off the thread only normalises and parses: the lib is never needed.
+  if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false) parseLib()
   port.postMessage({ ready: true })
 }

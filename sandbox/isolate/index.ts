@@ -11,7 +11,8 @@ import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
 import { ProgramClock } from '../program-clock.js'
 import { DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
-import { SupervisedChild, type ChildExit } from './supervisor.js'
+import { retainSpare, spawnSharedChild } from './spare-child.js'
+import { type ChildExit, SupervisedChild } from './supervisor.js'
 
 export interface IsolateSandboxOptions {
   /** Warm isolates kept ready per memory limit (default 1; 0 creates one per run). */
@@ -33,6 +34,13 @@ export interface IsolateSandboxOptions {
   maxProcesses?: number
   /** A named caller's child is retired after this long without a run (default 60 s). */
   idleMs?: number
+  /**
+   * Keep one warm child per host process, shared by every sandbox that sets this (default false): a new
+   * sandbox's first run takes it instead of spawning (a never-used child only; once taken it serves that
+   * sandbox's caller alone), and a new spare starts in its place. One more process while such a sandbox is
+   * open; for a process that makes many runtimes (a server with a runtime per session, tests).
+   */
+  shareSpare?: boolean
 }
 
 interface InFlight {
@@ -78,6 +86,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
   #nextId = 1
   #closed = false
   #closing: Promise<void> | undefined
+  /** Lets go of the process-wide spare child (spare-child.ts) when this sandbox closes. */
+  readonly #releaseSpare: () => Promise<void>
 
   constructor(options: IsolateSandboxOptions) {
     this.#config = {
@@ -89,6 +99,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
     this.#graceMs = options.killGraceMs ?? 2000
     this.#isolation = options.isolation ?? 'caller'
     const entry = options.childEntry
+    const share = options.shareSpare === true
+    this.#releaseSpare = share ? retainSpare() : async () => {}
     const listener = { message: this.#onMessage.bind(this), exit: this.#onExit.bind(this) }
     this.#pool = new CallerPool({
       maxProcesses: Math.max(1, options.maxProcesses ?? 8),
@@ -96,7 +108,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
       spawn: async () => {
         const found = entry !== undefined ? { ok: true as const, path: entry } : resolveChildEntry()
         if (!found.ok) return found.message
-        const child = await SupervisedChild.spawn(found.path, this.#config, listener)
+        const child = await (share ? spawnSharedChild : SupervisedChild.spawn)(found.path, this.#config, listener)
         // A child holds the caller's event loop only while runs are in flight in it.
         if (typeof child !== 'string') child.hold(false)
         return child
@@ -159,7 +171,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
       for (const run of this.#runs.values()) this.#settle(run, stoppedOutcome('aborted', run.limits))
       const children = await this.#pool.close()
       for (const child of children) child.kill()
-      await Promise.all(children.map((child) => child.closed))
+      await Promise.all([...children.map((child) => child.closed), this.#releaseSpare()])
     } finally {
       clearInterval(keepAlive)
     }

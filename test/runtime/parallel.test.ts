@@ -16,11 +16,11 @@ describe('sub-calls from a program: Promise.all really overlaps, exclusive tools
     expect(results).toEqual(r.calls.map((c) => c.id))
   })
 
-  it('defaults to a pool of 10', async () => {
+  it('defaults to a pool of 64 (wide enough for fan-out, README "Parallel calls")', async () => {
     const timeline: Timeline = { events: [], peak: 0 }
     const rt = await testRuntime({ tools: timedTools(timeline) })
-    await rt.runCode('await Promise.all(Array.from({ length: 25 }, (_, i) => tools.sleep({ id: String(i), ms: 250 })))')
-    expect(timeline.peak).toBe(10)
+    await rt.runCode('await Promise.all(Array.from({ length: 100 }, (_, i) => tools.sleep({ id: String(i), ms: 250 })))')
+    expect(timeline.peak).toBe(64)
   })
 
   it('runs an exclusive call after the calls before it and before the calls after it', async () => {

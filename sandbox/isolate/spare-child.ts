@@ -1,0 +1,94 @@
+/**
+ * One warm child process per host process, shared by every isolate sandbox in it (per child entry and
+ * config), so a new runtime in a process that already has one starts its first run without a cold spawn
+ * (~50–100 ms of Node start-up and loading isolated-vm). Every child a sandbox's pool spawns is taken from
+ * here when one is ready, and a new spare is started in its place.
+ *
+ * Only a child that no caller has used is ever handed out, and only once: from then on it belongs to the
+ * pool that took it (caller-pool.ts: one caller for its whole life). Opt-in (`shareSpare`), because it is
+ * one more process: it is kept only while a sandbox that asked for it is open, and never holds the
+ * process's event loop.
+ */
+import type { ChildConfig, FromChild } from './protocol.js'
+import { type ChildExit, type ChildListener, SupervisedChild } from './supervisor.js'
+
+/** Forwards a child's messages to whichever sandbox took it; none yet: it is still the spare. */
+class Relay implements ChildListener {
+  target: ChildListener | undefined
+  onExitUnowned: (() => void) | undefined
+
+  message(message: FromChild, child: SupervisedChild): void {
+    this.target?.message(message, child)
+  }
+
+  exit(exit: ChildExit, child: SupervisedChild): void {
+    if (this.target) this.target.exit(exit, child)
+    else this.onExitUnowned?.()
+  }
+}
+
+interface Spare {
+  readonly key: string
+  readonly relay: Relay
+  readonly child: Promise<SupervisedChild | string>
+}
+
+let spare: Spare | undefined
+let open = 0
+
+/** A sandbox that shares the spare opened. Returns its release (call once, on close). */
+export function retainSpare(): () => Promise<void> {
+  open++
+  let released = false
+  return async () => {
+    if (released) return
+    released = true
+    open--
+    if (open > 0 || !spare) return
+    // The last sandbox closed: nothing may be left running (a caller that ends its process expects that).
+    const last = spare
+    spare = undefined
+    const child = await last.child
+    if (typeof child !== 'string') {
+      child.kill()
+      await child.closed
+    }
+  }
+}
+
+/** A ready child for `listener`: the spare when one matches (and a new spare starts), else a fresh spawn. */
+export async function spawnSharedChild(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
+  const key = `${entry}\n${JSON.stringify(config)}`
+  const taken = spare?.key === key ? spare : undefined
+  if (taken) spare = undefined
+  if (open > 0) startSpare(key, entry, config)
+  if (taken) {
+    const child = await taken.child
+    if (typeof child !== 'string' && child.alive) {
+      taken.relay.target = listener
+      return child
+    }
+  }
+  return SupervisedChild.spawn(entry, config, listener)
+}
+
+function startSpare(key: string, entry: string, config: ChildConfig): void {
+  if (spare) {
+    if (spare.key === key) return
+    // Another configuration's spare: one spare per process at most.
+    const old = spare.child
+    void old.then((c) => typeof c !== 'string' && c.kill())
+  }
+  const relay = new Relay()
+  const child = SupervisedChild.spawn(entry, config, relay).then((c) => {
+    if (typeof c !== 'string') c.hold(false)
+    return c
+  })
+  const mine: Spare = { key, relay, child }
+  relay.onExitUnowned = () => {
+    if (spare === mine) spare = undefined
+  }
+  spare = mine
+  // A spare that could not start is dropped; the next spawn tries again.
+  void child.then((c) => typeof c === 'string' && spare === mine && (spare = undefined))
+}
