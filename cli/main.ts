@@ -13,6 +13,7 @@ import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } fro
 import { mcpCommand } from './mcp.js'
 import { watchLive } from './live.js'
 import { LIMIT_USAGE } from './limit-flags.js'
+import { REPL_USAGE, replCommand } from './repl.js'
 import { terminalReview } from './review.js'
 import { summaryLines } from './summary.js'
 import type { RunResult } from '../vocabulary/types.js'
@@ -30,6 +31,7 @@ const USAGE = `usage:
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
   codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
 ${MCP_USAGE}
+${REPL_USAGE}
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.
 ${DOCKER_USAGE}`
@@ -55,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
         return await replayCommand(rest)
       case 'mcp':
         return await mcpCommand(rest)
+      case 'repl':
+        return await replCommand(rest)
       case undefined:
       case 'help':
       case '--help':
