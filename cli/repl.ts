@@ -8,7 +8,7 @@
 import { createInterface, type Interface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
-import type { RunCodeOptions } from '../runtime/run-code.js'
+import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { watchLive } from './live.js'
@@ -34,13 +34,7 @@ const REPL_OPTIONS = {
 const PROMPT = '> '
 const MORE = '... '
 
-/** What the REPL needs of a session (runtime/session.ts's Session). */
-interface ReplSession {
-  runCode(code: string, options?: Omit<RunCodeOptions, 'session'>): Promise<RunResult>
-  declarations(): string
-  reset(): Promise<void>
-  close(): Promise<void>
-}
+type ReplSession = Pick<Session, 'runCode' | 'declarations' | 'reset' | 'close'>
 
 export async function replCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: REPL_OPTIONS, allowPositionals: true, strict: true })
@@ -63,13 +57,18 @@ export async function replCommand(args: string[]): Promise<number> {
   }
 }
 
-/** Every input of the REPL runs in this session. */
+/** Every input of the REPL runs in this session. TEMPORARY: stateless while rt.session() is a stub. */
 function openSession(rt: Runtime): ReplSession {
-  return {
-    runCode: (code, options) => rt.runCode(code, options),
-    declarations: () => '',
-    reset: async () => {},
-    close: async () => {},
+  try {
+    return rt.session()
+  } catch {
+    process.stderr.write('codeact: sessions are not wired yet; every input runs on its own\n')
+    return {
+      runCode: (code, options) => rt.runCode(code, options),
+      declarations: () => '',
+      reset: async () => {},
+      close: async () => {},
+    }
   }
 }
 
