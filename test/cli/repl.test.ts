@@ -117,7 +117,7 @@ describe.skipIf(!hasScript)('codeact repl on a terminal', () => {
     expect(await r.exited).toBe(0)
   })
 
-  it('keeps history across two REPL processes (Up recalls the earlier one\'s input)', async () => {
+  it("keeps history across two REPL processes (Up recalls the earlier one's input)", async () => {
     const file = history()
     const first = startRepl([], { CODEACT_REPL_HISTORY: file })
     await first.waitFor('> ')
