@@ -34,8 +34,6 @@ const REPL_OPTIONS = {
 const PROMPT = '> '
 const MORE = '... '
 
-type ReplSession = Pick<Session, 'runCode' | 'declarations' | 'reset' | 'close'>
-
 export async function replCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, options: REPL_OPTIONS, allowPositionals: true, strict: true })
   if (values.help) {
@@ -47,28 +45,13 @@ export async function replCommand(args: string[]): Promise<number> {
   if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime(await runtimeOptions(values))
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
-  const session = openSession(rt)
+  const session = rt.session()
   try {
     return await repl(rt, session, values.verbose === true)
   } finally {
     await session.close()
     await mcp?.close()
     await rt.close()
-  }
-}
-
-/** Every input of the REPL runs in this session. TEMPORARY: stateless while rt.session() is a stub. */
-function openSession(rt: Runtime): ReplSession {
-  try {
-    return rt.session()
-  } catch {
-    process.stderr.write('codeact: sessions are not wired yet; every input runs on its own\n')
-    return {
-      runCode: (code, options) => rt.runCode(code, options),
-      declarations: () => '',
-      reset: async () => {},
-      close: async () => {},
-    }
   }
 }
 
@@ -79,7 +62,7 @@ function banner(rt: Runtime): string {
   return `codeact repl · ${tools} · state persists between inputs · .sdk shows the declarations, .help the commands\n`
 }
 
-function repl(rt: Runtime, session: ReplSession, verbose: boolean): Promise<number> {
+function repl(rt: Runtime, session: Session, verbose: boolean): Promise<number> {
   const { stdin: input, stdout: output, stderr: err } = process
   const terminal = input.isTTY === true && output.isTTY === true
   const file = historyPath()

@@ -24,7 +24,8 @@ describe.skipIf(!hasScript)('codeact repl on a terminal', () => {
     r.type('  return Math.round(net * (1 + vat))\r')
     await r.waitFor('... ')
     r.type('}\r')
-    await r.waitFor('> ')
+    // Defining a function runs nothing and reports nothing: the prompt comes straight back.
+    expect(await r.waitFor('> ')).toMatch(/\.\.\. }\n(\d+\.\d s · 0 calls)*> $/)
     r.type('const shops = await tools.list_shops({})\r')
     await r.waitFor('> ')
     // Both bindings are the next input's: a function and a tool's answer.
@@ -83,20 +84,26 @@ describe.skipIf(!hasScript)('codeact repl on a terminal', () => {
     await r.waitFor('> ')
     r.type('const kept = new Map([["answer", 42]])\r')
     await r.waitFor('> ')
-    r.type('let spins = 0; while (true) { spins++ }\r')
-    // The live status line shows the program is running; then Ctrl-C.
-    await r.waitFor(/\d+\.\d s · 0 calls/)
+    // The program says it is running (a console line, live), then spins for ever: then Ctrl-C.
+    r.type('let spins = 0; console.log("spinning"); await new Promise((go) => setTimeout(go, 10)); while (true) { spins++ }\r')
+    await r.waitFor(/spinning\n/)
     r.type('\x03')
-    await r.waitFor(/Error \(aborted\)/)
+    await r.waitFor('Error (aborted): the run was aborted')
     await r.waitFor('> ')
     r.type('kept.get("answer")\r')
     await r.waitFor(/Return value:\n42\n/)
     // A program waiting on a timer is cancelled the same way.
-    r.type('await new Promise((resolve) => setTimeout(resolve, 600_000))\r')
-    await r.waitFor(/\d+\.\d s · 0 calls/)
+    r.type('console.log("waiting"); await new Promise((resolve) => setTimeout(resolve, 600_000))\r')
+    await r.waitFor(/waiting\n/)
     r.type('\x03')
-    await r.waitFor(/Error \(aborted\)/)
+    await r.waitFor('Error (aborted): the run was aborted')
     await r.waitFor('> ')
+    // Ctrl-C right after Enter lands while the input is still being checked: it is cancelled all the same.
+    r.type('while (true) {}\r\x03')
+    await r.waitFor(/Error \(aborted\): the run was (aborted|cancelled before it started)/)
+    await r.waitFor('> ')
+    r.type('[...kept.keys()]\r')
+    await r.waitFor(/Return value:\n\["answer"\]\n/)
     r.type('\x04')
     expect(await r.exited).toBe(0)
   })
@@ -133,13 +140,14 @@ describe.skipIf(!hasScript)('codeact repl on a terminal', () => {
     await second.waitFor('> ')
     second.type('\x1b[A\x1b[A') // Up, Up
     await second.waitFor('const marker = 41 + 1')
+    // Entered again, the recalled line moves to the newest place: the file holds no duplicates.
     second.type('\r')
     await second.waitFor('> ')
     second.type('marker * 2\r')
     await second.waitFor(/Return value:\n84\n/)
     second.type('\x04')
     expect(await second.exited).toBe(0)
-    expect(readFileSync(file, 'utf8')).toBe('const marker = 41 + 1\nmarker\nmarker * 2\n')
+    expect(readFileSync(file, 'utf8')).toBe('marker\nconst marker = 41 + 1\nmarker * 2\n')
   })
 
   it('shows the live line and a summary for a run that calls tools', async () => {
@@ -160,7 +168,8 @@ describe('codeact repl with piped input', () => {
   it('runs each input in order in one session, prints no prompts, and exits 0 at the end of input', () => {
     const dir = tempDir('codeact-repl-pipe-')
     const input = join(dir, 'inputs.ts')
-    writeFileSync(input, 'const xs = [1, 2,\n  3]\nconsole.log("sum so far")\nxs.reduce((a, b) => a + b, 0)\n')
+    // `.5 * 4` is an expression, not a command; `.nope` is an unknown command, said on stderr.
+    writeFileSync(input, 'const xs = [1, 2,\n  3]\nconsole.log("sum so far")\nxs.reduce((a, b) => a + b, 0)\n.5 * 4\n.nope\n')
     const r = spawnSync(process.execPath, ['bin/codeact.mjs', 'repl'], {
       input: readFileSync(input),
       encoding: 'utf8',
@@ -168,8 +177,9 @@ describe('codeact repl with piped input', () => {
       timeout: 60_000,
     })
     expect(r.status).toBe(0)
-    expect(r.stdout).toBe('Return value:\n6\n')
+    expect(r.stdout).toBe('Return value:\n6\nReturn value:\n2\n')
     expect(r.stderr).toContain('sum so far')
+    expect(r.stderr).toContain('Unknown REPL command; .help lists them.')
   })
 
   it('never loads TypeScript into the REPL process (multi-line input is decided without it)', () => {
@@ -178,13 +188,13 @@ describe('codeact repl with piped input', () => {
       probe,
       `import { createRequire } from 'node:module'
 import { main } from ${JSON.stringify(join(process.cwd(), 'dist/cli/main.js'))}
-const status = await main(['repl'])
+const status = await main(['repl', '--tools', 'examples/tools.ts'])
 const loaded = Object.keys(createRequire(import.meta.url)('module')._cache).filter((k) => /[\\\\/]typescript[\\\\/]/.test(k))
 process.stderr.write(JSON.stringify({ status, loaded }) + '\\n')
 `,
     )
     const r = spawnSync(process.execPath, [probe], {
-      input: 'function f(n: number) {\n  return n + 1\n}\nf(1)\nconst bad: number = f("x")\n',
+      input: 'const double = (n: number) =>\n  n * 2\ndouble(1)\nawait tools.lookup_rates({ base: double })\n',
       encoding: 'utf8',
       env: { ...process.env, CODEACT_REPL_HISTORY: '' },
       timeout: 60_000,
