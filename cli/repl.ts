@@ -19,15 +19,16 @@ import { HISTORY_SIZE, historyPath, historySaver, loadHistory } from './repl-his
 import { summaryLines } from './summary.js'
 
 export const REPL_USAGE = `  codeact repl [--tools MODULE]... [--workspace DIR …] [--sandbox isolate|docker [--docker-OPTION VALUE]...]
-               [--typecheck=error|warn|off] [--log FILE.jsonl] [--verbose] [the limit flags of run]
+               [--typecheck=error|warn|off] [--log FILE.jsonl [--session ID]] [--verbose] [the limit flags of run]
                [--mcp …]... [--mcp-config FILE.json]...
                type TypeScript; each input runs in one session, so its bindings are the next input's;
-               .help lists the commands; history in ~/.codeact_repl_history ($CODEACT_REPL_HISTORY; empty: none)`
+               --session ID takes up a session of an earlier REPL from its --log; .help lists the commands; history in ~/.codeact_repl_history ($CODEACT_REPL_HISTORY; empty: none)`
 
 const REPL_OPTIONS = {
   ...RUNTIME_FLAGS,
   help: { type: 'boolean', short: 'h' },
   verbose: { type: 'boolean', short: 'v' },
+  session: { type: 'string' },
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
 
@@ -45,24 +46,32 @@ export async function replCommand(args: string[]): Promise<number> {
   if (!servers.ok) throw new UsageError(servers.message)
   const rt = await createRuntime(await runtimeOptions(values))
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
-  const session = rt.session()
+  if (values.session !== undefined && !/^[\w.:-]{1,128}$/.test(values.session))
+    throw new UsageError('--session takes an id of letters, digits, and . _ : - (the one a REPL with --log printed)')
+  const session = rt.session(values.session !== undefined ? { id: values.session } : {})
   try {
-    return await repl(rt, session, values.verbose === true)
+    const status = await repl(rt, session, values.verbose === true, values.log)
+    // With a log, the session can be taken up again later, in a new REPL: it is rebuilt from the log.
+    if (values.log && process.stdin.isTTY)
+      process.stderr.write(`Session ${session.id} is in ${values.log}; resume it with --log ${values.log} --session ${session.id}\n`)
+    return status
   } finally {
-    await session.close()
+    // Closing a session ends it in the log too; with a log it stays open there, to be resumed.
+    if (!values.log) await session.close()
     await mcp?.close()
     await rt.close()
   }
 }
 
-function banner(rt: Runtime): string {
+function banner(rt: Runtime, session: Session, log: string | undefined): string {
   const names = rt.tools.names()
   const shown = names.length > 8 ? [...names.slice(0, 8), '…'] : names
   const tools = names.length ? `${names.length} tool${names.length === 1 ? '' : 's'} (${shown.join(', ')})` : 'no tools'
-  return `codeact repl · ${tools} · state persists between inputs · .sdk shows the declarations, .help the commands\n`
+  const kept = log ? ` · session ${session.id}, logged to ${log}` : ''
+  return `codeact repl · ${tools}${kept} · state persists between inputs · .sdk shows the declarations, .help the commands\n`
 }
 
-function repl(rt: Runtime, session: Session, verbose: boolean): Promise<number> {
+function repl(rt: Runtime, session: Session, verbose: boolean, log: string | undefined): Promise<number> {
   const { stdin: input, stdout: output, stderr: err } = process
   const terminal = input.isTTY === true && output.isTTY === true
   const file = historyPath()
@@ -203,7 +212,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean): Promise<number> 
       }
       if (!busy) resolve(0)
     })
-    if (terminal) output.write(banner(rt))
+    if (terminal) output.write(banner(rt, session, log))
     prompt()
   })
 }

@@ -150,6 +150,28 @@ describe.skipIf(!hasScript)('codeact repl on a terminal', () => {
     expect(readFileSync(file, 'utf8')).toBe('marker\nconst marker = 41 + 1\nmarker * 2\n')
   })
 
+  it('with --log, a later REPL takes the session up again by its id (rebuilt from the log, no tool run twice)', async () => {
+    const log = join(tempDir('codeact-repl-log-'), 'repl.jsonl')
+    const first = startRepl([...TOOLS, '--log', log], { CODEACT_REPL_HISTORY: history() })
+    await first.waitFor('> ')
+    first.type("const rates = await tools.lookup_rates({ base: 'USD' })\r")
+    await first.waitFor('> ')
+    first.type('\x04')
+    const resume = /resume it with --log \S+ --session (\S+)/.exec(await first.waitFor(/--session \S+\n/))
+    expect(await first.exited).toBe(0)
+    const id = resume![1]!
+
+    const second = startRepl([...TOOLS, '--log', log, '--session', id], { CODEACT_REPL_HISTORY: history() })
+    await second.waitFor(`session ${id}`)
+    await second.waitFor('> ')
+    second.type('rates.EUR\r')
+    const screen = await second.waitFor(/Return value:\n0\.92\n/)
+    expect(screen).toContain('the session was restored')
+    expect(screen).not.toMatch(/Done in .* tool call/)
+    second.type('\x04')
+    expect(await second.exited).toBe(0)
+  })
+
   it('shows the live line and a summary for a run that calls tools', async () => {
     const r = startRepl(TOOLS, { CODEACT_REPL_HISTORY: history() })
     await r.waitFor('> ')
