@@ -11,6 +11,7 @@ import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
 import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
+import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
 import { watchLive } from './live.js'
 import { MCP_FLAG_OPTIONS, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { needsMoreInput } from './repl-complete.js'
@@ -19,16 +20,18 @@ import { HISTORY_SIZE, historyPath, historySaver, loadHistory } from './repl-his
 import { summaryLines } from './summary.js'
 
 export const REPL_USAGE = `  codeact repl [--tools MODULE]... [--workspace DIR …] [--sandbox isolate|docker [--docker-OPTION VALUE]...]
-               [--typecheck=error|warn|off] [--log FILE.jsonl [--session ID]] [--verbose] [the limit flags of run]
-               [--mcp …]... [--mcp-config FILE.json]...
-               type TypeScript; each input runs in one session, so its bindings are the next input's;
-               --session ID takes up a session of an earlier REPL from its --log; .help lists the commands; history in ~/.codeact_repl_history ($CODEACT_REPL_HISTORY; empty: none)`
+               [--typecheck=error|warn|off] [--verbose] [the limit flags of run] [--realm-memory MB] [--realm-idle MS|10m]
+               [--log FILE.jsonl [--session ID]] [--mcp …]... [--mcp-config FILE.json]...
+               type TypeScript: every input runs in one session, so its bindings are the next input's; .help lists
+               the commands; --session takes up the session of an earlier REPL from its log; history is kept in
+               ~/.codeact_repl_history (or $CODEACT_REPL_HISTORY; empty: none)`
 
 const REPL_OPTIONS = {
   ...RUNTIME_FLAGS,
   help: { type: 'boolean', short: 'h' },
   verbose: { type: 'boolean', short: 'v' },
   session: { type: 'string' },
+  ...SESSION_FLAGS,
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
 
@@ -44,7 +47,10 @@ export async function replCommand(args: string[]): Promise<number> {
   if (positionals.length) throw new UsageError('repl takes no PROGRAM (use codeact run for that)')
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
-  const rt = await createRuntime(await runtimeOptions(values))
+  const options = await runtimeOptions(values)
+  const realms = sessionLimitsFromFlags(values)
+  if (Object.keys(realms).length) options.sessions = realms
+  const rt = await createRuntime(options)
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   if (values.session !== undefined && !/^[\w.:-]{1,128}$/.test(values.session))
     throw new UsageError('--session takes an id of letters, digits, and . _ : - (the one a REPL with --log printed)')
