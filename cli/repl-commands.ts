@@ -9,6 +9,7 @@ export const REPL_HELP = `.sdk     print the declarations the next input is chec
 .break   drop the unfinished input (so does Ctrl-C)
 .help    this list
 .exit    leave (so does Ctrl-D, or Ctrl-C twice at an empty prompt)
+Tab completes the session's bindings, tools.NAME and the commands.
 An input that is not finished (an open bracket or template, a trailing operator) continues on a "..." line.
 Ctrl-C while a program runs cancels it; the session keeps what it assigned before.`
 
@@ -52,4 +53,28 @@ export function shownObservation(result: RunResult, consoleShown: boolean): stri
     else if (text.startsWith(logged + '\n\n')) text = text.slice(logged.length + 2)
   }
   return text === NOTHING_TO_REPORT ? '' : text
+}
+
+/** The names a session's declarations bind (`declare const rows: …`, `class Cache …`), for Tab completion. */
+function boundNames(declarations: string): string[] {
+  const names = new Set<string>()
+  for (const m of declarations.matchAll(/^(?:declare\s+)?(?:const|let|var|function\*?|class|enum|namespace)\s+([A-Za-z_$][\w$]*)/gm))
+    names.add(m[1]!)
+  return [...names]
+}
+
+/**
+ * Tab completion: `tools.` and a prefix → the tools' names; a dot command at the start of the line; else the
+ * session's bindings. readline's shape: the candidates, and the text they complete.
+ */
+export function completions(line: string, tools: readonly string[], declarations: string): [string[], string] {
+  if (/^\s*\.\w*$/.test(line)) {
+    const typed = line.trim()
+    return [COMMANDS.map((c) => `.${c}`).filter((c) => c.startsWith(typed)), typed]
+  }
+  const member = /\btools\.([\w$]*)$/.exec(line)
+  if (member) return [tools.filter((t) => t.startsWith(member[1]!)), member[1]!]
+  const word = /(?:^|[^\w$.])([A-Za-z_$][\w$]*)$/.exec(line)?.[1]
+  if (word === undefined) return [[], '']
+  return [[...boundNames(declarations), 'tools'].filter((n) => n.startsWith(word)).sort(), word]
 }

@@ -15,7 +15,7 @@ import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
 import { watchLive } from './live.js'
 import { MCP_FLAG_OPTIONS, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { needsMoreInput } from './repl-complete.js'
-import { REPL_HELP, dotCommand, sdkText, shownObservation, type DotCommand } from './repl-commands.js'
+import { REPL_HELP, completions, dotCommand, sdkText, shownObservation, type DotCommand } from './repl-commands.js'
 import { HISTORY_SIZE, historyPath, historySaver, loadHistory } from './repl-history.js'
 import { summaryLines } from './summary.js'
 
@@ -89,6 +89,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     history: loadHistory(file),
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
+    completer: (line: string) => completions(line, rt.tools.names(), session.declarations()),
   })
   rl.on(
     'history',
