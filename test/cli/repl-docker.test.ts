@@ -1,7 +1,7 @@
-/** The containers Docker runs for a session, by the label the backend puts on them. */
+/** The containers Docker runs for a session, by the label the backend puts on them (the realm id: `caller:id`, or the id). */
 async function sessionContainers(id: string): Promise<string[]> {
-  const list = await new Docker().listContainers({ all: true, filters: { label: [`codeact.session=${id}`] } })
-  return list.map((c) => c.Id)
+  const list = await new Docker().listContainers({ all: true, filters: { label: ['codeact.session'] } })
+  return list.filter((c) => c.Labels['codeact.session'] === id || c.Labels['codeact.session']?.endsWith(`:${id}`)).map((c) => c.Id)
 }
 
 /**
