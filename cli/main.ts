@@ -12,6 +12,7 @@ import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { watchLive } from './live.js'
 import { LIMIT_USAGE } from './limit-flags.js'
+import { REPL_USAGE, replCommand } from './repl.js'
 import { terminalReview } from './review.js'
 import { summaryLines } from './summary.js'
 import type { RunResult } from '../vocabulary/types.js'
@@ -29,6 +30,7 @@ const USAGE = `usage:
                          [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
   codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
 ${MCP_USAGE}
+${REPL_USAGE}
   codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
 PROGRAM may be - to read the program from standard input.
 ${DOCKER_USAGE}`
@@ -55,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'mcp':
         // Loaded only for `codeact mcp`: `codeact run` never pulls in the MCP server SDK (a third of its start-up).
         return await (await import('./mcp.js')).mcpCommand(rest)
+      case 'repl':
+        return await replCommand(rest)
       case undefined:
       case 'help':
       case '--help':

@@ -172,6 +172,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
   }
 
+  // Cancelled while it was being prepared (a check takes a moment; a REPL's Ctrl-C lands here): nothing runs.
+  if (options.signal?.aborted)
+    return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   const unscope = options.onApproval && env.approvals ? env.approvals.scope(runId, options.onApproval) : () => {}
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))

@@ -88,6 +88,18 @@ describe('limits: each is a clear run error, never a host crash', () => {
     expect(unmatchedCalls(r.events)).toEqual([])
   })
 
+  it('an abort that lands while the program is still being checked cancels it: it never runs', async () => {
+    // A REPL's Ctrl-C right after Enter: the program is in the checker's thread when the signal aborts.
+    const rt = await testRuntime({ limits: { timeoutMs: 5000 } })
+    const controller = new AbortController()
+    const off = rt.on('event', (e) => {
+      if (e.type === 'run/start') queueMicrotask(() => controller.abort())
+    })
+    const r = await rt.runCode('while (true) {}', { signal: controller.signal })
+    off()
+    expect(r.error).toEqual({ kind: 'aborted', message: 'the run was cancelled before it started' })
+  })
+
   it('caps the observation text with a marker', async () => {
     const rt = await testRuntime({ limits: { maxObservationBytes: 2000 } })
     const r = await rt.runCode('return "y".repeat(50_000)')
