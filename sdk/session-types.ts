@@ -67,9 +67,10 @@ export function emitDeclarations(
   problemLines: (text: string) => ReadonlySet<number>,
 ): string {
   const next: Entry[] = []
+  const modules = importedModules(body)
   for (const s of body) {
     try {
-      next.push(...declare(s, file, checker))
+      next.push(...declare(s, file, checker, modules))
     } catch {
       // The checker's own failure on one statement: its names go untyped, the others are still printed.
       for (const key of keysOf(s)) if (key.startsWith('v:')) next.push(untyped(key.slice(2), 'var'))
@@ -104,7 +105,48 @@ export function wrapperBody(file: TS.SourceFile): readonly TS.Statement[] {
   return ts.isFunctionExpression(fn) ? fn.body.statements : []
 }
 
-function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker): Entry[] {
+/** `__codeact_node_fs = await import("node:fs")` (the normaliser's rewrite of an import): namespace name → module. */
+function importedModules(body: readonly TS.Statement[]): Map<string, string> {
+  const modules = new Map<string, string>()
+  for (const s of body) {
+    if (!ts.isVariableStatement(s)) continue
+    for (const d of s.declarationList.declarations) {
+      const init = d.initializer
+      if (!ts.isIdentifier(d.name) || !INTERNAL.test(d.name.text) || !init || !ts.isAwaitExpression(init)) continue
+      const call = init.expression
+      const spec = ts.isCallExpression(call) && call.expression.kind === ts.SyntaxKind.ImportKeyword ? call.arguments[0] : undefined
+      if (spec && ts.isStringLiteral(spec)) modules.set(d.name.text, spec.text)
+    }
+  }
+  return modules
+}
+
+/**
+ * What an imported name is, as a type query on its module (`typeof import("node:fs").readFileSync`): the
+ * checker would print the value's type, which for a module's overloads does not stand on its own.
+ */
+function importedName(d: TS.VariableDeclaration, id: TS.Identifier, modules: ReadonlyMap<string, string>): string | undefined {
+  const init = d.initializer
+  if (init === undefined) return undefined
+  const ns = ts.isIdentifier(init)
+    ? init
+    : ts.isPropertyAccessExpression(init) && ts.isIdentifier(init.expression)
+      ? init.expression
+      : undefined
+  const spec = ns && modules.get(ns.text)
+  if (spec === undefined) return undefined
+  const module = `typeof import(${JSON.stringify(spec)})`
+  // A Node builtin's default export is its module object (what the types declare as the module itself).
+  if (ts.isPropertyAccessExpression(init)) return ts.isIdentifier(d.name) && init.name.text === 'default' ? module : undefined
+  if (ts.isIdentifier(d.name)) return module
+  const element = id.parent
+  if (!ts.isBindingElement(element) || element.parent !== d.name || !ts.isObjectBindingPattern(d.name) || element.dotDotDotToken)
+    return undefined
+  const key = element.propertyName ?? element.name
+  return ts.isIdentifier(key) ? `${module}.${key.text}` : undefined
+}
+
+function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker, modules: ReadonlyMap<string, string>): Entry[] {
   const verbatim = (): Entry[] => {
     const keys = keysOf(s).filter((k) => !SANDBOX_OWNED_NAMES.has(k.slice(2)))
     return keys.length ? [{ text: s.getText(file), keys }] : []
@@ -116,10 +158,15 @@ function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker):
     const list = s.declarationList
     if (list.flags & ts.NodeFlags.Using) return []
     const kind = list.flags & ts.NodeFlags.Const ? 'const' : list.flags & ts.NodeFlags.Let ? 'let' : 'var'
-    const ids = list.declarations.flatMap((d) => identifiers(d.name))
+    const ids = list.declarations.flatMap((d) => identifiers(d.name).map((id) => ({ d, id })))
     // The rewrite leaves the whole statement local when it binds a name the sandbox owns.
-    if (ids.some((id) => SANDBOX_OWNED_NAMES.has(id.text))) return []
-    return ids.filter((id) => !INTERNAL.test(id.text)).map((id) => printedValue(id, kind, checker))
+    if (ids.some(({ id }) => SANDBOX_OWNED_NAMES.has(id.text))) return []
+    return ids
+      .filter(({ id }) => !INTERNAL.test(id.text))
+      .map(({ d, id }) => {
+        const imported = modules.size > 0 ? importedName(d, id, modules) : undefined
+        return imported ? printed(`declare ${kind} ${id.text}: ${imported}`, id.text, kind) : printedValue(id, kind, checker)
+      })
   }
   if (ts.isFunctionDeclaration(s) && s.name && s.body && !SANDBOX_OWNED_NAMES.has(s.name.text)) {
     const name = s.name.text
