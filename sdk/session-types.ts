@@ -43,10 +43,21 @@ const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.AllowUniqueES
 /** Names the normaliser makes for `import … from 'node:…'` (sdk/program-text.ts): run-time plumbing, not the user's. */
 const INTERNAL = /^__codeact_/
 
+/** Contexts by declarations text, newest last: a session's next cell starts from what its last one answered. */
+const contexts = new Map<string, SessionContext>()
+const MAX_CONTEXTS = 32
+
 export function sessionContext(declarations: string): SessionContext {
-  const entries = entriesOf(declarations)
-  const prefix = entries.map((e) => e.text).join('\n')
-  return { prefix: prefix === '' ? '' : `${prefix}\n`, lines: prefix === '' ? 0 : prefix.split('\n').length, entries }
+  let context = contexts.get(declarations)
+  if (context !== undefined) contexts.delete(declarations)
+  else {
+    const entries = entriesOf(declarations)
+    const prefix = entries.map((e) => e.text).join('\n')
+    context = { prefix: prefix === '' ? '' : `${prefix}\n`, lines: prefix === '' ? 0 : prefix.split('\n').length, entries }
+  }
+  contexts.set(declarations, context)
+  for (const key of contexts.keys()) if (contexts.size > MAX_CONTEXTS) contexts.delete(key)
+  return context
 }
 
 /** The earlier declarations with every name of `bindings` replaced by an untyped one (the cell was not checked). */
@@ -65,6 +76,7 @@ export function emitDeclarations(
   body: readonly TS.Statement[],
   checker: TS.TypeChecker,
   problemLines: (text: string) => ReadonlySet<number>,
+  globalTypes: ReadonlySet<string>,
 ): string {
   const next: Entry[] = []
   const modules = importedModules(body)
@@ -76,8 +88,15 @@ export function emitDeclarations(
       for (const key of keysOf(s)) if (key.startsWith('v:')) next.push(untyped(key.slice(2), 'var'))
     }
   }
+  // Nothing new: the earlier declarations checked when they were written.
+  if (next.length === 0) return context.entries.map((e) => e.text).join('\n')
   const kept = context.entries.filter((e) => !e.keys.some((k) => next.some((n) => n.keys.includes(k))))
   const all = [...kept, ...next]
+  // Checking the declarations by themselves costs a check: skipped when every name a printed type uses
+  // is one that resolves at the top level (the lib's, the SDK's, the session's own types).
+  const types = new Set(globalTypes)
+  for (const e of all) for (const k of e.keys) if (k.startsWith('t:')) types.add(k.slice(2))
+  if (next.every((e) => e.printed === undefined || standsAlone(e.text, types))) return all.map((e) => e.text).join('\n')
   // Two rounds at most: a failing printed entry gets its looser form, then its `any` form.
   for (let round = 0; round < 2; round++) {
     const problems = problemLines(all.map((e) => e.text).join('\n'))
@@ -95,6 +114,31 @@ export function emitDeclarations(
     }
   }
   return all.map((e) => e.text).join('\n')
+}
+
+/**
+ * Whether a printed declaration can only mean what it says at the top level: every type name it uses is in
+ * `types`, and it has no `typeof x` or `import("…")` (a value's or a module's name, resolved elsewhere).
+ */
+function standsAlone(text: string, types: ReadonlySet<string>): boolean {
+  const scanner = ts.createScanner(ts.ScriptTarget.ES2022, true, ts.LanguageVariant.Standard, text)
+  const K = ts.SyntaxKind
+  const declaring = new Set([K.ConstKeyword, K.LetKeyword, K.VarKeyword, K.FunctionKeyword])
+  let previous = K.Unknown
+  for (let token = scanner.scan(); token !== K.EndOfFileToken; token = scanner.scan()) {
+    if (token === K.TypeOfKeyword || token === K.ImportKeyword) return false
+    // The declared name itself (`declare const x`, each `declare function f` of an overload) is not a type.
+    if (token === K.Identifier && !declaring.has(previous)) {
+      const name = scanner.getTokenValue()
+      const at = scanner.getTokenEnd()
+      const rest = text.slice(at).trimStart()
+      // A property or parameter name (`rows:`, `n?:`, `...args:`), or a member after a dot, is not a type.
+      const isMember = rest.startsWith(':') || rest.startsWith('?:') || previous === K.DotToken
+      if (!isMember && !types.has(name)) return false
+    }
+    previous = token
+  }
+  return true
 }
 
 /** The wrapper function's body statements in a checked file (the last statement is the wrapper). */

@@ -96,7 +96,7 @@ describe.each([
   it('every kind is declared for the next turn: destructuring, functions, generators, classes, interfaces, types, enums', () => {
     const [first, second] = turns(
       [
-        'const { a, b: [c = 1, ...rest] } = { a: "x", b: [2, 3, 4] }',
+        'const { a, b: [c = 1, ...rest] } = { a: "x", b: [2, 3, 4] as number[] }',
         'var v = true',
         'function add(x: number, y = 1) { return x + y }',
         'async function later(): Promise<string[]> { return [] }',
@@ -120,8 +120,8 @@ describe.each([
     const d = first!.declarations
     for (const line of [
       'declare const a: string',
-      'declare const c: 1 | 2',
-      'declare const rest: [number, number]',
+      'declare const c: number',
+      'declare const rest: number[]',
       'declare var v: boolean',
       'declare function add(x: number, y?: number): number',
       'declare function later(): Promise<string[]>',
@@ -129,7 +129,7 @@ describe.each([
       'type Pair = [Point, Point]',
       'enum Mode { Fast, Slow }',
     ])
-      expect(d.split('\n')).toContain(line)
+      expect(d.split('\n'), d).toContain(line)
     expect(d).toMatch(/^declare function ids\(\): Generator<number, void/m)
     expect(d).toMatch(/^class Line \{/m)
     expect(second!.diagnostics).toEqual([])
