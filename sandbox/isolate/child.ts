@@ -45,7 +45,7 @@ function scheduleFlush(id: number, state: Active): void {
   })
 }
 
-async function startRun(id: number, request: RunRequest): Promise<void> {
+async function startRun(id: number, request: RunRequest, received: number): Promise<void> {
   const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
   active.set(id, state)
   let entry
@@ -72,7 +72,7 @@ async function startRun(id: number, request: RunRequest): Promise<void> {
   const outcome: SandboxOutcome = await run.execute()
   active.delete(id)
   outcome.droppedOutputBytes += state.logs.droppedBytes
-  send({ t: 'done', id, outcome, ...withLogs(state) })
+  send({ t: 'done', id, outcome, ...withLogs(state), ms: performance.now() - received })
   void pool.release(entry, run.reusable)
 }
 
@@ -99,7 +99,7 @@ process.on('message', (message: ToChild) => {
         send({ t: 'done', id: message.id, outcome: { ok: false, error, droppedOutputBytes: 0 } })
         return
       }
-      void startRun(message.id, { js: message.js, toolNames: message.toolNames, limits: message.limits })
+      void startRun(message.id, { js: message.js, toolNames: message.toolNames, limits: message.limits }, performance.now())
       return
     case 'result':
       active.get(message.id)?.run?.deliver(message.callId, message.text)
