@@ -86,13 +86,14 @@ describe('session cells in one isolated-vm context', () => {
         'function* count(n: number) { for (let i = 0; i < n; i++) yield i }',
         'abstract class Shape { abstract area(): number; describe() { return `${this.constructor.name}: ${this.area()}` } }',
         'class Square extends Shape { constructor(public side: number) { super() } area() { return this.side ** 2 } }',
+        'class Counter { static made = 0; static { Counter.made++ } constructor() { Counter.made++ } }',
         'enum Color { Red, Green = 5, Blue }',
         'const enum Size { S = "s", L = "l" }',
       ].join('\n'),
     )
     const value = await run(
       s,
-      'return { early, a, c, d, rest, v, w, u, later: later(1), twice: await fetchTwice(), counted: [...count(3)], sq: new Square(3).describe(), color: Color.Blue, name: Color[5], size: Size.L, fnName: later.name }',
+      'return { early, a, c, d, rest, v, w, u, later: later(1), twice: await fetchTwice(), counted: [...count(3)], sq: new Square(3).describe(), color: Color.Blue, name: Color[5], size: Size.L, fnName: later.name, classes: [Square.name, Counter.name, new Counter() && Counter.made] }',
     )
     expect(value).toEqual({
       early: 20,
@@ -109,6 +110,7 @@ describe('session cells in one isolated-vm context', () => {
       name: 'Green',
       size: 'l',
       fnName: 'later',
+      classes: ['Square', 'Counter', 2],
     })
   })
 
@@ -150,5 +152,29 @@ describe('session cells in one isolated-vm context', () => {
     expect(await run(s, `return [total, ...${JSON.stringify(names)}.map((n) => n in globalThis)]`)).toEqual([5, false, false, false, false])
     // And the next turn's check knows it: using one is a name that does not exist.
     await expect(run(s, 'return sq')).rejects.toThrow(/1:8 Cannot find name 'sq'/)
+  })
+
+  it("a run's stack lines are the user's own lines, through the rewrite (a hoisted function's body, a declaration line)", async () => {
+    const s = session()
+    const code = [
+      'const items = [1, 2]',
+      '',
+      'const total = sum(items)',
+      'function sum(xs: number[]) {',
+      "  if (xs.length) throw new Error('no')",
+      '  return 0',
+      '}',
+    ]
+    const prepared = await typecheck.prepare(code.join('\n'), false, { declarations: '' })
+    const compiled = await compile(prepared.normalised!.text, { shapes: typecheck.shapes })
+    if (!compiled.ok) throw new Error(compiled.error.message)
+    const stack = (await s.context.eval(`(${compiled.program.js})().then(() => 'no error', (e) => e.stack)`, {
+      promise: true,
+      filename: 'program.js',
+    })) as string
+    const frames = [...stack.matchAll(/program\.js:(\d+):(\d+)/g)].map(
+      (m) => compiled.program.mapPosition(Number(m[1]), Number(m[2]) - 1)?.line,
+    )
+    expect(frames.slice(0, 2)).toEqual([5, 3])
   })
 })
