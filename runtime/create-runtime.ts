@@ -33,6 +33,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
+import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
 import type {
   AnyToolDefinition,
@@ -43,6 +44,7 @@ import type {
   HookName,
   Limits,
   RunResult,
+  SessionLimits,
   ToolCall,
   ToolError,
 } from '../vocabulary/types.js'
@@ -96,6 +98,12 @@ export interface RuntimeOptions {
   onApproval?: ApprovalHandler
   /** How long a question waits for its answer before it counts as a no (default 5 min). */
   approvalTimeoutMs?: number
+  /**
+   * Limits of the runtime's sessions (`rt.session()`): live realms at once (`max`, default 64; past it the
+   * least recently used idle realm is freed), `idleMs` (default 10 min; an idle realm is freed) and each
+   * realm's `memoryMb` (default `limits.memoryMb`). A freed realm's session restores by replay on its next run.
+   */
+  sessions?: Partial<SessionLimits>
 }
 
 export interface Runtime {
@@ -132,6 +140,11 @@ export interface Runtime {
     /** Called after every register/unregister (the MCP server sends `tools/list_changed`). Returns an unsubscribe function. */
     onChange(listener: () => void): () => void
   }
+  /**
+   * A session: runs that share one persistent realm (REPL semantics). `{ id }` resumes a known session
+   * (live, or restored by replay from this runtime's history or its `logFile`).
+   */
+  session(options?: SessionOptions): Session
   /** The runtime's append-only event log (both paths). */
   readonly log: EventLog
   /** Live events as they happen. Returns an unsubscribe function. */
@@ -298,6 +311,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         return found && !found.nativeOnly ? found.definition : undefined
       },
       onChange: (listener) => registry.onChange(listener),
+    },
+    session: () => {
+      throw new Error('codeact: sessions are not wired yet')
     },
     log,
     on: (_type, listener) => log.subscribe(listener),

@@ -4,6 +4,7 @@
 export { createRuntime } from './create-runtime.js'
 export type { Runtime, RuntimeOptions } from './create-runtime.js'
 export type { RunCodeOptions } from './run-code.js'
+export type { Session, SessionOptions } from './session.js'
 export { DEFAULT_LIMITS } from './limits.js'
 export { defineTool } from '../vocabulary/define-tool.js'
 export { replayObservations } from './replay.js'
@@ -67,7 +68,9 @@ export type {
   RunErrorKind,
   RunEvent,
   RunResult,
+  RunSessionMark,
   SchemaLike,
+  SessionLimits,
   ToolCall,
   ToolAnnotations,
   ToolContext,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { toJson, type DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
 import { answerIn, readElement, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
+import type { Session } from './session.js'
 import type { ApprovalHandler, JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export * from './native-shapes.js'
@@ -20,6 +21,8 @@ export interface ExecuteToolCallsOptions {
   signal?: AbortSignal | null | undefined
   /** Answers the approvals this batch's calls ask for (a `run_code` call's sub-calls included). */
   onApproval?: ApprovalHandler
+  /** The batch's `run_code` calls run in this session (a handle from `rt.session()`, or its id). */
+  session?: Session | string
 }
 
 export const RUN_CODE = 'run_code'

@@ -29,6 +29,7 @@ import type { WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep } from './typecheck.js'
+import type { Session } from './session.js'
 
 const BACKSTOP_GRACE_MS = 30_000
 /** Node's timers overflow above this (they fire after 1 ms). */
@@ -83,6 +84,8 @@ export interface RunCodeOptions {
   review?: ReviewChange
   /** Answers the approvals this run's calls ask for (a front door's prompt); else the runtime's `onApproval`. */
   onApproval?: ApprovalHandler
+  /** Run in this session (a handle from `rt.session()`, or its id): the bindings of its earlier runs are in scope. */
+  session?: Session | string
 }
 
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
@@ -312,7 +315,9 @@ function describeFailure(
   pendingNames: string[],
 ): RunError {
   const { error } = outcome
-  const base: RunError = { kind: error.kind, message: error.message, ...(error.code ? { code: error.code } : {}) }
+  // `session_lost` never reaches here past a session's retry; should a backend answer it unasked, it is infrastructure.
+  const kind = error.kind === 'session_lost' ? 'sandbox_unavailable' : error.kind
+  const base: RunError = { kind, message: error.message, ...(error.code ? { code: error.code } : {}) }
   if (error.kind === 'runtime') {
     const at = locateInSource(program, error.stack)
     if (at) Object.assign(base, { line: at.line, column: at.column })

@@ -40,7 +40,39 @@ export interface SandboxRunRequest {
    * sandbox process, so one caller's crash cannot end another's runs. Unset: the runtime's one caller.
    */
   callerId?: string
+  /**
+   * A session run (REPL semantics: the program's top-level bindings were rewritten into assignments to the
+   * realm's globals, so they outlive the run). Unset: a stateless run, in a fresh realm as always.
+   * A 'new' realm's heap limit is this request's `limits.memoryMb` (the runtime passes the session limit).
+   */
+  session?: SandboxSessionRef
+  /**
+   * Session runs: Math.random is a PRNG seeded with `seed`; Date.now()/new Date() return `clock`'s values in
+   * order first (a replay), then the real clock. The outcome's `clock` lists every value the run read.
+   */
+  entropy?: SandboxEntropy
 }
+
+export interface SandboxSessionRef {
+  id: string
+  /**
+   * 'new': start a fresh realm for this session (discard any old one); 'existing': run in the realm the
+   * session's earlier runs left — if it is gone (memory kill, crash, expiry), answer `session_lost` at once
+   * without running anything.
+   */
+  realm: 'new' | 'existing'
+}
+
+export interface SandboxEntropy {
+  seed: string
+  clock?: number[]
+}
+
+/**
+ * What a sandbox may answer besides the run's own kinds: `session_lost` (seam-only: the session's realm is
+ * gone; nothing ran; the runtime restores the session and retries, the user never sees it).
+ */
+export type SandboxErrorKind = RunErrorKind | 'session_lost'
 
 /** A refusal the kernel or the policy made inside the sandbox, reported even if the program caught it. */
 export type SandboxDenial = ToolError
@@ -54,11 +86,13 @@ export type SandboxOutcome =
       valueNote?: string
       droppedOutputBytes: number
       denials?: SandboxDenial[]
+      /** Session runs: the Date.now values the run read, in order (the log keeps them for a replay). */
+      clock?: number[]
     }
   | {
       ok: false
       error: {
-        kind: RunErrorKind
+        kind: SandboxErrorKind
         message: string
         code?: string
         /** For kind `timeout`: which budget ran out (the program's own time, or the run's deadline). */
@@ -68,6 +102,8 @@ export type SandboxOutcome =
       }
       droppedOutputBytes: number
       denials?: SandboxDenial[]
+      /** Session runs: the Date.now values the run read before it ended. */
+      clock?: number[]
     }
 
 export interface Sandbox {
@@ -89,6 +125,11 @@ export interface Sandbox {
    * (or outside any run when `runId` is undefined), e.g. `{ workspace: WorkspaceOps }` for Docker.
    */
   services?(runId: string | undefined): Record<string, unknown>
+  /**
+   * Free a session's realm (its isolate; its container on Docker). Idempotent; an unknown id is no error.
+   * A backend without it cannot run sessions (`session` requests answer `sandbox_unavailable`).
+   */
+  endSession?(id: string): Promise<void>
   /** Stop everything this backend started. Runs still in flight end as `aborted`. */
   close(): Promise<void>
 }

@@ -228,6 +228,8 @@ export interface EventData {
     code: string
     /** The observation cap in force, so the observation can be rebuilt from the log. */
     maxObservationBytes: number
+    /** A session run: its session, the seed of its Math.random, and whether it began a fresh history (first run, after reset). */
+    session?: RunSessionMark
   }
   'run/end': {
     runId: string
@@ -245,6 +247,8 @@ export interface EventData {
     applied?: ChangeOutcome
     /** The staging mode, when not `apply`, so the observation can say what it means. */
     changeMode?: ChangeMode
+    /** Session runs: the Date.now values the program read, in order (a restore replays them). */
+    clock?: number[]
   }
   'tool/call': ToolCall
   'tool/result': { id: string; name: string; result: ToolResult; durationMs: number }
@@ -270,6 +274,29 @@ export interface EventData {
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
 }
 export type EventType = keyof EventData
+
+/** How `run/start` marks a session run: what a restore (from memory or a `logFile`) needs to replay it. */
+export interface RunSessionMark {
+  id: string
+  /** Math.random's seed for this run. */
+  seed: string
+  /** This run began the session's history (its first run, or the first after `reset()`); earlier runs are not replayed. */
+  fresh?: boolean
+}
+
+/**
+ * Limits of a runtime's sessions (`createRuntime({ sessions })`). A session's realm is freed when it has been
+ * idle `idleMs`, or when more than `max` realms are live (the least recently used idle one goes first); its
+ * history stays, and its next run restores it by replay.
+ */
+export interface SessionLimits {
+  /** Live session realms at once (default 64). */
+  max: number
+  /** Idle time after which a session's realm is freed (default 10 min). */
+  idleMs: number
+  /** Heap limit of each session's realm (default: `limits.memoryMb`, 128 MB). */
+  memoryMb: number
+}
 
 /** Limits of one run. */
 export interface Limits {

@@ -1,0 +1,26 @@
+/**
+ * The public face of a session: a handle whose runs share one persistent realm (REPL semantics: the
+ * top-level bindings of one run are the globals of the next). See runtime/sessions.ts for the registry.
+ */
+import type { RunCodeOptions } from './run-code.js'
+import type { RunResult } from '../vocabulary/types.js'
+
+export interface SessionOptions {
+  /**
+   * Resume a known session: its live realm, or (after expiry, a memory kill, or in a new runtime whose
+   * `logFile` holds its runs) a restore by replay. Default: a fresh random id.
+   */
+  id?: string
+}
+
+export interface Session {
+  readonly id: string
+  /** Runs one program in the session; state persists between runs. Same as `rt.runCode(code, { session })`. */
+  runCode(code: string, options?: Omit<RunCodeOptions, 'session'>): Promise<RunResult>
+  /** TypeScript declarations of the bindings so far: what the next run is checked against. */
+  declarations(): string
+  /** Forgets every binding; the next run starts in a fresh realm. */
+  reset(): Promise<void>
+  /** Ends the session and frees its realm; a later run of the same id starts fresh. */
+  close(): Promise<void>
+}
