@@ -1,0 +1,325 @@
+/**
+ * Sessions attacked (issue 15): one session reading or poisoning another's state (globals, intrinsics'
+ * prototypes, the Symbol.for registry, Error.prepareStackTrace, timers and promises left running), for
+ * sessions of one caller (one child process) and of two callers; a memory bomb next to a live session;
+ * racing runs of one session; reset()/close() during a run; the cap and the expiry under load; a restore
+ * whose log was tampered with. Every test says what a user must be able to rely on, not how.
+ */
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Runtime } from '../../runtime/create-runtime.js'
+import type { Session } from '../../runtime/session.js'
+import type { RunResult } from '../../vocabulary/types.js'
+import { unmatchedCalls } from '../support/runtime.js'
+import { sessionRuntime } from '../sessions/session-api.js'
+import { sessionTools } from '../sessions/tools.js'
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Attack programs poke at globalThis as JavaScript: the check is off, what runs is what counts. */
+async function attackRuntime(extra: Parameters<typeof sessionRuntime>[0] = {}) {
+  const counted = sessionTools()
+  const rt = await sessionRuntime({ tools: counted.tools, typecheck: 'off', limits: { timeoutMs: 20_000 }, ...extra })
+  return { rt, counted }
+}
+
+/** A run of `s` as `caller` (undefined: the runtime's own caller). */
+function runAs(rt: Runtime, s: Session, caller: string | undefined, code: string): Promise<RunResult> {
+  return rt.runCode(code, { session: s, ...(caller ? { caller } : {}) })
+}
+
+const CALLERS = [
+  ['two sessions of one caller', undefined, undefined],
+  ['two sessions of different callers', 'alice', 'mallory'],
+] as const
+
+describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
+  it("B finds none of A's state, whatever way A left it", async () => {
+    const { rt } = await attackRuntime()
+    const a = rt.session()
+    const b = rt.session()
+    const planted = await runAs(
+      rt,
+      a,
+      callerA,
+      `const secret = 'A-SECRET'
+       var secretVar = 'A-SECRET'
+       function secretFn() { return 'A-SECRET' }
+       globalThis.leak = 'A-SECRET'
+       Object.defineProperty(globalThis, 'hidden', { value: 'A-SECRET', enumerable: false })
+       globalThis[Symbol.for('codeact.secret')] = 'A-SECRET'
+       Symbol.for('A-SECRET-registered')
+       return 'planted'`,
+    )
+    expect(planted.value, planted.observation).toBe('planted')
+    const probe = await runAs(
+      rt,
+      b,
+      callerB,
+      `const found = []
+       for (const name of ['secret', 'secretVar', 'secretFn', 'leak', 'hidden']) {
+         try { if (eval('typeof ' + name) !== 'undefined') found.push(name) } catch { found.push(name + '(TDZ)') }
+       }
+       if (globalThis[Symbol.for('codeact.secret')] !== undefined) found.push('Symbol.for key')
+       for (const n of Object.getOwnPropertyNames(globalThis)) if (/secret|leak|hidden/i.test(n)) found.push(n)
+       for (const s of Object.getOwnPropertySymbols(globalThis)) found.push(String(s))
+       return found`,
+    )
+    expect(probe.error, probe.observation).toBeNull()
+    expect(probe.value).toEqual([])
+    expect(JSON.stringify(probe.events)).not.toContain('A-SECRET')
+  })
+
+  it("A's patched intrinsics stay in A: B, a new session and a stateless run see the real ones", async () => {
+    const { rt } = await attackRuntime()
+    const a = rt.session()
+    const patched = await runAs(
+      rt,
+      a,
+      callerA,
+      `Array.prototype.map = function () { return ['pwned'] }
+       Array.prototype.includes = () => true
+       Object.prototype.isAdmin = true
+       JSON.stringify = () => '"pwned"'
+       String.prototype.toUpperCase = function () { return 'pwned' }
+       const realThen = Promise.prototype.then
+       Promise.prototype.then = function (ok, no) { globalThis.stolen = (globalThis.stolen ?? 0) + 1; return realThen.call(this, ok, no) }
+       Function.prototype.toString = () => 'pwned'
+       Math.random = () => 0.5
+       return [1].map((x) => x)`,
+    )
+    expect(patched.value, patched.observation).toEqual(['pwned'])
+    const probe = `const w = await tools.get_weather({ city: 'Oslo' })
+      return {
+        map: [1, 2].map((x) => x * 2),
+        includes: [1].includes(7),
+        isAdmin: ({}).isAdmin,
+        json: JSON.stringify({ a: 1 }),
+        upper: 'abc'.toUpperCase(),
+        stolen: globalThis.stolen,
+        fn: (function f() {}).toString(),
+        random: Math.random() !== 0.5 || Math.random() !== 0.5,
+        tool: w.tempC,
+      }`
+    const clean = { map: [2, 4], includes: false, json: '{"a":1}', upper: 'ABC', fn: 'function f() {}', random: true, tool: -3 }
+    for (const r of [
+      await runAs(rt, rt.session(), callerB, probe),
+      await runAs(rt, rt.session(), callerA, probe),
+      await rt.runCode(probe),
+    ]) {
+      expect(r.error, r.observation).toBeNull()
+      expect(r.value).toEqual(clean)
+    }
+  })
+
+  it("A's Error.prepareStackTrace does not reach B's errors: B's failure keeps its message and line", async () => {
+    const { rt } = await attackRuntime()
+    const a = rt.session()
+    await runAs(
+      rt,
+      a,
+      callerA,
+      `Error.prepareStackTrace = () => 'HIJACKED'\nError.stackTraceLimit = 0\nglobalThis.Error = function () { return { message: 'HIJACKED' } }`,
+    )
+    const r = await runAs(
+      rt,
+      rt.session(),
+      callerB,
+      "const x = 1\nconst stack = new Error('probe').stack\nconsole.log(stack.includes('HIJACKED'))\nnull.boom",
+    )
+    expect(r.logs.map((l) => l.text)).toEqual(['false'])
+    expect(r.error).toMatchObject({ kind: 'runtime', line: 4 })
+    expect(r.observation).not.toContain('HIJACKED')
+  })
+
+  it("a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state", async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+    const a = rt.session()
+    const b = rt.session()
+    const setup = `const orders = await tools.list_orders({})
+      const stamp = [Math.random(), Date.now()]
+      const byId = new Map(orders.map((o) => [o.id, o]))
+      return stamp`
+    const stampA = (await runAs(rt, a, callerA, setup)).value
+    const stampB = (await runAs(rt, b, callerB, setup)).value
+    const executions = counted.total()
+    const bomb = await runAs(rt, a, callerA, 'const hog = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))')
+    expect(bomb.error?.kind, bomb.observation).toBe('memory')
+    const check = 'return { stamp, size: byId.size, amount: byId.get("o4").amount }'
+    const afterB = await runAs(rt, b, callerB, check)
+    expect(afterB.error, afterB.observation).toBeNull()
+    expect(afterB.value).toEqual({ stamp: stampB, size: 5, amount: 300 })
+    const afterA = await runAs(rt, a, callerA, check)
+    expect(afterA.error, afterA.observation).toBeNull()
+    expect(afterA.value).toEqual({ stamp: stampA, size: 5, amount: 300 })
+    expect(afterA.observation).toMatch(/restored/i)
+    expect(counted.total(), 'no tool ran again to restore').toBe(executions)
+  })
+})
+
+describe('timers and promises a session leaves behind', () => {
+  it('a timer or a pending promise left by a run never calls a tool while no run of its session is running', async () => {
+    const { rt, counted } = await attackRuntime()
+    const a = rt.session()
+    const left = await a.runCode(`setTimeout(() => tools.send_email({ to: 'x@evil.test', subject: 'from a timer' }), 50)
+      setInterval(() => { globalThis.ticks = (globalThis.ticks ?? 0) + 1; tools.send_email({ to: 'x@evil.test', subject: 'tick' }) }, 20)
+      globalThis.later = tools.sleep({ ms: 100 }).then(() => tools.send_email({ to: 'x@evil.test', subject: 'from a promise' }))
+      return 'left behind'`)
+    expect(left.value, left.observation).toBe('left behind')
+    const sentDuringRun = counted.counts.get('send_email') ?? 0
+    await pause(600)
+    expect(counted.counts.get('send_email') ?? 0, 'no e-mail sent between runs').toBe(sentDuringRun)
+    const b = rt.session()
+    const other = await b.runCode('await tools.sleep({ ms: 300 })\nreturn typeof globalThis.ticks')
+    expect(other.value).toBe('undefined')
+    expect(other.calls.map((c) => c.name)).toEqual(['sleep'])
+    expect(counted.counts.get('send_email') ?? 0, "no e-mail sent during another session's run").toBe(sentDuringRun)
+    const next = await a.runCode('await new Promise((r) => setTimeout(r, 100))\nreturn globalThis.ticks ?? 0')
+    expect(next.error, next.observation).toBeNull()
+    const ticksNow = next.value
+    const again = await a.runCode('await new Promise((r) => setTimeout(r, 100))\nreturn globalThis.ticks ?? 0')
+    expect(again.value, 'the interval of run 1 no longer ticks').toBe(ticksNow)
+    expect(unmatchedCalls(rt.log.all())).toEqual([])
+  })
+
+  it('a promise of run 1 that resolves during run 2 cannot make run 2 call tools it did not ask for', async () => {
+    const { rt, counted } = await attackRuntime()
+    const a = rt.session()
+    await a.runCode(`globalThis.trap = new Promise((resolve) => { globalThis.spring = resolve }).then(() => tools.send_email({ to: 'x@evil.test', subject: 'sprung' }))
+      return 1`)
+    const r = await a.runCode("globalThis.spring?.()\nawait new Promise((r) => setTimeout(r, 100))\nreturn 'ran'")
+    // Run 2 itself sprang the trap: its own program asked for it, so the call is run 2's, logged and matched.
+    expect(r.error, r.observation).toBeNull()
+    expect(r.calls.map((c) => c.name)).toEqual(counted.counts.get('send_email') ? ['send_email'] : [])
+    expect(unmatchedCalls(rt.log.all())).toEqual([])
+  })
+})
+
+describe('runs of one session at once', () => {
+  it('racing runs of one session are serialised or refused clearly, never interleaved', async () => {
+    const { rt } = await attackRuntime()
+    const s = rt.session()
+    await s.runCode('let counter = 0')
+    const bump = 'const before = counter\nawait tools.sleep({ ms: 30 })\ncounter = before + 1\nreturn counter'
+    const results = await Promise.all(Array.from({ length: 6 }, () => s.runCode(bump)))
+    const ok = results.filter((r) => r.ok)
+    for (const r of results.filter((x) => !x.ok)) expect(r.observation).toMatch(/busy|already running|one run at a time|in progress/i)
+    expect(ok.length).toBeGreaterThan(0)
+    expect(ok.map((r) => r.value).sort()).toEqual(Array.from({ length: ok.length }, (_, i) => i + 1))
+    expect((await s.runCode('return counter')).value).toBe(ok.length)
+  })
+
+  it.each(['reset', 'close'] as const)('%s() during a run settles the run and leaves none of its state', async (how) => {
+    const { rt, counted } = await attackRuntime()
+    const s = rt.session()
+    await s.runCode("const before = 'kept?'")
+    const running = s.runCode("await tools.sleep({ ms: 800 })\nglobalThis.after = 'set'\nconst late = 1\nreturn 'finished'")
+    await pause(200)
+    await s[how]()
+    const r = await running
+    expect(r.error === null || ['aborted', 'sandbox_unavailable', 'runtime'].includes(r.error.kind), r.observation).toBe(true)
+    const probe = await rt.runCode('return [typeof before, typeof late, typeof globalThis.after]', { session: s.id })
+    expect(probe.value, probe.observation).toEqual(['undefined', 'undefined', 'undefined'])
+    expect(counted.counts.get('sleep')).toBe(1)
+  })
+})
+
+describe('the cap and the expiry', () => {
+  it('past the cap, evicted sessions come back with their state and no tool runs again', async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { max: 2 } })
+    const sessions = Array.from({ length: 5 }, () => rt.session())
+    const first = await Promise.all(
+      sessions.map((s, i) =>
+        s.runCode(`const mine = ${i}\nconst w = await tools.get_weather({ city: 'City${i}' })\nconst r = Math.random()\nreturn r`),
+      ),
+    )
+    for (const r of first) expect(r.error, r.observation).toBeNull()
+    const executions = counted.total()
+    const second = await Promise.all(sessions.map((s) => s.runCode('return [mine, w.city, r]')))
+    second.forEach((r, i) => {
+      expect(r.error, r.observation).toBeNull()
+      expect(r.value).toEqual([i, `City${i}`, first[i]!.value])
+    })
+    expect(
+      second.filter((r) => /restored/i.test(r.observation)).length,
+      'at least the evicted ones say they were restored',
+    ).toBeGreaterThanOrEqual(3)
+    expect(counted.total()).toBe(executions)
+  })
+
+  it('an idle session expires and restores to equal state (Math.random and Date.now replayed); a long run is not expired under it', async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { idleMs: 300 } })
+    const s = rt.session()
+    const made = await s.runCode(`const picks = [Math.random(), Math.random()]
+      const at = Date.now()
+      const made = new Date().toISOString()
+      const orders = await tools.list_orders({})
+      return { picks, at, made }`)
+    expect(made.error, made.observation).toBeNull()
+    const long = await s.runCode("await tools.sleep({ ms: 900 })\nconst afterLong = 'alive'\nreturn picks.length")
+    expect(long.value, long.observation).toBe(2)
+    const executions = counted.total()
+    await pause(1200)
+    const back = await s.runCode('return { picks, at, made, n: orders.length, afterLong }')
+    expect(back.error, back.observation).toBeNull()
+    expect(back.value).toEqual({ ...(made.value as object), n: 5, afterLong: 'alive' })
+    expect(back.observation).toMatch(/restored/i)
+    expect(counted.total(), 'the restore ran no tool (the sleep and the orders are replayed)').toBe(executions)
+  })
+})
+
+describe('restoring from a log file after a host restart', () => {
+  const setup = [
+    'const orders = await tools.list_orders({})\nconst n = orders.length\nconst seed = Math.random()\nconst at = Date.now()\nn',
+    "if (n > 10) await tools.send_email({ to: 'boss@example.com', subject: 'a big day' })\nconst doubled = n * 2\ndoubled",
+  ]
+
+  async function firstHost(id: string): Promise<{ logFile: string; seen: RunResult[] }> {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'codeact-session-log-')), 'events.jsonl')
+    const { rt } = await attackRuntime({ logFile })
+    const s = rt.session({ id })
+    const seen: RunResult[] = []
+    for (const code of setup) seen.push(await s.runCode(code))
+    seen.push(await s.runCode('return [n, doubled, seed, at]'))
+    await rt.close()
+    return { logFile, seen }
+  }
+
+  it('a new runtime on the same log restores the session to equal state, running no tool, even after a torn last line', async () => {
+    const { logFile, seen } = await firstHost('restart-1')
+    appendFileSync(logFile, '{"seq":999,"time":1,"type":"run/st')
+    const { rt, counted } = await attackRuntime({ logFile })
+    const r = await rt.session({ id: 'restart-1' }).runCode('return [n, doubled, seed, at]')
+    expect(r.error, r.observation).toBeNull()
+    expect(r.value).toEqual(seen[2]!.value)
+    expect(r.observation).toMatch(/restored/i)
+    expect(counted.total()).toBe(0)
+  })
+
+  it('a tampered tool result that sends the replay down another path runs no tool, and the observation says the state was not restored', async () => {
+    const { logFile } = await firstHost('poisoned')
+    const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n')
+    const many = Array.from({ length: 20 }, (_, i) => ({ id: `x${i}`, customer: 'evil', amount: 1, status: 'paid' }))
+    const poisoned = lines.map((line) => {
+      const e = JSON.parse(line) as { type: string; data: { name?: string; result?: { ok: boolean; value?: unknown } } }
+      if (e.type !== 'tool/result' || e.data.name !== 'list_orders') return line
+      return JSON.stringify({ ...e, data: { ...e.data, result: { ok: true, value: many } } })
+    })
+    expect(poisoned).not.toEqual(lines)
+    writeFileSync(logFile, `${poisoned.join('\n')}\n`)
+    const { rt, counted } = await attackRuntime({ logFile })
+    const r = await rt.session({ id: 'poisoned' }).runCode('return [n, doubled]')
+    expect(counted.counts.get('send_email') ?? 0, 'the replay never sends the e-mail the original run did not send').toBe(0)
+    expect(counted.total()).toBe(0)
+    expect(r.observation).toMatch(/not be restored|could not|lost|differ|diverg/i)
+  })
+
+  it('an unknown session id in a log-less runtime starts a fresh session, saying nothing was restored', async () => {
+    const { rt } = await attackRuntime()
+    const r = await rt.session({ id: 'never-seen' }).runCode('return typeof globalThis.anything')
+    expect(r.value, r.observation).toBe('undefined')
+    expect(r.observation).not.toMatch(/restored/i)
+  })
+})
