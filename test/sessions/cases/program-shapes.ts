@@ -14,6 +14,16 @@ export const cases: SessionCase[] = [
     ],
   },
   {
+    name: 'a turn that only defines helpers does not call them: they are for the next turns',
+    turns: [
+      {
+        code: 'function summarize(rows: { amount: number }[]) {\n  return { n: rows.length, sum: rows.reduce((s, r) => s + r.amount, 0) }\n}',
+        expect: { value: undefined, calls: [] },
+      },
+      { code: 'summarize(await tools.list_orders({}))', expect: { value: { n: 5, sum: 595 }, calls: ['list_orders'] } },
+    ],
+  },
+  {
     name: 'the last expression is the answer; a mutator call is not; a return wins',
     turns: [
       { code: 'const xs = [3, 1, 2]\nxs.sort()', expect: { value: [1, 2, 3] } },
