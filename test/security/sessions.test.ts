@@ -159,6 +159,21 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
   })
 })
 
+describe('a turn that hangs', () => {
+  it('an endless loop times out; the next turn has the earlier state and no tool ran again', async () => {
+    const { rt, counted } = await attackRuntime()
+    const s = rt.session()
+    const setup = await s.runCode("const user = await tools.get_user({ id: 'u1' })\nconst notes = new Map([['a', 1]])\nuser.name")
+    expect(setup.value, setup.observation).toBe('Ana')
+    const hang = await s.runCode("notes.set('b', 2)\nfor (;;) {}", { limits: { timeoutMs: 1500 } })
+    expect(hang.error?.kind, hang.observation).toBe('timeout')
+    const after = await s.runCode('return [user.name, notes.get("a")]')
+    expect(after.error, after.observation).toBeNull()
+    expect(after.value).toEqual(['Ana', 1])
+    expect(counted.counts.get('get_user')).toBe(1)
+  })
+})
+
 describe('timers and promises a session leaves behind', () => {
   it('a timer or a pending promise left by a run never calls a tool while no run of its session is running', async () => {
     const { rt, counted } = await attackRuntime()

@@ -139,7 +139,7 @@ describe('a session is a conversation of its own', () => {
 
   it('reset() forgets every binding; the same session then starts over, a name may take another type', async () => {
     const s = rt.session()
-    await s.runCode('const cache = new Map<string, number>([["a", 1]])\nglobalThis.marker = 1')
+    await s.runCode('const cache = new Map<string, number>([["a", 1]])\n;(globalThis as any).marker = 1')
     await s.reset()
     const gone = await s.runCode('return cache.size')
     expect(gone.error?.message, gone.observation).toMatch(/Cannot find name 'cache'/)
