@@ -16,6 +16,7 @@ import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import type { NormalisedProgram } from '../sdk/program-text.js'
 import type { ShapeResult } from '../sdk/program-wrap.js'
 import { checkInPool, parseInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
+import type { SessionPrepared } from '../sdk/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { ProgramShapes, ShapeAnswer } from './compile.js'
 import type { TypeCheckOutcome } from './run-code.js'
@@ -37,12 +38,27 @@ export interface PreparedProgram {
   unprepared?: string
   /** The type check's outcome (with the check on). */
   outcome?: TypeCheckOutcome
+  /**
+   * A session cell (prepare's `session`): the declarations after it — typed when the check ran, its names
+   * `any` when the check did not answer, as given with the check off — and the names it binds. Keep them
+   * as the session's only when the cell ran.
+   */
+  session?: SessionPrepared
+}
+
+/** A session cell's context: the declarations of the session's earlier cells (sdk/session-types.ts). */
+export interface SessionPrep {
+  declarations: string
 }
 
 /** Normalising and shape checks in the checker's thread, for a runtime with the check on or off. */
 export interface ProgramPrep {
-  /** Normalises `source`, proves its wrapped text's shape and (with the check on) type-checks it: one round trip. */
-  prepare(source: string, allowNodeImports: boolean): Promise<PreparedProgram>
+  /**
+   * Normalises `source`, proves its wrapped text's shape and (with the check on) type-checks it: one round
+   * trip. With `session`, the text to run has its top-level declarations made the realm's globals
+   * (sdk/session-text.ts) and the check sees the session's earlier declarations.
+   */
+  prepare(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PreparedProgram>
   /** compile()'s parsing (the compiled output's shape check, namespaces), each one round trip. */
   shapes: ProgramShapes
 }
@@ -90,8 +106,8 @@ export function createTypecheck(
   return {
     mode,
     check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs, undefined, nodeTypes)),
-    prepare: async (source, allowNodeImports) => {
-      const answer = await prep.answer(source, allowNodeImports)
+    prepare: async (source, allowNodeImports, session) => {
+      const answer = await prep.answer(source, allowNodeImports, session)
       return { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }
     },
     shapes: prep.shapes,
@@ -109,10 +125,10 @@ export function createTypecheck(
 export function createProgramPrep(
   options: TypecheckOptions = {},
   declarations?: () => string,
-): ProgramPrep & { answer(source: string, allowNodeImports: boolean): Promise<PoolAnswer> } {
+): ProgramPrep & { answer(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
-  const answer = (source: string, allowNodeImports: boolean) =>
-    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true)
+  const answer = (source: string, allowNodeImports: boolean, session?: SessionPrep) =>
+    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true, session)
   const unfinished = (a: PoolAnswer) => ({
     ok: false as const,
     unfinished: true as const,
@@ -120,7 +136,7 @@ export function createProgramPrep(
   })
   return {
     answer,
-    prepare: async (source, allowNodeImports) => prepared(await answer(source, allowNodeImports), budgetMs),
+    prepare: async (source, allowNodeImports, session) => prepared(await answer(source, allowNodeImports, session), budgetMs),
     shapes: {
       checkShape: async (text, language): Promise<ShapeAnswer> => {
         const a = await parseInPool({ kind: 'shape', text, language }, budgetMs)
@@ -136,10 +152,10 @@ export function createProgramPrep(
 
 /** What a run needs of a pool answer: the normalised text and its shape, or why it has none (fail closed). */
 function prepared(answer: PoolAnswer, budgetMs: number): PreparedProgram {
-  const { normalised, shape } = answer
+  const { normalised, shape, session } = answer
   if (normalised === undefined || (normalised.problem === undefined && shape === undefined))
     return { unprepared: unpreparedMessage(answer, budgetMs) }
-  return { normalised, ...(shape ? { shape } : {}) }
+  return { normalised, ...(shape ? { shape } : {}), ...(session ? { session } : {}) }
 }
 
 function unpreparedMessage(answer: PoolAnswer, budgetMs: number): string {

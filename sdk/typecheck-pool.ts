@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask, SessionPrepared } from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
 export type PoolAnswer = (
@@ -28,6 +28,8 @@ export type PoolAnswer = (
   normalised?: NormalisedProgram
   /** The shape of the normalised program's wrapped text, sent with `normalised`. */
   shape?: ShapeResult
+  /** A session cell: its bindings and the declarations after it (typed when the check answered). */
+  session?: SessionPrepared
 }
 
 interface Job {
@@ -39,7 +41,7 @@ interface Job {
 interface Slot {
   worker: Worker
   ready: boolean
-  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram; shape?: ShapeResult }
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram; shape?: ShapeResult; session?: SessionPrepared }
   idleTimer?: NodeJS.Timeout
 }
 
@@ -67,6 +69,7 @@ export function checkInPool(
   budgetMs: number,
   normalise?: { allowNodeImports: boolean },
   nodeTypes = false,
+  session?: { declarations: string },
 ): Promise<PoolAnswer> {
   return new Promise((resolve) => {
     queue.push({
@@ -75,6 +78,7 @@ export function checkInPool(
         source,
         ...(normalise ? { normalise } : {}),
         ...(nodeTypes ? { nodeTypes } : {}),
+        ...(session ? { session } : {}),
       },
       budgetMs,
       resolve,
@@ -153,6 +157,7 @@ function spawn(): void {
       if (current?.id === message.id) {
         current.normalised = message.normalised
         if (message.shape) current.shape = message.shape
+        if (message.session) current.session = message.session
         // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
         // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
         if (current.timer !== undefined) {
@@ -172,9 +177,11 @@ function spawn(): void {
     if (current === undefined || current.id !== message.id) return
     clearTimeout(current.timer)
     slot.job = undefined
+    const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
     const normalised = {
       ...(current.normalised ? { normalised: current.normalised } : {}),
       ...(current.shape ? { shape: current.shape } : {}),
+      ...(typed ? { session: typed } : {}),
     }
     current.job.resolve(
       message.ok
@@ -216,6 +223,7 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
       ...base,
       ...(current.normalised ? { normalised: current.normalised } : {}),
       ...(current.shape ? { shape: current.shape } : {}),
+      ...(current.session ? { session: current.session } : {}),
     })
   }
   void slot.worker.terminate().catch(() => undefined)

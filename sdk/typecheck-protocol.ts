@@ -1,6 +1,7 @@
 /** The messages between the host and the type checker's thread (plain data: structured-clone safe). */
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
+import type { SessionBinding } from './session-text.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
 /** Work that parses a text without checking it (the host never parses a program itself). */
@@ -23,6 +24,12 @@ export interface CheckRequest {
    * normalised text; answered in two messages.
    */
   normalise?: { allowNodeImports: boolean }
+  /**
+   * A session cell (issue 15): the normalised text is rewritten so its top-level declarations become the
+   * realm's globals (sdk/session-text.ts), and the check (if any) sees the session's earlier `declarations`
+   * and answers the updated ones (sdk/session-types.ts).
+   */
+  session?: { declarations: string }
   /** Check against Node's types too (the program has Node: the Docker backend). */
   nodeTypes?: boolean
   /** Instead of a check: parse work, answered in `parsed`. */
@@ -35,8 +42,16 @@ export interface NormalisedMessage {
   normalised: NormalisedProgram
   /** Absent when normalising found a problem (nothing to wrap). */
   shape?: ShapeResult
+  /** Session cells: what the cell binds, and the declarations to keep if the check does not answer (its names untyped). */
+  session?: SessionPrepared
+}
+
+/** A prepared session cell: the declarations after it, and the names it binds in the realm. */
+export interface SessionPrepared {
+  declarations: string
+  bindings: SessionBinding[]
 }
 
 export type CheckResponse =
-  | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer }
+  | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer; session?: { declarations: string } }
   | { id: number; ok: false; message: string }

@@ -7,8 +7,10 @@
 import { parentPort } from 'node:worker_threads'
 import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
 import { wrapProgram } from './program-wrap.js'
+import { rewriteSessionProgram, SESSION_CHANGE } from './session-text.js'
+import { untypedDeclarations } from './session-types.js'
 import { normaliseSafely } from './typecheck-normalise.js'
-import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask } from './typecheck-protocol.js'
+import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask, SessionPrepared } from './typecheck-protocol.js'
 import { nodeAmbientFiles } from './node-types.js'
 import { createTypeChecker, type TypeChecker } from './typecheck.js'
 
@@ -45,15 +47,47 @@ if (port !== null) {
         return
       }
       let source = request.source ?? 'return 1'
+      const session = request.session
       if (request.normalise && request.source !== undefined) {
         const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports)
-        const shape = normalised.problem ? undefined : checkWrappedShape(wrapProgram(normalised.text).text, 'ts')
-        port.postMessage({ id: request.id, normalised, ...(shape ? { shape } : {}) } satisfies NormalisedMessage)
+        // A session cell runs rewritten (its declarations made globals) and is checked as written.
+        const rewrite = session && !normalised.problem ? rewriteSessionProgram(normalised.text) : undefined
+        const runnable =
+          rewrite && rewrite.bindings.length > 0
+            ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
+            : normalised
+        const shape = runnable.problem ? undefined : checkWrappedShape(wrapProgram(runnable.text).text, 'ts')
+        // Until the check answers (or without one), the cell's names are declared untyped; with the check
+        // off, the declarations stay as given.
+        const prepared: SessionPrepared | undefined = session && {
+          declarations:
+            request.declarations === undefined || !rewrite
+              ? session.declarations
+              : untypedDeclarations(session.declarations, rewrite.bindings),
+          bindings: rewrite?.bindings ?? [],
+        }
+        port.postMessage({
+          id: request.id,
+          normalised: runnable,
+          ...(shape ? { shape } : {}),
+          ...(prepared ? { session: prepared } : {}),
+        } satisfies NormalisedMessage)
         if (normalised.problem || request.declarations === undefined) {
           port.postMessage({ id: request.id, ok: true, diagnostics: [] } satisfies CheckResponse)
           return
         }
         source = normalised.text
+      }
+      if (request.declarations !== undefined && session !== undefined) {
+        const checked = checkerFor(request.declarations, request.nodeTypes === true).checkSession(source, session.declarations)
+        const declarations = checked.declarations
+        port.postMessage({
+          id: request.id,
+          ok: true,
+          diagnostics: checked.diagnostics,
+          ...(declarations !== undefined ? { session: { declarations } } : {}),
+        } satisfies CheckResponse)
+        return
       }
       const diagnostics =
         request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)

@@ -14,6 +14,7 @@
 import type TS from 'typescript'
 import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
+import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
 import {
   looksLikePython,
   missingGlobalHint,
@@ -47,6 +48,12 @@ export interface TypeChecker {
   setDeclarations(text: string): void
   /** Type-checks a program; empty when it is well typed. Never throws for anything the program contains. */
   check(source: string): TypeDiagnostic[]
+  /**
+   * Checks a session cell with the session's earlier `declarations` (sdk/session-types.ts) as globals, and
+   * writes down the declarations after it; `declarations` is undefined when the cell did not check far
+   * enough to say (a syntax error, a compiler crash): the caller keeps the earlier ones.
+   */
+  checkSession(source: string, declarations: string): { diagnostics: TypeDiagnostic[]; declarations?: string }
   /** Parses the lib and the SDK and builds a checker once, off the current tick; call at runtime creation. */
   warm(): Promise<void>
   /** Problems in the declarations themselves (a generator bug if not empty), in the SDK text's coordinates. */
@@ -123,41 +130,66 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     return { file, diagnostics, checker: program.getTypeChecker() }
   }
 
-  function check(source: string): TypeDiagnostic[] {
+  /** The wrapped program (after `prefix`, module-level declarations) through the resident checker or a Program. */
+  function checkText(text: string): Checked | undefined {
     if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile, ...ambient])
-    let checked: Checked
     try {
-      checked = resident?.check(wrapProgram(source).text) ?? checkWithProgram(wrapProgram(source).text)
+      return resident?.check(text) ?? checkWithProgram(text)
     } catch {
       // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
       // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
       resident = undefined
       try {
-        checked = checkWithProgram(wrapProgram(source).text)
+        return checkWithProgram(text)
       } catch {
-        return []
+        return undefined
       }
     }
-    const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code))
+  }
+
+  function run(source: string, prefix = '', prefixLines = 0): { diagnostics: TypeDiagnostic[]; checked?: Checked } {
+    const checked = checkText(prefix + wrapProgram(source).text)
+    if (checked === undefined) return { diagnostics: [] }
+    // What is reported inside the prefix (a session's earlier declarations) is not the program's.
+    const prefixEnd = prefix.length
+    const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code) && (d.start === undefined || d.start >= prefixEnd))
     if (raw.some((d) => d.code < 2000) && looksLikePython(source)) {
-      return [
-        {
-          line: 1,
-          column: 1,
-          code: raw[0]?.code ?? 1005,
-          message: PYTHON_HINT,
-          lineText: source.split(/\r?\n/)[0] ?? '',
-          severity: 'error',
-        },
-      ]
+      const python: TypeDiagnostic = {
+        line: 1,
+        column: 1,
+        code: raw[0]?.code ?? 1005,
+        message: PYTHON_HINT,
+        lineText: source.split(/\r?\n/)[0] ?? '',
+        severity: 'error',
+      }
+      return { diagnostics: [python] }
     }
     if (raw.some((d) => d.code < 2000)) {
       // TypeScript places a missing `}` past the program's end; say which bracket, on its own line.
       const bracket = unbalancedBracket(source)
       if (bracket !== undefined)
-        return [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }]
+        return { diagnostics: [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }] }
     }
-    return toDiagnostics(raw, checked.file, toolNames, source, checked.checker)
+    return { diagnostics: toDiagnostics(raw, checked.file, toolNames, source, checked.checker, prefixLines), checked }
+  }
+
+  function check(source: string): TypeDiagnostic[] {
+    return run(source).diagnostics
+  }
+
+  function checkSession(source: string, declarations: string): { diagnostics: TypeDiagnostic[]; declarations?: string } {
+    const context = sessionContext(declarations)
+    const { diagnostics, checked } = run(source, context.prefix, context.lines)
+    if (checked === undefined || diagnostics.some((d) => d.code < 2000)) return { diagnostics }
+    // The lines of a declarations text that do not check by themselves (against the lib and the SDK).
+    const problemLines = (text: string): Set<number> => {
+      const alone = checkText(`${text}\n${wrapProgram('').text}`)
+      const lines = new Set<number>()
+      for (const d of alone?.diagnostics ?? [])
+        if (d.start !== undefined && d.start < text.length) lines.add(ts.getLineAndCharacterOfPosition(alone!.file, d.start).line)
+      return lines
+    }
+    return { diagnostics, declarations: emitDeclarations(context, checked.file, wrapperBody(checked.file), checked.checker, problemLines) }
   }
 
   return {
@@ -169,6 +201,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       resident = undefined // rebuilt on the next check, around the new SDK file
     },
     check,
+    checkSession,
     warm() {
       warming ??= new Promise<void>((resolve) => {
         // Off the current tick, so creating a runtime returns first; the work itself is synchronous.
@@ -218,9 +251,10 @@ function toDiagnostics(
   toolNames: readonly string[],
   userSource?: string,
   checker?: TS.TypeChecker,
+  prefixLines = 0,
 ): TypeDiagnostic[] {
   const lines = (userSource ?? file.text).split(/\r?\n/)
-  const shift = userSource === undefined ? 0 : WRAP_LINE_OFFSET
+  const shift = userSource === undefined ? 0 : WRAP_LINE_OFFSET + prefixLines
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
   for (const d of [...raw].sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {
