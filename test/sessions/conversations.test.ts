@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { RunResult } from '../../vocabulary/types.js'
 import type { SessionCase, SessionTurn } from './case.js'
-import type { Runtime } from '../../runtime/create-runtime.js'
+import type { Runtime, RuntimeOptions } from '../../runtime/create-runtime.js'
+import { dockerEngine } from '../docker/engine.js'
+import { ensureImage } from '../docker/helpers.js'
 import { sessionRuntime } from './session-api.js'
 import { sessionTools, type CountedTools } from './tools.js'
 
@@ -54,25 +56,38 @@ function checkTurn(turn: SessionTurn, r: RunResult, where: string): void {
   if (want.observation) expect(r.observation, why).toMatch(want.observation)
 }
 
-let rt: Runtime
-let counted: CountedTools
-beforeAll(async () => {
-  counted = sessionTools()
-  rt = await sessionRuntime({ tools: counted.tools })
+function conversations(backend: string, options: Partial<RuntimeOptions>, setup?: () => Promise<void>) {
+  describe.each(families)(`conversations (${backend}): $family`, ({ cases }) => {
+    let rt: Runtime
+    let counted: CountedTools
+    beforeAll(async () => {
+      await setup?.()
+      counted = sessionTools()
+      rt = await sessionRuntime({ tools: counted.tools, ...options })
+    })
+    it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+      const before = new Map(counted.counts)
+      const s = rt.session()
+      try {
+        for (const [i, turn] of c.turns.entries()) checkTurn(turn, await s.runCode(turn.code), `turn ${i + 1}:\n${turn.code}`)
+      } finally {
+        await s.close()
+      }
+      for (const [name, n] of Object.entries(c.executions ?? {}))
+        expect((counted.counts.get(name) ?? 0) - (before.get(name) ?? 0), `executions of ${name}`).toBe(n)
+    })
+  })
+}
+
+conversations('isolate', {})
+
+describe.skipIf(!dockerEngine.available)('docker', () => {
+  conversations('docker', { sandbox: 'docker' }, ensureImage)
 })
 
-describe.each(families)('conversations: $family', ({ cases }) => {
-  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
-    const before = new Map(counted.counts)
-    const s = rt.session()
-    try {
-      for (const [i, turn] of c.turns.entries()) checkTurn(turn, await s.runCode(turn.code), `turn ${i + 1}:\n${turn.code}`)
-    } finally {
-      await s.close()
-    }
-    for (const [name, n] of Object.entries(c.executions ?? {}))
-      expect((counted.counts.get(name) ?? 0) - (before.get(name) ?? 0), `executions of ${name}`).toBe(n)
-  })
+let rt: Runtime
+beforeAll(async () => {
+  rt = await sessionRuntime({ tools: sessionTools().tools })
 })
 
 describe('a session is a conversation of its own', () => {
