@@ -90,4 +90,15 @@ return { total, label, tags: [...tags], high: Level.High, name: Level[10] }`,
       },
     ],
   },
+  {
+    name: 'a tool function kept in a binding (destructured from tools) is callable in a later turn',
+    turns: [
+      { code: 'const { get_weather } = tools\nconst weatherOf = tools.get_weather\ntypeof get_weather', expect: { value: 'function' } },
+      {
+        code: "const [a, b] = await Promise.all([get_weather({ city: 'Oslo' }), weatherOf({ city: 'Rome' })])\nreturn [a.tempC, b.tempC]",
+        expect: { value: [-3, 8], calls: ['get_weather', 'get_weather'] },
+      },
+    ],
+    executions: { get_weather: 2 },
+  },
 ]
