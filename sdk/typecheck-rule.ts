@@ -9,6 +9,7 @@
  *   - a tool-call argument that no value of its type could make valid: a missing required field, an excess
  *     field in a closed schema, a literal outside an enum, a string where an object is expected, too few
  *     arguments (the call is EINVAL, maybe after earlier calls already had their side effects);
+ *   - reading through a property a typed value does not have (`data.rows.map(…)`, `r.totl.length`);
  *   - calling what is certainly not a function (`n.toFixedd()` on a typed value), assigning a `const`,
  *     declaring a name twice (a TypeError / SyntaxError).
  * Everything else strict TypeScript says is about JavaScript that works, and becomes a NOTE (at most one line
@@ -103,14 +104,20 @@ function propertyVerdict(node: TS.Node, ctx: RuleContext, message: string): Verd
     if (isWriteTarget(access)) return { kind: 'drop' }
     return untypedNote(object, ctx)
   }
-  // Calling a method that is not there is a TypeError; reading a missing property is only undefined.
-  const called =
-    access.parent &&
-    ts.isCallExpression(access.parent) &&
-    access.parent.expression === access &&
-    access.parent.questionDotToken === undefined
-  if (called) return { kind: 'block' }
+  // Calling a method that is not there is a TypeError, and so is reading through a property that is not
+  // there (`data.rows.map`, `r.totl.length`); reading a missing property alone is only undefined.
+  if (usedAsObject(access)) return { kind: 'block' }
   return { kind: 'note', cause: `2339:${message}`, message }
+}
+
+/** `access(…)`, `access.x` or `access[i]`, none of them optional: an undefined `access` certainly throws. */
+function usedAsObject(access: TS.PropertyAccessExpression | TS.ElementAccessExpression): boolean {
+  const use = access.parent
+  if (!use) return false
+  if (ts.isCallExpression(use)) return use.expression === access && use.questionDotToken === undefined
+  if (ts.isPropertyAccessExpression(use) || ts.isElementAccessExpression(use))
+    return use.expression === access && use.questionDotToken === undefined
+  return false
 }
 
 /** Mismatches, calls, operators: blocking when a Promise is involved or a tool argument is certainly wrong. */

@@ -35,6 +35,16 @@ export const cases: ProgramCase[] = [
     expect: type(/"uk"' is not assignable to type '"US" \| "DE" \| "FR" \| "JP"'/),
   },
   {
+    name: 'reading through a field a typed result does not have',
+    code: "const w = await tools.get_weather({ city: 'Oslo' })\nconst parts = w.condition.split(' ')\nreturn parts",
+    expect: type(/Property 'condition' does not exist on type .*Did you mean 'conditions'/, 2),
+  },
+  {
+    name: 'a missing field only read is a note, and the program runs',
+    code: "const w = await tools.get_weather({ city: 'Oslo' })\nreturn w.humidity ?? 'unknown'",
+    expect: { value: 'unknown', note: /Property 'humidity' does not exist/ },
+  },
+  {
     name: 'a typo in an optional field of a closed schema',
     code: "return await tools.get_weather({ city: 'Oslo', unit: 'metric' })",
     expect: type(/'unit' does not exist/),
