@@ -19,6 +19,8 @@ import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
+import { readPriorSessions } from './session-history.js'
+import { resolveSessionLimits, Sessions } from './sessions.js'
 import {
   RUN_CODE,
   callTool,
@@ -170,6 +172,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const registry = new ToolRegistry()
   const hooks = new Hooks()
   const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
+  const sessionLimits = resolveSessionLimits(options.sessions, limits)
+  // Sessions an earlier runtime left in the log, read before the file is started afresh.
+  const priorSessions = options.logFile ? readPriorSessions(options.logFile) : undefined
   if (options.logFile) log.writeTo(options.logFile)
   const workspace = options.workspace ? createWorkspace(options.workspace) : undefined
   if (workspace) {
@@ -254,6 +259,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         : {}),
     }
   }
+  const sessions = new Sessions({
+    limits: sessionLimits,
+    log,
+    sandbox,
+    runIn: (code, o, session) => runCode(deps, code, o, session),
+    ...(priorSessions ? { prior: priorSessions } : {}),
+  })
+  const runProgram = (code: string, o: RunCodeOptions = {}) =>
+    o.session !== undefined ? sessions.run(o.session, code, o) : runCode(deps, code, o)
   registry.register(
     [
       {
@@ -263,7 +277,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         exclusive: true,
         timeoutMs: limits.deadlineMs + 10_000,
         execute: async (args: { code: string }, ctx) => {
-          const result = await runCode(deps, args.code, { parentId: ctx.callId, signal: ctx.signal })
+          const session = sessions.batchScope.getStore()
+          const result = await runProgram(args.code, {
+            parentId: ctx.callId,
+            signal: ctx.signal,
+            ...(session !== undefined ? { session } : {}),
+          })
           return { ok: result.ok, observation: result.observation }
         },
       },
@@ -281,11 +300,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const runtime: Runtime = {
     runCode: (code, runOptions) => {
       assertOpen()
-      return runCode(deps, code, runOptions)
+      return runProgram(code, runOptions)
     },
     executeToolCalls: (calls, o) => {
       assertOpen()
-      return executeToolCalls(env, limits.maxParallelToolCalls, calls, o)
+      const batch = () => executeToolCalls(env, limits.maxParallelToolCalls, calls, o)
+      return o?.session !== undefined ? sessions.batchScope.run(o.session, batch) : batch()
     },
     callTool: async (name, args, o) => {
       assertOpen()
@@ -312,8 +332,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       },
       onChange: (listener) => registry.onChange(listener),
     },
-    session: () => {
-      throw new Error('codeact: sessions are not wired yet')
+    session: (o) => {
+      assertOpen()
+      return sessions.handle(o)
     },
     log,
     on: (_type, listener) => log.subscribe(listener),
@@ -326,6 +347,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pendingApprovals: () => env.approvals!.pending(),
     close: async () => {
       closed = true
+      await sessions.close()
       await settleStageRemovals()
       await mcp?.close()
       await sandbox.close()

@@ -7,7 +7,7 @@ import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
 import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
-import type { Sandbox, SandboxHost, SandboxOutcome } from '../sandbox/types.js'
+import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
@@ -30,6 +30,7 @@ import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChang
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep } from './typecheck.js'
 import type { Session } from './session.js'
+import type { SessionRun } from './session-run.js'
 
 const BACKSTOP_GRACE_MS = 30_000
 /** Node's timers overflow above this (they fire after 1 ms). */
@@ -88,7 +89,8 @@ export interface RunCodeOptions {
   session?: Session | string
 }
 
-export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}): Promise<RunResult> {
+/** `session`: a session run (runtime/sessions.ts resolves `options.session` to it). */
+export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}, session?: SessionRun): Promise<RunResult> {
   const { env } = deps
   // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
   const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
@@ -104,9 +106,11 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     sandbox: deps.sandbox.name,
     code,
     maxObservationBytes: limits.maxObservationBytes,
+    ...(session ? { session: session.mark } : {}),
   })
+  let clock: number[] | undefined
   const end = (data: Omit<EventData['run/end'], 'runId'>): RunResult => {
-    const ws: Partial<EventData['run/end']> = {}
+    const ws: Partial<EventData['run/end']> = clock ? { clock } : {}
     if (deps.workspace) {
       const none: ChangeOutcome = changeMode === 'dry-run' ? 'dry-run' : changeMode === 'atomic' && !data.ok ? 'discarded' : 'applied'
       ws.changes = (finished?.changes ?? []).map(({ diff: _diff, ...c }) => c)
@@ -141,7 +145,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // host's; what the thread did not finish within its budget fails closed (an unproven wrapper never runs).
   const allowNodeImports = deps.sandbox.name === 'docker'
   const prep = deps.typecheck ?? deps.programs
-  const prepared = await prep.prepare(code, allowNodeImports)
+  const prepared = session ? await session.prepare(prep, code, allowNodeImports) : await prep.prepare(code, allowNodeImports)
   const shaped = prepared.normalised
   if (shaped === undefined)
     return end({
@@ -238,22 +242,20 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const deadline = new Promise<'timeout'>(
     (resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))),
   )
-  const run = deps.sandbox.run(
-    {
-      runId,
-      js: compiled.program.js,
-      toolNames: env.registry.programNames(),
-      limits: {
-        timeoutMs: limits.timeoutMs,
-        deadlineMs: limits.deadlineMs,
-        memoryMb: limits.memoryMb,
-        maxOutputBytes: limits.maxOutputBytes,
-      },
-      ...(options.caller !== undefined ? { callerId: options.caller } : {}),
+  const request: SandboxRunRequest = {
+    runId,
+    js: compiled.program.js,
+    toolNames: env.registry.programNames(),
+    limits: {
+      timeoutMs: limits.timeoutMs,
+      deadlineMs: limits.deadlineMs,
+      memoryMb: limits.memoryMb,
+      maxOutputBytes: limits.maxOutputBytes,
     },
-    host,
-    controller.signal,
-  )
+    ...(options.caller !== undefined ? { callerId: options.caller } : {}),
+  }
+  const runOnce = (r: SandboxRunRequest) => deps.sandbox.run(r, host, controller.signal)
+  const run = session ? session.run(request, runOnce, controller.signal) : runOnce(request)
   // The backend enforces the deadline; this is the backstop for a backend that stops answering.
   const raced = await Promise.race([run, deadline])
   clearTimeout(timer)
@@ -272,6 +274,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         }
       : raced
   for (const d of outcome.denials ?? []) env.log.append('denial', { runId, code: d.code, message: d.message })
+  if (session) {
+    notes.unshift(...session.notes)
+    clock = outcome.clock?.filter((n) => typeof n === 'number' && Number.isFinite(n))
+  }
   if (wsRun) {
     deps.workspace!.runOps.delete(runId)
     finished = await wsRun.finish(outcome.ok && !overLimit, options.review)

@@ -29,10 +29,11 @@
 import { GLOBALS_SOURCE } from './prelude-globals.js'
 import { INSPECT_SOURCE } from './prelude-inspect.js'
 import { VALUE_SOURCE } from './prelude-value.js'
+import { ENTROPY_SOURCE } from './prelude-entropy.js'
 
 export type PreludeOutcome =
-  | { ok: true; valueJson?: string; valueNote?: string; droppedOutputBytes: number; logLines: number }
-  | { ok: false; error: { name: string; message: string; stack?: string }; droppedOutputBytes: number; logLines: number }
+  | { ok: true; valueJson?: string; valueNote?: string; droppedOutputBytes: number; logLines: number; clock?: number[] }
+  | { ok: false; error: { name: string; message: string; stack?: string }; droppedOutputBytes: number; logLines: number; clock?: number[] }
 
 /** Marker prefix of `argsJson` when the program's arguments could not be turned into JSON. */
 export const INVALID_ARGS_PREFIX = '!'
@@ -92,13 +93,14 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPreludeSetup() {
   function defineGlobal(name, value, writable) {
     ObjectDefineProperty(globalObject, name, { __proto__: null, value: value, writable: writable, enumerable: false, configurable: writable });
   }
+  function defineConstant(name, value, redefinable) {
+    ObjectDefineProperty(globalObject, name, { __proto__: null, value: value, writable: false, enumerable: false, configurable: redefinable });
+  }
 ${INSPECT_SOURCE}
 ${VALUE_SOURCE}
 ${GLOBALS_SOURCE}
-
-  return function codeactPrelude(hostCall, hostLog, config, hostTimer) {
-  const toolNames = config.toolNames, maxOutputBytes = config.maxOutputBytes;
-
+${ENTROPY_SOURCE}
+  // One class per realm: a session's later runs catch what its earlier runs' calls threw.
   class ToolCallError extends ErrorCtor {
     constructor(toolName, code, message) {
       super(message);
@@ -109,6 +111,11 @@ ${GLOBALS_SOURCE}
       ObjectDefineProperty(this, 'code', { __proto__: null, value: code, enumerable: true, configurable: true, writable: true });
     }
   }
+
+  // Once per run; a session realm (config.session) calls it per run: globals stay, the run's state is new.
+  return function codeactPrelude(hostCall, hostLog, config, hostTimer) {
+  const toolNames = config.toolNames, maxOutputBytes = config.maxOutputBytes, inSession = config.session === true;
+  const takeClock = config.entropy ? useEntropy(config.entropy) : undefined;
 
   // --- console: formatted in the sandbox, capped, forwarded as text --------------------------------
   let usedBytes = 0, droppedBytes = 0, cutMarked = false, logLines = 0;
@@ -300,6 +307,8 @@ ${GLOBALS_SOURCE}
       // 100,000 unawaited calls does not hold 100,000 stacks (a failed call in a flood has no line).
       const site = callsInFlight < MAX_SITES ? callSite(fn) : undefined;
       return new PromiseCtor(function (resolve, reject) {
+        // A session keeps functions across runs; a tool function kept from an ended run has no bridge left.
+        if (completed) { reject(failedCall(name, 'ESTALE', 'this tool function belongs to an earlier run; call tools.' + name + ' from this run', site)); return; }
         let pending;
         try { pending = hostCall(name, argsJson); } catch (e) {
           reject(failedCall(name, 'EIO', 'the tool bridge failed', site));
@@ -365,13 +374,13 @@ ${GLOBALS_SOURCE}
 
   function runProgram(programFn) {
     return new PromiseCtor(function (resolve) {
-      finishWith = function (outcome) { resolve(JSONstringify(outcome)); };
+      finishWith = function (o) { if (takeClock) ObjectDefineProperty(o, 'clock', { __proto__: null, value: takeClock(), enumerable: true }); resolve(JSONstringify(o)); };
       let p;
       try {
         // The program function takes no parameters (sdk/program-text.ts): these are its globals, as the
         // SDK declares them. console stays writable for a backend that routes its own console to it.
-        defineGlobal('tools', tools, false);
-        defineGlobal('ToolCallError', ToolCallError, false);
+        defineConstant('tools', tools, inSession);
+        defineConstant('ToolCallError', ToolCallError, inSession);
         defineGlobal('console', consoleObject, true);
         p = programFn(tools, ToolCallError, consoleObject);
       } catch (e) {

@@ -272,6 +272,8 @@ export interface EventData {
     shape: string
   }
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
+  /** A session began afresh (`reset()`, `close()`, a restore that failed): its earlier runs are not replayed again. */
+  'session/end': { id: string; reason: 'reset' | 'close' | 'unrestorable' }
 }
 export type EventType = keyof EventData
 

@@ -35,6 +35,8 @@ export interface Lease {
   /** Retire the child as soon as it has no runs (a per-run caller). */
   readonly once: boolean
   idleTimer: NodeJS.Timeout | undefined
+  /** Sessions whose realms live in this child: while there are any, it is not retired for idleness. */
+  readonly sessions: Set<string>
 }
 
 /** The caller of a runtime that never names one: its child is never retired for idleness. */
@@ -101,11 +103,20 @@ export class CallerPool {
     if (lease.runs > 0) return
     if (lease.once) return this.#retire(lease)
     if (lease.caller !== DEFAULT_CALLER) {
-      clearTimeout(lease.idleTimer)
-      lease.idleTimer = setTimeout(() => lease.runs === 0 && this.#retire(lease), this.#options.idleMs)
-      lease.idleTimer.unref()
+      this.#armIdle(lease)
     }
     this.#wake()
+  }
+
+  #armIdle(lease: Lease): void {
+    clearTimeout(lease.idleTimer)
+    lease.idleTimer = setTimeout(() => {
+      if (lease.runs > 0) return
+      // Its session realms are the runtime's to expire (rt sessions' idleMs); until then the child stays.
+      if (lease.sessions.size > 0) return this.#armIdle(lease)
+      this.#retire(lease)
+    }, this.#options.idleMs)
+    lease.idleTimer.unref()
   }
 
   /** A child died: whoever leased it gets a new one on their next run. */
@@ -142,7 +153,7 @@ export class CallerPool {
     const spare = this.#spare
     this.#spare = undefined
     const ready = (spare ?? this.#spawn()).then((child) => (typeof child !== 'string' && !child.alive ? this.#spawn() : child))
-    const lease: Lease = { caller, ready, child: undefined, runs: 0, lastUsed: Date.now(), once, idleTimer: undefined }
+    const lease: Lease = { caller, ready, child: undefined, runs: 0, lastUsed: Date.now(), once, idleTimer: undefined, sessions: new Set() }
     this.#leases.set(caller, lease)
     void ready.then((child) => {
       if (typeof child === 'string') {

@@ -6,11 +6,12 @@
  * V8 cannot always unwind an out-of-memory isolate and may abort this whole process: that is why it is a
  * separate process. The supervisor sees the death and answers for every run that was in here.
  */
-import type { SandboxOutcome } from '../types.js'
+import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
 import { IsolateRun, type RunRequest } from './isolate-run.js'
 import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
+import { SessionRealms } from './session-realms.js'
 import { DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
 
 interface Active {
@@ -29,6 +30,7 @@ if (missingFlags) {
 
 const config: ChildConfig = { ...DEFAULT_CHILD_CONFIG, ...(JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>) }
 const pool = new IsolatePool(config)
+const sessions = new SessionRealms()
 const active = new Map<number, Active>()
 
 function send(message: FromChild): void {
@@ -45,12 +47,21 @@ function scheduleFlush(id: number, state: Active): void {
   })
 }
 
-async function startRun(id: number, request: RunRequest): Promise<void> {
+async function startRun(id: number, request: RunRequest, session?: SandboxSessionRef): Promise<void> {
   const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
   active.set(id, state)
   let entry
   try {
-    entry = await pool.acquire(request.limits.memoryMb)
+    if (session) {
+      const opened = await sessions.open(session, request.limits.memoryMb)
+      if (!opened.ok) {
+        active.delete(id)
+        send({ t: 'done', id, outcome: opened.outcome })
+        return
+      }
+      entry = opened.entry
+      request.realm = opened.realm
+    } else entry = await pool.acquire(request.limits.memoryMb)
   } catch (e) {
     active.delete(id)
     const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
@@ -73,7 +84,8 @@ async function startRun(id: number, request: RunRequest): Promise<void> {
   active.delete(id)
   outcome.droppedOutputBytes += state.logs.droppedBytes
   send({ t: 'done', id, outcome, ...withLogs(state) })
-  void pool.release(entry, run.reusable)
+  if (session) sessions.after(session.id, entry)
+  else void pool.release(entry, run.reusable)
 }
 
 function withLogs(state: Active): { logs?: ReturnType<LogBatch['take']> } {
@@ -99,7 +111,14 @@ process.on('message', (message: ToChild) => {
         send({ t: 'done', id: message.id, outcome: { ok: false, error, droppedOutputBytes: 0 } })
         return
       }
-      void startRun(message.id, { js: message.js, toolNames: message.toolNames, limits: message.limits })
+      void startRun(
+        message.id,
+        { js: message.js, toolNames: message.toolNames, limits: message.limits, ...(message.entropy ? { entropy: message.entropy } : {}) },
+        message.session,
+      )
+      return
+    case 'endSession':
+      sessions.end(String(message.sessionId))
       return
     case 'result':
       active.get(message.id)?.run?.deliver(message.callId, message.text)
@@ -116,6 +135,7 @@ process.on('message', (message: ToChild) => {
 
 process.on('disconnect', () => {
   pool.disposeAll()
+  sessions.disposeAll()
   process.exit(0)
 })
 

@@ -72,6 +72,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
   readonly #runs = new Map<number, InFlight>()
   /** Why this side killed a child, for the runs that die with it. */
   readonly #killedBecause = new WeakMap<SupervisedChild, string>()
+  /** Which child holds each session's realm. */
+  readonly #sessions = new Map<string, { child: SupervisedChild; lease: Lease }>()
   #nextId = 1
   #closed = false
   #closing: Promise<void> | undefined
@@ -122,6 +124,26 @@ class IsolateSandboxImpl implements IsolateSandbox {
     }
   }
 
+  /** Frees a session's realm in the child that holds it (a no-op for a session it does not know). */
+  async endSession(id: string): Promise<void> {
+    const held = this.#sessions.get(id)
+    if (!held) return
+    this.#sessions.delete(id)
+    held.lease.sessions.delete(id)
+    if (held.child.alive) held.child.send({ t: 'endSession', sessionId: id })
+  }
+
+  /** A session's realm is (or is about to be) in this child: remember where, so endSession reaches it. */
+  #holdSession(id: string, child: SupervisedChild, lease: Lease): void {
+    const old = this.#sessions.get(id)
+    if (old && old.child !== child) {
+      old.lease.sessions.delete(id)
+      if (old.child.alive) old.child.send({ t: 'endSession', sessionId: id })
+    }
+    this.#sessions.set(id, { child, lease })
+    lease.sessions.add(id)
+  }
+
   /** Idempotent: a second call waits for the first. */
   close(): Promise<void> {
     return (this.#closing ??= this.#close())
@@ -146,8 +168,14 @@ class IsolateSandboxImpl implements IsolateSandbox {
     const limits = normalizeLimits(request.limits, this.#graceMs)
     if (this.#closed) return unavailable('the isolate sandbox is closed')
     const id = this.#nextId++
-    const once = this.#isolation === 'run'
-    const caller = once ? `run:${id}` : (request.callerId ?? DEFAULT_CALLER)
+    // A session keeps its child between runs (its realm lives there), whatever the isolation.
+    const once = this.#isolation === 'run' && !request.session
+    const caller =
+      request.session && this.#isolation === 'run'
+        ? `session:${request.session.id}`
+        : once
+          ? `run:${id}`
+          : (request.callerId ?? DEFAULT_CALLER)
     // A child that dies between being handed out and taking the run is replaced; a few times at most.
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted) return stoppedOutcome('aborted', limits)
@@ -196,7 +224,16 @@ class IsolateSandboxImpl implements IsolateSandbox {
       run.clock = new ProgramClock(limits.timeoutMs + this.#graceMs, () => this.#giveUp(run, 'timeout', 0))
       run.backstop = setTimeout(() => this.#giveUp(run, 'deadline', 0), limits.deadlineMs! + this.#graceMs)
       child.hold(true)
-      child.send({ t: 'run', id, js: request.js, toolNames: [...request.toolNames], limits })
+      if (request.session) this.#holdSession(request.session.id, child, lease)
+      child.send({
+        t: 'run',
+        id,
+        js: request.js,
+        toolNames: [...request.toolNames],
+        limits,
+        ...(request.session ? { session: { id: request.session.id, realm: request.session.realm } } : {}),
+        ...(request.entropy ? { entropy: request.entropy } : {}),
+      })
     })
   }
 
@@ -247,6 +284,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
 
   #onExit(exit: ChildExit, child: SupervisedChild): void {
     this.#pool.forget(child)
+    // Its session realms died with it: their next runs are told `session_lost` by the new child.
+    for (const [id, held] of this.#sessions) if (held.child === child) this.#sessions.delete(id)
     const why = this.#killedBecause.get(child)
     const dying = [...this.#runs.values()].filter((run) => run.child === child)
     for (const run of dying) {

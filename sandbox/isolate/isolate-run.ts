@@ -7,7 +7,7 @@
  */
 import ivm from 'isolated-vm'
 import type { PreludeOutcome } from '../../sdk/prelude.js'
-import type { SandboxLimits, SandboxOutcome } from '../types.js'
+import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { ProgramClock } from '../program-clock.js'
 import type { PooledIsolate } from './pool.js'
@@ -42,6 +42,16 @@ export interface RunRequest {
   js: string
   toolNames: string[]
   limits: SandboxLimits
+  /** A session run: its persistent context, set up once (session-realms.ts); kept, not released, after the run. */
+  realm?: RealmContext
+  entropy?: SandboxEntropy
+}
+
+/** A session realm's context, its lockdown and prelude already evaluated in it. */
+export interface RealmContext {
+  readonly context: ivm.Context
+  /** The prelude's per-run function (`codeactPrelude`), a reference into the context. */
+  readonly preludeFn: ivm.Reference
 }
 
 export class IsolateRun {
@@ -117,10 +127,11 @@ export class IsolateRun {
       // Setup runs synchronously on this thread: the isolate is idle (fresh, or reused only when nothing
       // was left running in it), none of it runs program code, and each step has a timeout anyway.
       // That saves a thread hop per step; the program itself runs asynchronously below.
-      context = isolate.createContextSync()
+      const realm = this.#request.realm
+      context = realm?.context ?? isolate.createContextSync()
       // Before anything else evaluates in this context, the program's own script included.
-      lockdown.runSync(context, { timeout: remaining() })
-      const preludeFn = prelude.runSync(context, { reference: true, timeout: remaining() })
+      if (!realm) lockdown.runSync(context, { timeout: remaining() })
+      const preludeFn = realm?.preludeFn ?? prelude.runSync(context, { reference: true, timeout: remaining() })
       let script: ivm.Script
       try {
         script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
@@ -156,7 +167,13 @@ export class IsolateRun {
         },
         { ignored: true },
       )
-      const config = JSON.stringify({ toolNames: this.#request.toolNames, maxOutputBytes: limits.maxOutputBytes })
+      const { realm: inSession, entropy } = this.#request
+      const config = JSON.stringify({
+        toolNames: this.#request.toolNames,
+        maxOutputBytes: limits.maxOutputBytes,
+        ...(inSession ? { session: true } : {}),
+        ...(entropy ? { entropy } : {}),
+      })
       // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
       const timer = new ivm.Callback(
         (op: unknown, id: unknown, ms: unknown) => {
@@ -218,7 +235,7 @@ export class IsolateRun {
       clearTimeout(wall)
       clearInterval(cpu)
       this.#control?.release()
-      if (context && !isolate.isDisposed) context.release()
+      if (context && !isolate.isDisposed && !this.#request.realm) context.release()
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
     }
@@ -259,6 +276,7 @@ function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
   if (parsed.ok) {
     const outcome: SandboxOutcome = { ok: true, valueJson: parsed.valueJson, droppedOutputBytes: dropped }
     if (parsed.valueNote !== undefined) outcome.valueNote = parsed.valueNote
+    if (Array.isArray(parsed.clock)) outcome.clock = parsed.clock
     return outcome
   }
   const { name, message, stack } = parsed.error
@@ -268,7 +286,7 @@ function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
     error.message += ` (${memoryLimitMessage(limits.memoryMb)})`
   }
   if (stack !== undefined) error.stack = stack
-  return { ok: false, error, droppedOutputBytes: dropped }
+  return { ok: false, error, droppedOutputBytes: dropped, ...(Array.isArray(parsed.clock) ? { clock: parsed.clock } : {}) }
 }
 
 function errorText(e: unknown): string {

@@ -4,7 +4,7 @@
  * along with the next call or the final outcome, or goes on its own when the program is busy.
  */
 import type { LogEntry } from '../../vocabulary/types.js'
-import type { SandboxLimits, SandboxOutcome } from '../types.js'
+import type { SandboxEntropy, SandboxLimits, SandboxOutcome, SandboxSessionRef } from '../types.js'
 
 /** Fixed when the child is spawned (passed as its one command-line argument, JSON). */
 export interface ChildConfig {
@@ -20,10 +20,20 @@ export interface ChildConfig {
 
 /** Parent -> child. */
 export type ToChild =
-  | { t: 'run'; id: number; js: string; toolNames: string[]; limits: SandboxLimits }
+  | {
+      t: 'run'
+      id: number
+      js: string
+      toolNames: string[]
+      limits: SandboxLimits
+      session?: SandboxSessionRef
+      entropy?: SandboxEntropy
+    }
   /** The host's answer to a call: JSON text of a ToolResult. */
   | { t: 'result'; id: number; callId: number; text: string }
   | { t: 'abort'; id: number }
+  /** Free a session's realm (its isolate). */
+  | { t: 'endSession'; sessionId: string }
 
 /** Child -> parent. */
 export type FromChild =

@@ -1,0 +1,202 @@
+/**
+ * The runtime's sessions: their state between runs, their limits, and the handles `rt.session()` answers.
+ *
+ * - Runs of one session run one at a time, in order (a second run waits for the first).
+ * - A realm idle for `idleMs` is freed (`sandbox.endSession`); past `max` live realms, the least recently
+ *   used idle one is freed. Either way the history stays, and the session's next run restores by replay.
+ * - `reset()` forgets the bindings (the next run starts in a fresh realm); `close()` ends the session.
+ * - A session id unknown to this runtime but found in the `logFile` an earlier runtime wrote is restored
+ *   from that log (its events are carried into this runtime's log, so a later restart finds them too).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import type { Sandbox } from '../sandbox/types.js'
+import type { EventLog } from './event-log.js'
+import { historyRun } from './session-history.js'
+import { SessionRun, type SessionState } from './session-run.js'
+import type { Session, SessionOptions } from './session.js'
+import type { RunCodeOptions } from './run-code.js'
+import type { EventData, Limits, RunEvent, RunResult, SessionLimits } from '../vocabulary/types.js'
+import { MAX_TIMEOUT_MS } from './limits.js'
+
+const DEFAULT_SESSION_LIMITS: Omit<SessionLimits, 'memoryMb'> = Object.freeze({ max: 64, idleMs: 10 * 60_000 })
+
+/** The sessions' limits over their defaults (`memoryMb`: the runtime's); nonsense throws a TypeError naming it. */
+export function resolveSessionLimits(given: Partial<SessionLimits> | undefined, limits: Limits): SessionLimits {
+  const out: SessionLimits = { ...DEFAULT_SESSION_LIMITS, memoryMb: limits.memoryMb }
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (value === undefined) continue
+    if (!(key in out)) throw new TypeError(`codeact: unknown session limit "${key}"; known: max, idleMs, memoryMb`)
+    const min = key === 'memoryMb' ? 8 : 1
+    if (typeof value !== 'number' || !(value >= min) || (value !== Infinity && !Number.isInteger(value)))
+      throw new TypeError(`codeact: sessions.${key} must be a whole number of at least ${min}, got ${String(value)}`)
+    out[key as keyof SessionLimits] = Math.min(value, key === 'idleMs' ? MAX_TIMEOUT_MS : key === 'memoryMb' ? 64 * 1024 : 1e6)
+  }
+  return out
+}
+
+type RunIn = (code: string, options: RunCodeOptions, session: SessionRun) => Promise<RunResult>
+
+export class Sessions {
+  readonly #states = new Map<string, SessionState>()
+  readonly #limits: SessionLimits
+  readonly #log: EventLog
+  readonly #sandbox: Sandbox
+  readonly #runIn: RunIn
+  /** Histories an earlier runtime's log holds, by session id (taken when the id is first used). */
+  readonly #prior: Map<string, RunEvent[]>
+  /** The session of the native batch being executed (`executeToolCalls(calls, { session })`). */
+  readonly batchScope = new AsyncLocalStorage<Session | string>()
+
+  constructor(options: { limits: SessionLimits; log: EventLog; sandbox: Sandbox; runIn: RunIn; prior?: Map<string, RunEvent[]> }) {
+    this.#limits = options.limits
+    this.#log = options.log
+    this.#sandbox = options.sandbox
+    this.#runIn = options.runIn
+    this.#prior = options.prior ?? new Map()
+    // Carried into this runtime's log, so a restart after this one still finds them.
+    for (const events of this.#prior.values()) for (const e of events) this.#log.append(e.type, e.data as never)
+  }
+
+  /** Live realms now (for tests and the bench). */
+  get live(): number {
+    let n = 0
+    for (const s of this.#states.values()) if (s.live) n++
+    return n
+  }
+
+  handle(options: SessionOptions = {}): Session {
+    if (options.id !== undefined && (typeof options.id !== 'string' || options.id === '' || options.id.length > 200))
+      throw new TypeError('codeact: a session id is a non-empty string of at most 200 characters')
+    const id = options.id ?? `session_${randomUUID()}`
+    this.#state(id)
+    return {
+      id,
+      runCode: (code, o) => this.run(id, code, o ?? {}),
+      declarations: () => this.#states.get(id)?.declarations ?? '',
+      reset: () => this.#end(id, 'reset'),
+      close: () => this.#end(id, 'close'),
+    }
+  }
+
+  /** Resolves `options.session` (a handle or an id) and runs the program in it, after the session's earlier runs. */
+  async run(session: Session | string, code: string, options: RunCodeOptions): Promise<RunResult> {
+    const id = typeof session === 'string' ? session : session?.id
+    if (typeof id !== 'string' || id === '') throw new TypeError('codeact: options.session must be a session from rt.session() or its id')
+    const state = this.#state(id)
+    const { session: _drop, ...rest } = options
+    const next = state.tail.then(() => this.#runNow(state, code, rest))
+    state.tail = next.catch(() => {})
+    return next
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.#states.values()) clearTimeout(s.idleTimer)
+  }
+
+  async #runNow(state: SessionState, code: string, options: RunCodeOptions): Promise<RunResult> {
+    clearTimeout(state.idleTimer)
+    state.running = true
+    state.lastUsed = Date.now()
+    const run = new SessionRun(state, { log: this.#log, sandbox: this.#sandbox, memoryMb: this.#limits.memoryMb })
+    try {
+      const result = await this.#runIn(code, options, run)
+      const runId = (result.events[0]?.data as EventData['run/start'] | undefined)?.runId
+      const record = runId === undefined ? undefined : historyRun(result.events, runId)
+      if (record) {
+        record.js = run.js
+        state.history.push(record)
+        state.fresh = false
+        if (run.declarationsAfter !== undefined) state.declarations = run.declarationsAfter
+        if (record.lost) {
+          state.live = false
+          await this.#free(state)
+        }
+      }
+      return result
+    } finally {
+      state.running = false
+      state.lastUsed = Date.now()
+      this.#armIdle(state)
+      await this.#enforceCap(state)
+    }
+  }
+
+  #state(id: string): SessionState {
+    const held = this.#states.get(id)
+    if (held) return held
+    const prior = this.#prior.get(id)
+    this.#prior.delete(id)
+    const history = prior ? collectRuns(prior) : []
+    const state: SessionState = {
+      id,
+      declarations: '',
+      history,
+      live: false,
+      fresh: history.length === 0,
+      uncompiled: history.length > 0,
+      lastUsed: Date.now(),
+      running: false,
+      tail: Promise.resolve(),
+      idleTimer: undefined,
+      closed: false,
+    }
+    this.#states.set(id, state)
+    return state
+  }
+
+  async #end(id: string, reason: 'reset' | 'close'): Promise<void> {
+    const state = this.#states.get(id)
+    if (!state) return
+    // After the runs already queued, so a reset never lands in the middle of one.
+    const done = state.tail.then(async () => {
+      clearTimeout(state.idleTimer)
+      this.#log.append('session/end', { id, reason })
+      await this.#free(state)
+      state.history = []
+      state.declarations = ''
+      state.fresh = true
+      state.uncompiled = false
+      if (reason === 'close') this.#states.delete(id)
+    })
+    state.tail = done.catch(() => {})
+    await done
+  }
+
+  /** Frees the realm (the history stays). */
+  async #free(state: SessionState): Promise<void> {
+    state.live = false
+    await this.#sandbox.endSession?.(state.id)
+  }
+
+  #armIdle(state: SessionState): void {
+    clearTimeout(state.idleTimer)
+    if (!state.live) return
+    state.idleTimer = setTimeout(() => {
+      if (!state.running) void this.#free(state)
+    }, this.#limits.idleMs)
+    state.idleTimer.unref()
+  }
+
+  /** Past `max` live realms, the least recently used idle ones (never `keep`) are freed. */
+  async #enforceCap(keep: SessionState): Promise<void> {
+    let live = [...this.#states.values()].filter((s) => s.live)
+    while (live.length > this.#limits.max) {
+      const idle = live.filter((s) => !s.running && s !== keep).sort((a, b) => a.lastUsed - b.lastUsed)
+      const victim = idle[0]
+      if (!victim) return
+      clearTimeout(victim.idleTimer)
+      await this.#free(victim)
+      live = live.filter((s) => s !== victim)
+    }
+  }
+}
+
+/** The history records of the runs among a session's events from a log. */
+function collectRuns(events: readonly RunEvent[]) {
+  const ids = events.flatMap((e) => (e.type === 'run/start' ? [(e.data as EventData['run/start']).runId] : []))
+  return ids.flatMap((runId) => {
+    const run = historyRun(events, runId)
+    return run ? [run] : []
+  })
+}
