@@ -99,11 +99,11 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
         json: JSON.stringify({ a: 1 }),
         upper: 'abc'.toUpperCase(),
         stolen: globalThis.stolen,
-        fn: (function f() {}).toString(),
+        fn: (function f() {}).toString() !== 'pwned',
         random: Math.random() !== 0.5 || Math.random() !== 0.5,
         tool: w.tempC,
       }`
-    const clean = { map: [2, 4], includes: false, json: '{"a":1}', upper: 'ABC', fn: 'function f() {}', random: true, tool: -3 }
+    const clean = { map: [2, 4], includes: false, json: '{"a":1}', upper: 'ABC', fn: true, random: true, tool: -3 }
     for (const r of [
       await runAs(rt, rt.session(), callerB, probe),
       await runAs(rt, rt.session(), callerA, probe),
@@ -171,6 +171,63 @@ describe('a turn that hangs', () => {
     expect(after.error, after.observation).toBeNull()
     expect(after.value).toEqual(['Ana', 1])
     expect(counted.counts.get('get_user')).toBe(1)
+  })
+})
+
+describe('session ids and callers', () => {
+  it("another caller naming a session's id does not get into it", async () => {
+    const { rt } = await attackRuntime()
+    const alice = rt.session({ id: 'conv-1' })
+    await rt.runCode("const card = 'alice-card-4242'", { session: alice, caller: 'alice' })
+    const r = await rt.runCode('return typeof card === "undefined" ? "no access" : card', { session: 'conv-1', caller: 'mallory' })
+    expect(r.value ?? r.observation).not.toContain('alice-card-4242')
+    expect(JSON.stringify(r.events)).not.toContain('alice-card-4242')
+    const still = await rt.runCode('return card', { session: alice, caller: 'alice' })
+    expect(still.value, still.observation).toBe('alice-card-4242')
+  })
+
+  it.each([['__proto__'], ['constructor'], ['toString'], ['hasOwnProperty'], ['a\nb'], ['../../etc/passwd']])(
+    'a session named %j is a session like any other, apart from the rest',
+    async (id) => {
+      const { rt } = await attackRuntime()
+      const named = rt.session({ id })
+      const other = rt.session()
+      const first = await named.runCode("const mine = 'named'\nmine")
+      expect(first.value, first.observation).toBe('named')
+      expect((await other.runCode('return typeof mine')).value).toBe('undefined')
+      expect((await rt.session({ id }).runCode('mine')).value).toBe('named')
+    },
+  )
+
+  it('an id too long or empty is refused when the session is asked for, saying what an id may be', async () => {
+    const { rt } = await attackRuntime()
+    for (const id of ['x'.repeat(5000), '']) expect(() => rt.session({ id })).toThrow(/session id/)
+  })
+})
+
+describe('what a session run makes the log hold', () => {
+  it('a run that reads the clock a million times does not make its run/end event (and the log) grow with it', async () => {
+    const { rt } = await attackRuntime()
+    const s = rt.session()
+    const r = await s.runCode('let last = 0\nfor (let i = 0; i < 1_000_000; i++) last = Date.now()\nlast > 0')
+    expect(r.value, r.observation).toBe(true)
+    const end = r.events.find((e) => e.type === 'run/end')!
+    expect(JSON.stringify(end).length, 'the run/end event stays bounded').toBeLessThan(256 * 1024)
+  })
+
+  it('past the clock reads the log keeps, a restore either rebuilds the same times or says they may differ', async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'codeact-session-clock-')), 'events.jsonl')
+    const { rt } = await attackRuntime({ logFile })
+    const made = await rt
+      .session({ id: 'clocky' })
+      .runCode(
+        'const stamps: number[] = []\nfor (let i = 0; i < 30_000; i++) stamps.push(Date.now())\nconst last = stamps[stamps.length - 1]\nlast',
+      )
+    await rt.close()
+    await pause(50)
+    const { rt: again } = await attackRuntime({ logFile })
+    const back = await again.session({ id: 'clocky' }).runCode('last')
+    if (back.value !== made.value) expect(back.observation).toMatch(/clock|time|may differ|not (be )?the same/i)
   })
 })
 

@@ -144,7 +144,8 @@ describe('a session is a conversation of its own', () => {
     await s.runCode(
       'const page = await tools.fetch_page({})\nfunction priceOf(sku: string) { return page.items.find((i) => i.sku === sku)?.price }',
     )
-    await s.runCode('const broken: number = "text"')
+    const stopped = await s.runCode('const broken = missingRate * 2')
+    expect(stopped.error?.kind, stopped.observation).toBe('type')
     const text = s.declarations()
     expect(text).toMatch(/\bpage\b[^]*items[^]*sku: string/)
     expect(text).toMatch(/\bpriceOf\b[^]*sku: string[^]*number \| undefined/)

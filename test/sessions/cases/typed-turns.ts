@@ -7,13 +7,13 @@ import type { SessionCase } from '../case.js'
 
 export const cases: SessionCase[] = [
   {
-    name: '`data.rows` where turn 1 assigned `{ items }`: no call is made, and the message names `items`',
+    name: '`data.rows` where turn 1 assigned `{ items }`: stopped before any call, the message names `items`',
     turns: [
       { code: 'const data = await tools.fetch_page({})\ndata.items.length', expect: { value: 2, calls: ['fetch_page'] } },
       {
         code: `const skus = data.rows.map((r) => r.sku)
 await tools.send_email({ to: 'ops@example.com', subject: skus.join(', ') })`,
-        expect: { failed: /Property 'rows' does not exist on type[^]*items/, calls: [] },
+        expect: { stopped: { kind: 'type', message: /Property 'rows' does not exist on type[^]*items/ } },
       },
       { code: "const skus = data.items.map((r) => r.sku)\nskus.join(', ')", expect: { value: 'A-1, A-2', calls: [] } },
     ],
