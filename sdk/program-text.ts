@@ -25,6 +25,11 @@ export interface NormaliseOptions {
    * Node's modules are reachable). Otherwise an `import` of anything but the SDK's own names is refused.
    */
   allowNodeImports?: boolean
+  /**
+   * A session turn: a turn that only defines functions is preparing later turns, so only a main-style name
+   * or a default export is called; the "only function" rule is for one-shot programs.
+   */
+  session?: boolean
 }
 
 export interface NormalisedProgram {
@@ -126,7 +131,7 @@ function normalise(source: string, options: NormaliseOptions): NormalisedProgram
   }
   let out = applyEdits(text, edits)
   if (!last) {
-    const entry = loneEntryPoint(file, modules.defaultFunction)
+    const entry = loneEntryPoint(file, modules.defaultFunction, options.session === true)
     if (entry) {
       out += `${out.endsWith('\n') ? '' : '\n'};return await ${entry}();`
       changes.push(`${entry}() called`)
@@ -344,7 +349,7 @@ function answersWith(expr: TS.Expression): boolean {
  * "run it": the entry is the default export, a main-style name, or the only function; it is called only
  * when nothing at the top level refers to it already.
  */
-function loneEntryPoint(file: TS.SourceFile, defaultFunction: string | undefined): string | undefined {
+function loneEntryPoint(file: TS.SourceFile, defaultFunction: string | undefined, session: boolean): string | undefined {
   const functions = file.statements.filter(
     (s): s is TS.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.body !== undefined && s.name !== undefined,
   )
@@ -360,12 +365,17 @@ function loneEntryPoint(file: TS.SourceFile, defaultFunction: string | undefined
     }
     entry = functions.find((f) => f.name!.text === defaultFunction)
   } else if (mains.length === 1) entry = mains[0]
-  else if (functions.length === 1 && !file.statements.some(runsSomething)) entry = functions[0]
-  if (!entry) return undefined
+  else if (!session && functions.length === 1 && !file.statements.some(runsSomething)) entry = functions[0]
+  // A function that needs arguments is a helper, never an entry point to call with none.
+  if (!entry || (!defaultFunction && !entry.parameters.every(isOptionalParameter))) return undefined
   const name = entry.name!.text
   if (referencedOutside(file, entry, name)) return undefined
   if (file.statements.some((s) => ts.isReturnStatement(s))) return undefined
   return name
+}
+
+function isOptionalParameter(p: TS.ParameterDeclaration): boolean {
+  return p.questionToken !== undefined || p.initializer !== undefined || p.dotDotDotToken !== undefined
 }
 
 /** A top-level statement that does work when reached (anything but declarations without calls). */

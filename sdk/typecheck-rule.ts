@@ -111,7 +111,7 @@ function propertyVerdict(node: TS.Node, ctx: RuleContext, message: string): Verd
 }
 
 /** `access(…)`, `access.x` or `access[i]`, none of them optional: an undefined `access` certainly throws. */
-function usedAsObject(access: TS.PropertyAccessExpression | TS.ElementAccessExpression): boolean {
+function usedAsObject(access: TS.Node): boolean {
   const use = access.parent
   if (!use) return false
   if (ts.isCallExpression(use)) return use.expression === access && use.questionDotToken === undefined

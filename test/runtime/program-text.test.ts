@@ -43,6 +43,16 @@ describe('normaliseProgram', () => {
     expect(normaliseProgram('async function main() {}\nreturn 1').changes).toEqual([])
   })
 
+  it('never calls a helper that needs arguments, and in a session only a main-style name', () => {
+    const helperOnly = "const greeting = 'hello'\nfunction shout(s: string) { return s.toUpperCase() + '!' }"
+    expect(normaliseProgram(helperOnly).changes).toEqual([])
+    expect(normaliseProgram('async function main(input: string) { return input }').changes).toEqual([])
+    expect(normaliseProgram('function greet(name = "you") { return name }').changes).toContain('greet() called')
+    // A session turn that only defines a function prepares the next turns.
+    expect(normaliseProgram('async function sendAll() { await tools.send({}) }', { session: true }).changes).toEqual([])
+    expect(normaliseProgram('async function main() { return 1 }', { session: true }).changes).toContain('main() called')
+  })
+
   it('answers imports: SDK names and types dropped, packages refused on their line, node: rewritten when allowed', () => {
     expect(normaliseProgram("import type { A } from './sdk'\nimport { tools, ToolCallError } from 'codeact'\nreturn 1").text).toBe(
       '\n\nreturn 1',
