@@ -157,6 +157,28 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
     expect(afterA.observation).toMatch(/restored/i)
     expect(counted.total(), 'no tool ran again to restore').toBe(executions)
   })
+
+  it("a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice", async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+    const a = rt.session()
+    const b = rt.session()
+    await runAs(rt, a, callerA, 'const ready = true')
+    const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
+    expect(setup.error, setup.observation).toBeNull()
+    const inFlight = runAs(rt, b, callerB, 'await tools.sleep({ ms: 1500 })\nreturn user.name')
+    await pause(300)
+    const bomb = await runAs(rt, a, callerA, 'new Array(1e9).fill(1)')
+    expect(bomb.error?.kind, bomb.observation).toBe('memory')
+    const flown = await inFlight
+    if (callerA !== callerB) expect(flown.value, 'another caller is another process: its run goes on').toBe('Ana')
+    else if (!flown.ok) expect(flown.observation).toMatch(/sandbox|process|lost|restor/i)
+    const executions = counted.total()
+    const after = await runAs(rt, b, callerB, 'return [user.name, seed]')
+    expect(after.error, after.observation).toBeNull()
+    expect(after.value).toEqual(['Ana', setup.value])
+    expect(counted.total(), 'the restore ran no tool').toBe(executions)
+    expect(counted.counts.get('get_user')).toBe(1)
+  })
 })
 
 describe('a turn that hangs', () => {
@@ -281,6 +303,22 @@ describe('runs of one session at once', () => {
     expect(ok.length).toBeGreaterThan(0)
     expect(ok.map((r) => r.value).sort()).toEqual(Array.from({ length: ok.length }, (_, i) => i + 1))
     expect((await s.runCode('return counter')).value).toBe(ok.length)
+  })
+
+  it('a storm of runs and resets on one session ends consistent: after the last reset, nothing of before', async () => {
+    const { rt } = await attackRuntime()
+    const s = rt.session()
+    const work: Promise<unknown>[] = []
+    for (let i = 0; i < 6; i++) {
+      work.push(s.runCode(`var n${i} = ${i}\nawait tools.sleep({ ms: 20 })\nreturn ${i}`))
+      work.push(s.reset())
+    }
+    const settled = await Promise.allSettled(work)
+    expect(settled.filter((x) => x.status === 'rejected').map((x) => String((x as PromiseRejectedResult).reason))).toEqual([])
+    await s.reset()
+    const probe = await s.runCode('return Object.keys(globalThis).filter((k) => /^n\\d$/.test(k))')
+    expect(probe.value, probe.observation).toEqual([])
+    expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
   it.each(['reset', 'close'] as const)('%s() during a run settles the run and leaves none of its state', async (how) => {

@@ -139,6 +139,22 @@ describe('a session is a conversation of its own', () => {
     await s.close()
   })
 
+  it('two run_code calls of one assistant message (parallel tool calls) run in the session in the model order', async () => {
+    const s = rt.session()
+    const call = (id: string, code: string) => ({ type: 'tool_use' as const, id, name: 'run_code', input: { code } })
+    const out = await rt.executeToolCalls(
+      [
+        call('t1', "const orders = await tools.list_orders({})\nconst paid = orders.filter((o) => o.status === 'paid')\npaid.length"),
+        call('t2', 'paid.map((o) => o.id)'),
+      ],
+      { session: s },
+    )
+    expect(out.map((m) => m.is_error)).toEqual([false, false])
+    expect(out[0]!.content).toContain('3')
+    expect(out[1]!.content).toMatch(/o1[^]*o3[^]*o4/)
+    await s.close()
+  })
+
   it('declarations() are what the next turn is checked against: typed bindings, nothing of a stopped turn', async () => {
     const s = rt.session()
     await s.runCode(
