@@ -79,4 +79,18 @@ await tools.send_email({ to: 'ops@example.com', subject: skus.join(', ') })`,
       },
     ],
   },
+  {
+    name: "turn 1's type aliases and interfaces type turn 2's annotations and catch its typo",
+    turns: [
+      {
+        code: "type Row = { id: string; score: number }\ninterface Page { rows: Row[] }\nconst page: Page = { rows: [{ id: 'a', score: 1 }] }\npage.rows.length",
+        expect: { value: 1 },
+      },
+      { code: "const extra: Row = { id: 'b', score: 2 }\npage.rows.push(extra)\npage.rows.map((r) => r.score)", expect: { value: [1, 2] } },
+      {
+        code: 'page.rows.map((r) => r.scor.toFixed(1))',
+        expect: { stopped: { kind: 'type', message: /Property 'scor' does not exist on type 'Row'. Did you mean 'score'\?/ } },
+      },
+    ],
+  },
 ]
