@@ -5,7 +5,7 @@
  */
 import type { ParseArgsConfig } from 'node:util'
 import { LIMIT_SPECS, limitProblem } from '../runtime/limits.js'
-import type { Limits } from '../vocabulary/types.js'
+import type { Limits, SessionLimits } from '../vocabulary/types.js'
 import { UsageError } from './usage-error.js'
 
 export const LIMIT_FLAGS = {
@@ -23,6 +23,42 @@ export const STAGING_FLAGS = {
   'dry-run': { type: 'boolean' },
   atomic: { type: 'boolean' },
 } satisfies ParseArgsConfig['options']
+
+/** The limits of session realms (`createRuntime({ sessions })`), for the commands that keep state (`mcp`, `repl`). */
+export const SESSION_FLAGS = {
+  'max-realms': { type: 'string' },
+  'realm-idle': { type: 'string' },
+  'realm-memory': { type: 'string' },
+} satisfies ParseArgsConfig['options']
+
+export type SessionFlagValues = { [K in keyof typeof SESSION_FLAGS]?: string }
+
+export const SESSION_USAGE = '[--max-realms N] [--realm-idle MS|10m] [--realm-memory MB]'
+
+const SESSION_FLAG_SPECS = {
+  'max-realms': { key: 'max', unit: 'count', min: 1 },
+  'realm-idle': { key: 'idleMs', unit: 'ms', min: 1 },
+  'realm-memory': { key: 'memoryMb', unit: 'MB', min: 8 },
+} as const
+
+/** `--max-realms 16 --realm-idle 5m` → `{ max: 16, idleMs: 300000 }`; nonsense is a usage error naming the flag. */
+export function sessionLimitsFromFlags(values: SessionFlagValues): Partial<SessionLimits> {
+  const out: Partial<SessionLimits> = {}
+  for (const [flag, spec] of Object.entries(SESSION_FLAG_SPECS) as [
+    keyof typeof SESSION_FLAGS,
+    (typeof SESSION_FLAG_SPECS)[keyof typeof SESSION_FLAGS],
+  ][]) {
+    const text = values[flag]
+    if (text === undefined) continue
+    const n = parseQuantity(text, spec.unit)
+    if (!Number.isFinite(n) || !Number.isInteger(n) || n < spec.min)
+      throw new UsageError(
+        `--${flag} must be a whole number${spec.unit === 'ms' ? ' of milliseconds (or 30s, 5m)' : ''} of at least ${spec.min}, got "${text}"`,
+      )
+    out[spec.key] = n
+  }
+  return out
+}
 
 export type LimitFlagValues = { [K in keyof typeof LIMIT_FLAGS]?: string }
 export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }

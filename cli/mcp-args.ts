@@ -15,14 +15,17 @@ import type { Runtime } from '../runtime/create-runtime.js'
 /** `codeact mcp`'s usage lines (here, not in mcp.ts, so main.ts can show them without an import cycle at load). */
 export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-origin URL]... [--max-sessions N]
                           [--session-idle MS] [--max-body BYTES]]
-              [--expose-tools] [--discovery auto|always|never]
+              [--expose-tools] [--discovery auto|always|never] [--stateless]
+              [--max-realms N] [--realm-idle MS|10m] [--realm-memory MB]
               [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
               [--sandbox isolate|docker] [--typecheck=error|warn|off] [--timeout MS] [--memory MB] [--log FILE.jsonl]
               [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
               [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
               serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP
               on 127.0.0.1:PORT/mcp (token also from CODEACT_MCP_TOKEN; defaults: 100 sessions,
-              idle ones closed after 1800000 ms, 4194304-byte bodies)`
+              idle ones closed after 1800000 ms, 4194304-byte bodies). Each connection keeps its
+              run_code state (a session; --stateless: none); defaults: 64 live realms, idle ones
+              freed after 10 min (restored by replay on the next call), 128 MB each`
 
 export const MCP_FLAG_OPTIONS = {
   mcp: { type: 'string', multiple: true },

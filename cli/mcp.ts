@@ -9,6 +9,7 @@ import { normalizeOrigin } from '../mcp/http-guard.js'
 import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
+import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 
 export { MCP_USAGE }
@@ -24,6 +25,9 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'expose-tools': { type: 'boolean' },
   discovery: { type: 'string' },
+  // Each MCP connection is a codeact session (state persists between its run_code calls) unless --stateless.
+  ...SESSION_FLAGS,
+  stateless: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...MCP_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options']
@@ -55,6 +59,11 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   let options: RuntimeOptions
   try {
     options = await runtimeOptions(values)
+    const sessions = sessionLimitsFromFlags(values)
+    if (Object.keys(sessions).length) {
+      if (values.stateless) return usage('--max-realms, --realm-idle and --realm-memory apply to sessions; drop --stateless')
+      options.sessions = sessions
+    }
   } catch (e) {
     return usage((e as Error).message)
   }
@@ -67,7 +76,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     return 3
   }
   const imported = await attachMcpFromFlags(rt, servers.value, io.stderr, { forwardStderr: true })
-  const exported = createMcpExport(rt, { exposeTools: values['expose-tools'] === true, discovery })
+  const exported = createMcpExport(rt, { exposeTools: values['expose-tools'] === true, discovery, sessions: values.stateless !== true })
   const shutdown = async () => {
     exported.close()
     await imported?.close()

@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { Runtime } from '../runtime/create-runtime.js'
+import type { Session as CodeactSession } from '../runtime/session.js'
 import type { ApprovalHandler, EventData, JsonSchema, LogLevel, RunEvent } from '../vocabulary/types.js'
 import {
   DESCRIBE_TOOL,
@@ -45,6 +46,11 @@ export interface McpExportOptions {
   /** The server's name in `initialize` (default "codeact"). */
   name?: string
   version?: string
+  /**
+   * Each connection (the stdio client, one HTTP session) is a codeact session: the top-level bindings of
+   * one run_code call are in scope in its next ones (default true). `false`: every call is stateless.
+   */
+  sessions?: boolean
 }
 
 export interface McpServerOptions {
@@ -73,8 +79,13 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 const SEVERITY: Record<LoggingLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
 const LEVELS: Record<LogLevel, LoggingLevel> = { log: 'info', info: 'info', warn: 'warning', error: 'error', debug: 'debug' }
 
+/** What the model is told when its calls share state. */
+const STATE_NOTE =
+  '\n\nState persists between run_code calls of this connection: top-level const/let/var/function/class declarations of one call are in scope in the next ones (live values, not copies); a later call may declare a name again.'
+
 export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): McpExport {
   const servers = new Set<Server>()
+  const keepsState = options.sessions !== false
   const discovery = () => {
     if (options.discovery === 'always') return true
     if (options.discovery === 'never') return false
@@ -87,7 +98,8 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     const list: Tool[] = [
       {
         name: RUN_CODE,
-        description: useDiscovery ? discoveryDescription(rt.tools.names(), rt.limits) : runCode.description,
+        description:
+          (useDiscovery ? discoveryDescription(rt.tools.names(), rt.limits) : runCode.description) + (keepsState ? STATE_NOTE : ''),
         inputSchema: objectSchema(runCode.parameters),
         outputSchema: RUN_CODE_OUTPUT_SCHEMA as Tool['outputSchema'],
         // A program can do anything its tools can.
@@ -161,10 +173,12 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         { name: options.name ?? 'codeact', version: options.version ?? '0.1.0' },
         { capabilities: { tools: { listChanged: true }, logging: {} } },
       )
+      const caller = serverOptions.caller ?? `mcp_${randomUUID()}`
       const session: Session = {
-        caller: serverOptions.caller ?? `mcp_${randomUUID()}`,
+        caller,
         minLevel: 'debug',
         onApproval: elicitApproval(server),
+        ...(keepsState ? { state: rt.session({ id: `mcp:${caller}` }) } : {}),
       }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
       server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))
@@ -178,6 +192,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
       server.onclose = () => {
         previous?.()
         servers.delete(server)
+        void session.state?.close().catch(() => {})
       }
       return server
     },
@@ -191,6 +206,8 @@ interface Session {
   minLevel: LoggingLevel
   /** Calls that ask for approval are put to this connection's client (elicitation). */
   onApproval: ApprovalHandler
+  /** The connection's codeact session (unless the export is stateless). */
+  state?: CodeactSession
 }
 
 /**
@@ -222,6 +239,7 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra,
       parentId: runId,
       caller: session.caller,
       onApproval: session.onApproval,
+      ...(session.state ? { session: session.state } : {}),
     })
     await Promise.all(sent)
     return {

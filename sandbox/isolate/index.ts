@@ -57,6 +57,7 @@ export interface IsolateSandbox extends Sandbox {
   readonly processes: { leased: number; spare: boolean }
   /** The pid of the process serving `callerId` (unset: the runtime's own caller), if it has one. */
   pidOf(callerId?: string): number | undefined
+  endSession(id: string): Promise<void>
 }
 
 export function createIsolateSandbox(options: IsolateSandboxOptions = {}): IsolateSandbox {

@@ -56,6 +56,7 @@ describe('README client snippets', () => {
       'openai-agents',
       'openai-chat',
       'openai-responses',
+      'sessions',
     ])
     const clientTests = readdirSync(import.meta.dirname)
       .filter((f) => f.endsWith('.ts'))
