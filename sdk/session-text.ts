@@ -46,7 +46,11 @@ export interface SessionRewrite {
   local: string[]
 }
 
-/** Globals of every sandbox (the language's, the sandbox's own, a container's Node): never rebound by a session. */
+/**
+ * Globals of every sandbox (the language's, the sandbox's own, a container's `process` and `Buffer`): never
+ * rebound by a session, so a cell cannot take them from the next (the prelude's machinery, the intrinsics).
+ * Other names a realm may have (`crypto`, `performance` on Docker) are the user's to rebind, as in a REPL.
+ */
 export const SANDBOX_OWNED_NAMES: ReadonlySet<string> = new Set([
   'tools',
   'ToolCallError',
@@ -103,6 +107,11 @@ export const SANDBOX_OWNED_NAMES: ReadonlySet<string> = new Set([
   'Float64Array',
   'BigInt64Array',
   'BigUint64Array',
+  'Float16Array',
+  'Iterator',
+  'SuppressedError',
+  'DisposableStack',
+  'AsyncDisposableStack',
   'parseInt',
   'parseFloat',
   'isNaN',
@@ -129,12 +138,6 @@ export const SANDBOX_OWNED_NAMES: ReadonlySet<string> = new Set([
   'process',
   'Buffer',
   'global',
-  'require',
-  'module',
-  'exports',
-  '__dirname',
-  '__filename',
-  'fetch',
   'setImmediate',
   'clearImmediate',
 ])

@@ -43,10 +43,21 @@ const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.AllowUniqueES
 /** Names the normaliser makes for `import … from 'node:…'` (sdk/program-text.ts): run-time plumbing, not the user's. */
 const INTERNAL = /^__codeact_/
 
+/** Contexts by declarations text, newest last: a session's next cell starts from what its last one answered. */
+const contexts = new Map<string, SessionContext>()
+const MAX_CONTEXTS = 32
+
 export function sessionContext(declarations: string): SessionContext {
-  const entries = entriesOf(declarations)
-  const prefix = entries.map((e) => e.text).join('\n')
-  return { prefix: prefix === '' ? '' : `${prefix}\n`, lines: prefix === '' ? 0 : prefix.split('\n').length, entries }
+  let context = contexts.get(declarations)
+  if (context !== undefined) contexts.delete(declarations)
+  else {
+    const entries = entriesOf(declarations)
+    const prefix = entries.map((e) => e.text).join('\n')
+    context = { prefix: prefix === '' ? '' : `${prefix}\n`, lines: prefix === '' ? 0 : prefix.split('\n').length, entries }
+  }
+  contexts.set(declarations, context)
+  for (const key of contexts.keys()) if (contexts.size > MAX_CONTEXTS) contexts.delete(key)
+  return context
 }
 
 /** The earlier declarations with every name of `bindings` replaced by an untyped one (the cell was not checked). */
@@ -65,18 +76,27 @@ export function emitDeclarations(
   body: readonly TS.Statement[],
   checker: TS.TypeChecker,
   problemLines: (text: string) => ReadonlySet<number>,
+  globalTypes: ReadonlySet<string>,
 ): string {
   const next: Entry[] = []
+  const modules = importedModules(body)
   for (const s of body) {
     try {
-      next.push(...declare(s, file, checker))
+      next.push(...declare(s, file, checker, modules))
     } catch {
       // The checker's own failure on one statement: its names go untyped, the others are still printed.
       for (const key of keysOf(s)) if (key.startsWith('v:')) next.push(untyped(key.slice(2), 'var'))
     }
   }
+  // Nothing new: the earlier declarations checked when they were written.
+  if (next.length === 0) return context.entries.map((e) => e.text).join('\n')
   const kept = context.entries.filter((e) => !e.keys.some((k) => next.some((n) => n.keys.includes(k))))
   const all = [...kept, ...next]
+  // Checking the declarations by themselves costs a check: skipped when every name a printed type uses
+  // is one that resolves at the top level (the lib's, the SDK's, the session's own types).
+  const types = new Set(globalTypes)
+  for (const e of all) for (const k of e.keys) if (k.startsWith('t:')) types.add(k.slice(2))
+  if (next.every((e) => e.printed === undefined || standsAlone(e.text, types))) return all.map((e) => e.text).join('\n')
   // Two rounds at most: a failing printed entry gets its looser form, then its `any` form.
   for (let round = 0; round < 2; round++) {
     const problems = problemLines(all.map((e) => e.text).join('\n'))
@@ -96,6 +116,31 @@ export function emitDeclarations(
   return all.map((e) => e.text).join('\n')
 }
 
+/**
+ * Whether a printed declaration can only mean what it says at the top level: every type name it uses is in
+ * `types`, and it has no `typeof x` or `import("…")` (a value's or a module's name, resolved elsewhere).
+ */
+function standsAlone(text: string, types: ReadonlySet<string>): boolean {
+  const scanner = ts.createScanner(ts.ScriptTarget.ES2022, true, ts.LanguageVariant.Standard, text)
+  const K = ts.SyntaxKind
+  const declaring = new Set([K.ConstKeyword, K.LetKeyword, K.VarKeyword, K.FunctionKeyword])
+  let previous = K.Unknown
+  for (let token = scanner.scan(); token !== K.EndOfFileToken; token = scanner.scan()) {
+    if (token === K.TypeOfKeyword || token === K.ImportKeyword) return false
+    // The declared name itself (`declare const x`, each `declare function f` of an overload) is not a type.
+    if (token === K.Identifier && !declaring.has(previous)) {
+      const name = scanner.getTokenValue()
+      const at = scanner.getTokenEnd()
+      const rest = text.slice(at).trimStart()
+      // A property or parameter name (`rows:`, `n?:`, `...args:`), or a member after a dot, is not a type.
+      const isMember = rest.startsWith(':') || rest.startsWith('?:') || previous === K.DotToken
+      if (!isMember && !types.has(name)) return false
+    }
+    previous = token
+  }
+  return true
+}
+
 /** The wrapper function's body statements in a checked file (the last statement is the wrapper). */
 export function wrapperBody(file: TS.SourceFile): readonly TS.Statement[] {
   const last = file.statements[file.statements.length - 1]
@@ -104,7 +149,48 @@ export function wrapperBody(file: TS.SourceFile): readonly TS.Statement[] {
   return ts.isFunctionExpression(fn) ? fn.body.statements : []
 }
 
-function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker): Entry[] {
+/** `__codeact_node_fs = await import("node:fs")` (the normaliser's rewrite of an import): namespace name → module. */
+function importedModules(body: readonly TS.Statement[]): Map<string, string> {
+  const modules = new Map<string, string>()
+  for (const s of body) {
+    if (!ts.isVariableStatement(s)) continue
+    for (const d of s.declarationList.declarations) {
+      const init = d.initializer
+      if (!ts.isIdentifier(d.name) || !INTERNAL.test(d.name.text) || !init || !ts.isAwaitExpression(init)) continue
+      const call = init.expression
+      const spec = ts.isCallExpression(call) && call.expression.kind === ts.SyntaxKind.ImportKeyword ? call.arguments[0] : undefined
+      if (spec && ts.isStringLiteral(spec)) modules.set(d.name.text, spec.text)
+    }
+  }
+  return modules
+}
+
+/**
+ * What an imported name is, as a type query on its module (`typeof import("node:fs").readFileSync`): the
+ * checker would print the value's type, which for a module's overloads does not stand on its own.
+ */
+function importedName(d: TS.VariableDeclaration, id: TS.Identifier, modules: ReadonlyMap<string, string>): string | undefined {
+  const init = d.initializer
+  if (init === undefined) return undefined
+  const ns = ts.isIdentifier(init)
+    ? init
+    : ts.isPropertyAccessExpression(init) && ts.isIdentifier(init.expression)
+      ? init.expression
+      : undefined
+  const spec = ns && modules.get(ns.text)
+  if (spec === undefined) return undefined
+  const module = `typeof import(${JSON.stringify(spec)})`
+  // A Node builtin's default export is its module object (what the types declare as the module itself).
+  if (ts.isPropertyAccessExpression(init)) return ts.isIdentifier(d.name) && init.name.text === 'default' ? module : undefined
+  if (ts.isIdentifier(d.name)) return module
+  const element = id.parent
+  if (!ts.isBindingElement(element) || element.parent !== d.name || !ts.isObjectBindingPattern(d.name) || element.dotDotDotToken)
+    return undefined
+  const key = element.propertyName ?? element.name
+  return ts.isIdentifier(key) ? `${module}.${key.text}` : undefined
+}
+
+function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker, modules: ReadonlyMap<string, string>): Entry[] {
   const verbatim = (): Entry[] => {
     const keys = keysOf(s).filter((k) => !SANDBOX_OWNED_NAMES.has(k.slice(2)))
     return keys.length ? [{ text: s.getText(file), keys }] : []
@@ -116,10 +202,15 @@ function declare(s: TS.Statement, file: TS.SourceFile, checker: TS.TypeChecker):
     const list = s.declarationList
     if (list.flags & ts.NodeFlags.Using) return []
     const kind = list.flags & ts.NodeFlags.Const ? 'const' : list.flags & ts.NodeFlags.Let ? 'let' : 'var'
-    const ids = list.declarations.flatMap((d) => identifiers(d.name))
+    const ids = list.declarations.flatMap((d) => identifiers(d.name).map((id) => ({ d, id })))
     // The rewrite leaves the whole statement local when it binds a name the sandbox owns.
-    if (ids.some((id) => SANDBOX_OWNED_NAMES.has(id.text))) return []
-    return ids.filter((id) => !INTERNAL.test(id.text)).map((id) => printedValue(id, kind, checker))
+    if (ids.some(({ id }) => SANDBOX_OWNED_NAMES.has(id.text))) return []
+    return ids
+      .filter(({ id }) => !INTERNAL.test(id.text))
+      .map(({ d, id }) => {
+        const imported = modules.size > 0 ? importedName(d, id, modules) : undefined
+        return imported ? printed(`declare ${kind} ${id.text}: ${imported}`, id.text, kind) : printedValue(id, kind, checker)
+      })
   }
   if (ts.isFunctionDeclaration(s) && s.name && s.body && !SANDBOX_OWNED_NAMES.has(s.name.text)) {
     const name = s.name.text

@@ -7,7 +7,9 @@
 import { parentPort } from 'node:worker_threads'
 import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
 import { wrapProgram } from './program-wrap.js'
-import { rewriteSessionProgram, SESSION_CHANGE } from './session-text.js'
+import type { NormalisedProgram } from './program-text.js'
+import type { ProgramProblem } from './program-wrap.js'
+import { rewriteSessionProgram, SESSION_CHANGE, type SessionRewrite } from './session-text.js'
 import { untypedDeclarations } from './session-types.js'
 import { normaliseSafely } from './typecheck-normalise.js'
 import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, ParseTask, SessionPrepared } from './typecheck-protocol.js'
@@ -37,6 +39,16 @@ function parse(task: ParseTask): ParseAnswer {
   return { spans: topLevelNamespaceSpans(task.source) }
 }
 
+/** The session rewrite, made total: if it fails, the cell does not run (unrewritten, its bindings would be lost unseen). */
+function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { problem: ProgramProblem } {
+  try {
+    return rewriteSessionProgram(normalised.text)
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e)
+    return { problem: { message: `the program could not be prepared as a session cell (${why}); nothing ran`, line: 1, column: 1 } }
+  }
+}
+
 const port = parentPort
 if (port !== null) {
   port.on('message', (request: CheckRequest) => {
@@ -51,11 +63,14 @@ if (port !== null) {
       if (request.normalise && request.source !== undefined) {
         const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports)
         // A session cell runs rewritten (its declarations made globals) and is checked as written.
-        const rewrite = session && !normalised.problem ? rewriteSessionProgram(normalised.text) : undefined
-        const runnable =
-          rewrite && rewrite.bindings.length > 0
-            ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
-            : normalised
+        const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
+        const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined
+        const runnable: NormalisedProgram =
+          rewritten && 'problem' in rewritten
+            ? { ...normalised, problem: rewritten.problem }
+            : rewrite && rewrite.bindings.length > 0
+              ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
+              : normalised
         const shape = runnable.problem ? undefined : checkWrappedShape(wrapProgram(runnable.text).text, 'ts')
         // Until the check answers (or without one), the cell's names are declared untyped; with the check
         // off, the declarations stay as given.
@@ -72,7 +87,7 @@ if (port !== null) {
           ...(shape ? { shape } : {}),
           ...(prepared ? { session: prepared } : {}),
         } satisfies NormalisedMessage)
-        if (normalised.problem || request.declarations === undefined) {
+        if (runnable.problem || request.declarations === undefined) {
           port.postMessage({ id: request.id, ok: true, diagnostics: [] } satisfies CheckResponse)
           return
         }

@@ -107,6 +107,8 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   let sdkText = ''
   let sdkFile = parseFile(SDK_FILE, sdkText)
   let toolNames: string[] = []
+  /** Type names that resolve at a program's top level: a printed session declaration using only these stands alone. */
+  let globalTypes = new Set([...LIB_TYPES, ...topLevelNames(globalsFile)])
   let programFile = parseFile(PROGRAM_FILE, '', true)
   let previous: TS.Program | undefined
   let resident: ResidentChecker | undefined
@@ -189,7 +191,8 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
         if (d.start !== undefined && d.start < text.length) lines.add(ts.getLineAndCharacterOfPosition(alone!.file, d.start).line)
       return lines
     }
-    return { diagnostics, declarations: emitDeclarations(context, checked.file, wrapperBody(checked.file), checked.checker, problemLines) }
+    const body = wrapperBody(checked.file)
+    return { diagnostics, declarations: emitDeclarations(context, checked.file, body, checked.checker, problemLines, globalTypes) }
   }
 
   return {
@@ -198,6 +201,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       sdkText = text
       sdkFile = parseFile(SDK_FILE, text)
       toolNames = declaredToolNames(sdkFile)
+      globalTypes = new Set([...LIB_TYPES, ...topLevelNames(sdkFile), ...topLevelNames(globalsFile)])
       resident = undefined // rebuilt on the next check, around the new SDK file
     },
     check,
@@ -223,6 +227,58 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       return toDiagnostics([...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)], file, toolNames)
     },
   }
+}
+
+/** Generic and object types of the ES lib that printed types use (a name not here only costs a check). */
+const LIB_TYPES = [
+  'Array',
+  'ReadonlyArray',
+  'Map',
+  'ReadonlyMap',
+  'Set',
+  'ReadonlySet',
+  'WeakMap',
+  'WeakSet',
+  'Promise',
+  'Record',
+  'Partial',
+  'Required',
+  'Readonly',
+  'Pick',
+  'Omit',
+  'Date',
+  'RegExp',
+  'Error',
+  'TypeError',
+  'RangeError',
+  'Uint8Array',
+  'ArrayBuffer',
+  'Generator',
+  'AsyncGenerator',
+  'IterableIterator',
+  'MapIterator',
+  'SetIterator',
+  'ArrayIterator',
+  'Iterable',
+  'Iterator',
+  'Symbol',
+  'Function',
+  'Object',
+  'JSON',
+  'Math',
+  'String',
+  'Number',
+  'Boolean',
+  'BigInt',
+]
+
+/** The names a declaration file declares at its top level. */
+function topLevelNames(file: TS.SourceFile): string[] {
+  return file.statements.flatMap((s) =>
+    (ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s) || ts.isClassDeclaration(s) || ts.isEnumDeclaration(s)) && s.name
+      ? [s.name.text]
+      : [],
+  )
 }
 
 /** The method names of `interface Tools` in the SDK text, for "did you mean" on a misspelled tool. */

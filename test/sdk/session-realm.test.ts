@@ -151,4 +151,28 @@ describe('session cells in one isolated-vm context', () => {
     // And the next turn's check knows it: using one is a name that does not exist.
     await expect(run(s, 'return sq')).rejects.toThrow(/1:8 Cannot find name 'sq'/)
   })
+
+  it("a run's stack lines are the user's own lines, through the rewrite (a hoisted function's body, a declaration line)", async () => {
+    const s = session()
+    const code = [
+      'const items = [1, 2]',
+      '',
+      'const total = sum(items)',
+      'function sum(xs: number[]) {',
+      "  if (xs.length) throw new Error('no')",
+      '  return 0',
+      '}',
+    ]
+    const prepared = await typecheck.prepare(code.join('\n'), false, { declarations: '' })
+    const compiled = await compile(prepared.normalised!.text, { shapes: typecheck.shapes })
+    if (!compiled.ok) throw new Error(compiled.error.message)
+    const stack = (await s.context.eval(`(${compiled.program.js})().then(() => 'no error', (e) => e.stack)`, {
+      promise: true,
+      filename: 'program.js',
+    })) as string
+    const frames = [...stack.matchAll(/program\.js:(\d+):(\d+)/g)].map(
+      (m) => compiled.program.mapPosition(Number(m[1]), Number(m[2]) - 1)?.line,
+    )
+    expect(frames.slice(0, 2)).toEqual([5, 3])
+  })
 })
