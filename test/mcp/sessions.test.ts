@@ -123,6 +123,17 @@ describe('over streamable HTTP: one server, many clients', () => {
     expect(peek.text).toMatch(/Cannot find name 'onlyInA'/)
   })
 
+  it('tools/call sent at once by one client run one after another in its session', async () => {
+    const client = await httpClient('http-parallel')
+    await run(client, 'let counter = 0')
+    const bump = 'const before = counter\nawait tools.sleep({ ms: 50 })\ncounter = before + 1\nreturn counter'
+    const answers = await Promise.all(Array.from({ length: 4 }, () => run(client, bump)))
+    const ok = answers.filter((a) => a.ok)
+    for (const a of answers.filter((x) => !x.ok)) expect(a.text).toMatch(/busy|already running|one run at a time|in progress/i)
+    expect(ok.map((a) => a.value).sort()).toEqual(Array.from({ length: ok.length }, (_, i) => i + 1))
+    expect((await run(client, 'counter')).value).toBe(ok.length)
+  })
+
   it("a client that reconnects is a new MCP session: it starts fresh and the old one's state is not reachable", async () => {
     const first = await httpClient('http-first')
     await run(first, "const token = 'old-session-token'")
