@@ -4,6 +4,7 @@
 // program patches, its tool calls and its outcome stay true and the runner's wire is untouched.
 import { createRequire, isBuiltin } from 'node:module'
 import vm from 'node:vm'
+import { createSessionEntropy } from './entropy.mjs'
 
 // What a program sees of Node, taken from this realm at load (before any program could replace them).
 const NODE_GLOBALS = [
@@ -138,20 +139,36 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
   return control;
 })`
 
-/** A new realm with the prelude compiled in it; `start` then runs one program there. */
+/**
+ * A new realm with the prelude compiled in it; `start` then runs one program there — or, in a session's
+ * container, each of the session's programs in turn (bind once per run), so its globals persist.
+ */
 export function createRealm(preludeSource) {
   const sandbox = { ...nodeGlobals, require: guardedRequire }
   const context = createContext(sandbox, { name: 'program' })
   runInContext('globalThis.global = globalThis', context)
   const prelude = runInContext(preludeSource, context, { filename: 'prelude.js' })
   const glue = runInContext(GLUE, context, { filename: 'codeact-glue.js' })
+  // The session clock as the program reads it: whatever Date.now the prelude installed for the run.
+  const now = runInContext('(function sessionNow() { return Date.now() })', context)
+  let entropy
   return {
     /**
      * Bind the bridge: `send(id, name, argsJson)` issues a call, `log(level, text)` a console line.
-     * Returns `deliver(id, resultJson)` for the host's answers and `start(js, onConsole, done)`, which
-     * compiles and runs the program and calls `done(outcomeJson)` once (a SyntaxError included).
+     * `seed` (session runs): the realm's crypto randomness is reseeded from it and its performance clock is
+     * the session clock (entropy.mjs). Returns `deliver(id, resultJson)` for the host's answers and
+     * `start(js, onConsole, done)`, which compiles and runs the program and calls `done(outcomeJson)` once
+     * (a SyntaxError included).
      */
-    bind(send, log, config) {
+    bind(send, log, config, seed) {
+      if (typeof seed === 'string') {
+        if (entropy === undefined) {
+          entropy = createSessionEntropy(nodeGlobals.crypto, now)
+          sandbox.crypto = entropy.crypto
+          sandbox.performance = entropy.performance
+        }
+        entropy.reseed(seed)
+      }
       const control = glue(prelude, send, log, config)
       return {
         deliver: control.deliver,

@@ -1,6 +1,7 @@
 // codeact runner: the one process of a codeact container. It speaks line-delimited JSON with the host on
 // stdio (wire.mjs; stderr is free text for diagnostics), runs one program in a realm of its own
-// (realm.mjs) with the in-sandbox prelude the host sends, and serves workspace ops on the mounted
+// (realm.mjs) with the in-sandbox prelude the host sends — or, in a session's own container, each of the
+// session's programs in turn in that one realm — and serves workspace ops on the mounted
 // workspace. Plain JS, no dependencies: copied into the image as is. The container is the security
 // boundary; this file only makes the run observable (tool calls, console, kernel denials, the outcome).
 import { randomUUID } from 'node:crypto'
@@ -40,43 +41,60 @@ const BufferFrom = Buffer.from
 const bufferToString = Buffer.prototype.toString
 const onProcess = process.on.bind(process)
 
-// --- console batching -------------------------------------------------------------------------------
-let logBatch = []
-let logBytes = 0
-let flushScheduled = false
-function flushLogs() {
-  flushScheduled = false
-  if (logBatch.length === 0) return
-  const entries = logBatch
-  logBatch = []
-  logBytes = 0
-  send({ type: 'log', entries })
-}
-function hostLog(level, text) {
-  if (finished || typeof level !== 'string' || typeof text !== 'string') return
-  append(logBatch, { level, text })
-  logBytes += text.length
-  if (logBytes > 64 * 1024) flushLogs()
-  else if (!flushScheduled) {
-    flushScheduled = true
-    setImmediateFn(flushLogs)
+// --- one run's bridge -------------------------------------------------------------------------------
+// Each run has its own state: a session container runs many programs in one realm, and whatever an earlier
+// run left behind (a closure holding its `tools`, a timer) reaches only its own, finished, run — never the
+// current one's call ids or console.
+let current
+function newRun() {
+  // No prototype: an earlier run of the session cannot plant a setter for these names on Object.prototype.
+  const state = {
+    __proto__: null,
+    finished: false,
+    bridge: undefined,
+    logBatch: [],
+    logBytes: 0,
+    flushScheduled: false,
+    flush: undefined,
+    log: undefined,
+    call: undefined,
   }
-}
-function hostCall(id, name, argsJson) {
-  if (finished || typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-  flushLogs() // console lines written before the call reach the host before it
-  send({ type: 'call', id, name, argsJson })
+  state.flush = () => {
+    state.flushScheduled = false
+    if (state.logBatch.length === 0) return
+    const entries = state.logBatch
+    state.logBatch = []
+    state.logBytes = 0
+    send({ type: 'log', entries })
+  }
+  state.log = (level, text) => {
+    if (state.finished || typeof level !== 'string' || typeof text !== 'string') return
+    append(state.logBatch, { level, text })
+    state.logBytes += text.length
+    if (state.logBytes > 64 * 1024) state.flush()
+    else if (!state.flushScheduled) {
+      state.flushScheduled = true
+      setImmediateFn(state.flush)
+    }
+  }
+  state.call = (id, name, argsJson) => {
+    if (typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
+    if (state.finished) return // a call of a run that ended (the prelude answers a kept tool function with ESTALE)
+    state.flush() // console lines written before the call reach the host before it
+    send({ type: 'call', id, name, argsJson })
+  }
+  return state
 }
 
 // --- the run ----------------------------------------------------------------------------------------
 let realm
-let bridge
-let started = false
-let finished = false
-function finish(msg) {
-  if (finished) return
-  flushLogs()
-  finished = true
+let runs = 0
+/** Set by the first run: a session container runs its session's programs one after another in one realm. */
+let sessionContainer = false
+function finish(state, msg) {
+  if (state.finished) return
+  state.flush()
+  state.finished = true
   send(msg)
 }
 function errorFields(e) {
@@ -98,13 +116,8 @@ function errorFields(e) {
   }
   return { name: slice(name, 0, 200), message: slice(message, 0, 4000), stack }
 }
-function failWith(e) {
-  finish({ type: 'done', outcomeJson: toJson({ ok: false, error: errorFields(e), droppedOutputBytes: 0 }) })
-}
-function done(outcome) {
-  if (typeof outcome !== 'string') return failWith(outcome)
-  // One turn later: a rejection the program left unhandled is reported (after the microtasks) first.
-  setImmediateFn(() => finish({ type: 'done', outcomeJson: outcome }))
+function failWith(state, e) {
+  finish(state, { type: 'done', outcomeJson: toJson({ ok: false, error: errorFields(e), droppedOutputBytes: 0 }) })
 }
 
 /** Route the program's stray output (this realm's console, process.stdout/stderr) through its capped console. */
@@ -135,28 +148,46 @@ function prepare(msg) {
 }
 
 function run(msg) {
-  if (started) return send({ type: 'fatal', message: 'this container already ran a program' })
-  started = true
+  const session = own(msg, 'session') === true
+  // One program per container, except in a session's own container, whose runs the host sends one at a time.
+  if (runs > 0 && !(sessionContainer && session)) return send({ type: 'fatal', message: 'this container already ran a program' })
+  if (current !== undefined && !current.finished) return send({ type: 'fatal', message: 'a program is still running' })
+  if (runs === 0) sessionContainer = session
+  runs++
+  const state = newRun()
+  current = state
   const nonce = own(msg, 'nonce')
   if (typeof nonce === 'string') setNonce(nonce)
   if (typeof own(msg, 'prelude') === 'string') prepare(msg)
   if (realm === undefined) return send({ type: 'fatal', message: 'no prelude was sent' })
   try {
-    const config = toJson({ toolNames: own(msg, 'toolNames'), maxOutputBytes: own(msg, 'maxOutputBytes') })
-    bridge = realm.bind(hostCall, hostLog, config)
+    const entropy = own(msg, 'entropy')
+    const config = toJson({
+      toolNames: own(msg, 'toolNames'),
+      maxOutputBytes: own(msg, 'maxOutputBytes'),
+      ...(session ? { session: true } : {}),
+      ...(entropy !== undefined ? { entropy } : {}),
+    })
+    const seed = own(entropy, 'seed')
+    state.bridge = realm.bind(state.call, state.log, config, typeof seed === 'string' ? seed : undefined)
   } catch (e) {
     return send({ type: 'fatal', message: 'the prelude failed: ' + errorFields(e).message })
   }
-  bridge.start(StringCtor(own(msg, 'js')), redirectOutput, done)
+  // One turn later: a rejection the program left unhandled is reported (after the microtasks) first.
+  const done = (outcome) => {
+    if (typeof outcome !== 'string') return failWith(state, outcome)
+    setImmediateFn(() => finish(state, { type: 'done', outcomeJson: outcome }))
+  }
+  state.bridge.start(StringCtor(own(msg, 'js')), redirectOutput, done)
 }
 
 onProcess('uncaughtException', (e) => {
-  if (started && !finished) failWith(e)
+  if (current !== undefined && !current.finished) failWith(current, e)
   else diagnostic('uncaught ' + errorFields(e).message)
 })
 // Like Node (and the isolate), a rejection the program leaves unhandled fails the run, named as such.
 onProcess('unhandledRejection', (e) => {
-  if (started && !finished) finish({ type: 'unhandled', error: errorFields(e) })
+  if (current !== undefined && !current.finished) finish(current, { type: 'unhandled', error: errorFields(e) })
 })
 
 // --- host messages ----------------------------------------------------------------------------------
@@ -164,13 +195,13 @@ function onMessage(msg) {
   switch (own(msg, 'type')) {
     case 'hello':
       // Asked again only until the host has heard `ready` (it then sends the prelude).
-      return realm === undefined && !started ? sayReady() : undefined
+      return realm === undefined && runs === 0 ? sayReady() : undefined
     case 'prepare':
       return prepare(msg)
     case 'run':
       return run(msg)
     case 'result':
-      if (bridge && !finished) bridge.deliver(own(msg, 'id'), StringCtor(own(msg, 'resultJson')))
+      if (current?.bridge && !current.finished) current.bridge.deliver(own(msg, 'id'), StringCtor(own(msg, 'resultJson')))
       return
     case 'op':
       return serveOp(msg, send)

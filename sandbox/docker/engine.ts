@@ -39,6 +39,8 @@ function labelOf(docker: Docker, options: Docker.DockerOptions | undefined): str
 /** Labels every codeact container carries; the reaper finds orphans by them. */
 export const LABEL = 'codeact'
 export const INSTANCE_LABEL = 'codeact.instance'
+/** On a session's own container: the session's id. */
+export const SESSION_LABEL = 'codeact.session'
 
 function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message

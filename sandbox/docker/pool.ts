@@ -1,6 +1,7 @@
 /**
  * The warm pool: a few started containers whose runner already said `ready`, so a run skips the second
- * a cold start costs. Containers are single-use: a run takes one, and it is removed after that run.
+ * a cold start costs. Containers are single-use: a run takes one, and it is removed after that run (a
+ * session takes one for all its runs, and it never comes back).
  * The pool refills in the background, warms for the memory size last asked, and lets idle containers go.
  */
 import type { ReadyContainer, Spawned } from './spawn.js'
@@ -68,6 +69,27 @@ export class WarmPool {
       this.waiters.push({ memoryMb, resolve })
       this.fill()
     })
+  }
+
+  /**
+   * A ready container with `memoryMb` if the pool holds one now, else undefined: never waits, never changes
+   * the size the pool warms for (a session's first run takes one this way and keeps it).
+   */
+  takeReady(memoryMb: number): ReadyContainer | undefined {
+    if (this.closed || memoryMb !== this.target) return undefined
+    while (this.ready.length > 0) {
+      const entry = this.ready.shift()
+      if (!entry) break
+      clearTimeout(entry.timer)
+      if (!entry.container.channel.isOpen) {
+        this.o.discard(entry.container)
+        continue
+      }
+      this.stats.hits++
+      setTimeout(() => this.fill(), REFILL_DELAY_MS).unref()
+      return entry.container
+    }
+    return undefined
   }
 
   /** Start containers until the pool (plus anyone waiting) is covered. Returns at once. */

@@ -15,7 +15,18 @@ export type ToRunner =
    * `nonce` is fresh per run and never enters the program's realm: every line the runner sends after this
    * starts with it, and the host drops the lines that do not (the program can write to fd 1 too).
    */
-  | { type: 'run'; runId: string; nonce: string; js: string; toolNames: string[]; maxOutputBytes: number }
+  | {
+      type: 'run'
+      runId: string
+      nonce: string
+      js: string
+      toolNames: string[]
+      maxOutputBytes: number
+      /** A session run: the container keeps its realm for the session's next run (only a session's own container). */
+      session?: true
+      /** Session runs: passed to the prelude as `config.entropy` (seeded Math.random, replayed clock). */
+      entropy?: { seed: string; clock?: number[] }
+    }
   /** The host's answer to a call: JSON text of a ToolResult. */
   | { type: 'result'; id: number; resultJson: string }
   /** One workspace op (sandbox/workspace/ops.ts), paths already translated to the container's. */
@@ -58,11 +69,13 @@ export const preludeOutcome = z.discriminatedUnion('ok', [
     valueJson: z.string().optional(),
     valueNote: text(1000).optional(),
     droppedOutputBytes: z.number().nonnegative(),
+    clock: z.array(z.number()).max(1_000_000).optional(),
   }),
   z.object({
     ok: z.literal(false),
     error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }),
     droppedOutputBytes: z.number().nonnegative(),
+    clock: z.array(z.number()).max(1_000_000).optional(),
   }),
 ])
 

@@ -35,6 +35,8 @@ export function runInContainer(
     let logBytes = 0
     let hostDropped = 0
     let settled = false
+    // A session's container serves many runs: only this run's stray output counts for it.
+    const strayBefore = c.channel.stray.bytes
 
     const finish = (outcome: SandboxOutcome): void => {
       if (settled) return
@@ -49,7 +51,7 @@ export function runInContainer(
       const withExtras: SandboxOutcome = {
         ...outcome,
         // What the program wrote to fd 1 outside the protocol is output that was dropped.
-        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped + c.channel.stray.bytes,
+        droppedOutputBytes: outcome.droppedOutputBytes + hostDropped + c.channel.stray.bytes - strayBefore,
         ...(denials.length > 0 ? { denials } : {}),
       }
       // A stopped run (timeout, abort) answers at once, its calls still pending: the runtime names them
@@ -119,7 +121,8 @@ export function runInContainer(
             .finally(() => clock.callSettled())
             .catch(() => JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the tool bridge failed' } }))
             .then((resultJson) => {
-              c.channel.send({ type: 'result', id: msg.id, resultJson })
+              // Not once the run is over: a session's container runs its next program, whose call ids start again.
+              if (!settled) c.channel.send({ type: 'result', id: msg.id, resultJson })
             })
           pending.add(p)
           void p.finally(() => pending.delete(p))
@@ -157,6 +160,8 @@ export function runInContainer(
       js: request.js,
       toolNames: [...request.toolNames],
       maxOutputBytes: limits.maxOutputBytes,
+      ...(request.session ? { session: true as const } : {}),
+      ...(request.entropy ? { entropy: request.entropy } : {}),
     })
     if (!sent) fail('sandbox_unavailable', 'the container closed before the program could be sent')
   })
@@ -180,6 +185,7 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
       valueJson: o.valueJson,
       ...(o.valueNote !== undefined ? { valueNote: o.valueNote } : {}),
       droppedOutputBytes: o.droppedOutputBytes,
+      ...(o.clock !== undefined ? { clock: o.clock } : {}),
     }
   }
   const { name, message, stack } = o.error
@@ -188,6 +194,7 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
     ok: false,
     error: { kind: 'runtime', message: text, ...(stack !== undefined ? { stack } : {}) },
     droppedOutputBytes: o.droppedOutputBytes,
+    ...(o.clock !== undefined ? { clock: o.clock } : {}),
   }
 }
 

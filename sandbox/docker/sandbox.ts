@@ -1,6 +1,7 @@
 /**
  * The Docker backend: the `Sandbox` seam over a warm pool of single-use, hardened containers, each running
- * images/runner.mjs. Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
+ * images/runner.mjs — and, for session runs, one container per session kept across its runs (sessions.ts).
+ * Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
  */
 import type Docker from 'dockerode'
 import { randomUUID } from 'node:crypto'
@@ -12,8 +13,9 @@ import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './
 import { WarmPool } from './pool.js'
 import { reapOrphans } from './reaper.js'
 import { runInContainer } from './run.js'
+import { SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
-import { containerSpec, containerUser } from './spec.js'
+import { containerSpec, containerUser, sessionContainerName } from './spec.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
 export interface DockerSandbox extends Sandbox {
@@ -59,47 +61,66 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   // Containers a removal gave up on (the engine was away): tried again once an engine answers again (a
   // container starts) and at close(), so an outage leaves nothing behind.
   const leftovers = new Set<Docker.Container>()
-  const remove = (container: Docker.Container): void =>
-    track(removeContainer(container).then((gone) => (gone ? leftovers.delete(container) : leftovers.add(container))))
-  const destroy = (c: ReadyContainer): void => {
+  const remove = (container: Docker.Container): Promise<unknown> => {
+    const removal = removeContainer(container).then((gone) => (gone ? leftovers.delete(container) : leftovers.add(container)))
+    track(removal)
+    return removal
+  }
+  const destroy = (c: ReadyContainer): Promise<unknown> => {
     c.channel.destroy()
-    remove(c.container)
+    return remove(c.container)
   }
   const retryLeftovers = (): void => {
-    for (const container of leftovers) remove(container)
+    for (const container of leftovers) void remove(container)
   }
   let turn = 0
+  // Round-robin across engines; an engine that fails is skipped for the next one, once around.
+  const spawnOn = async (memoryMb: number, sessionId?: string): Promise<Spawned> => {
+    const first = turn++
+    let spawned: Spawned = { ok: false, message: setupError ?? 'no Docker engine configured' }
+    for (let i = 0; i < engines.length; i++) {
+      const engine = engines[(first + i) % engines.length]
+      if (!engine) break
+      const spec = containerSpec(o, memoryMb, user, mount, instanceId, sessionId)
+      const start = () => spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
+      let attempt = await start()
+      // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
+      if (!attempt.ok && attempt.busy && !closed) attempt = await start()
+      if (attempt.ok) {
+        retryLeftovers()
+        return attempt
+      }
+      spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
+    }
+    return spawned
+  }
   const pool = new WarmPool({
     size: o.poolSize,
     idleTimeoutMs: o.idleTimeoutMs,
     memoryMb: o.memoryMb ?? DEFAULT_MEMORY_MB,
-    // Round-robin across engines; an engine that fails is skipped for the next one, once around.
-    spawn: async (memoryMb) => {
-      const first = turn++
-      let spawned: Spawned = { ok: false, message: setupError ?? 'no Docker engine configured' }
-      for (let i = 0; i < engines.length; i++) {
-        const engine = engines[(first + i) % engines.length]
-        if (!engine) break
-        const start = () => spawnContainer(engine, containerSpec(o, memoryMb, user, mount, instanceId), memoryMb, o.startTimeoutMs, track)
-        let attempt = await start()
-        // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
-        if (!attempt.ok && attempt.busy && !closed) attempt = await start()
-        if (attempt.ok) {
-          retryLeftovers()
-          return attempt
-        }
-        spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
-      }
-      return spawned
-    },
+    spawn: (memoryMb) => spawnOn(memoryMb),
     discard: destroy,
   })
+  // Each session's own container, kept across its runs: a warm one when the pool holds one now (renamed for
+  // the session), else one started for it (named and labelled with its id).
+  const sessions = new SessionContainers({
+    spawn: async (memoryMb, sessionId) => {
+      const warm = pool.takeReady(memoryMb)
+      if (!warm) return spawnOn(memoryMb, sessionId)
+      await warm.container.rename({ name: sessionContainerName(sessionId) }).catch(() => undefined)
+      return { ok: true, ready: warm }
+    },
+    destroy,
+  })
 
-  async function run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
-    if (setupError) return unavailable(setupError)
-    if (closed) return unavailable('the docker sandbox is closed')
-    const aborted: SandboxOutcome = { ok: false, error: { kind: 'aborted', message: 'the run was aborted' }, droppedOutputBytes: 0 }
-    if (signal.aborted) return aborted
+  const abortedOutcome = (): SandboxOutcome => ({
+    ok: false,
+    error: { kind: 'aborted', message: 'the run was aborted' },
+    droppedOutputBytes: 0,
+  })
+
+  /** A single-use container from the warm pool, removed after the run. */
+  async function takeWarm(request: SandboxRunRequest, signal: AbortSignal): Promise<Acquired> {
     const taking = pool.take(o.memoryMb ?? request.limits.memoryMb)
     let gaveUp = false
     const spawned = await new Promise<Awaited<typeof taking> | undefined>((resolve) => {
@@ -114,23 +135,47 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         resolve(s)
       })
     })
-    if (spawned === undefined || gaveUp) return aborted
-    if (!spawned.ok) return unavailable(spawned.message)
+    if (spawned === undefined || gaveUp) return { ok: false, outcome: abortedOutcome() }
+    if (!spawned.ok) return { ok: false, outcome: unavailable(spawned.message) }
     const ready = spawned.ready
-    const abort = new AbortController()
+    return {
+      ok: true,
+      ready,
+      abort: new AbortController(),
+      release: () => {
+        destroy(ready) // single use
+        pool.fill() // refill after the run, not during it: a container start competes for the CPU
+      },
+    }
+  }
+
+  async function run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
+    if (setupError) return unavailable(setupError)
+    if (closed) return unavailable('the docker sandbox is closed')
+    if (signal.aborted) return abortedOutcome()
+    const got = request.session
+      ? await sessions.acquire(request.session, request.callerId, o.memoryMb ?? request.limits.memoryMb, signal)
+      : await takeWarm(request, signal)
+    if (!got.ok) return got.outcome
+    const { ready, abort } = got
+    if (closed) {
+      got.release(abortedOutcome())
+      return abortedOutcome()
+    }
     const forward = (): void => abort.abort()
     signal.addEventListener('abort', forward, { once: true })
     const ops = mount ? new OpsClient(ready.channel, mount) : undefined
     active.set(request.runId, { ready, ops, abort })
+    let outcome: SandboxOutcome = unavailable('the docker sandbox failed')
     try {
-      return await runInContainer(ready, request, host, abort.signal, {
+      outcome = await runInContainer(ready, request, host, abort.signal, {
         onOpResult: (msg) => ops?.onResult(msg),
       })
+      return outcome
     } finally {
       signal.removeEventListener('abort', forward)
       active.delete(request.runId)
-      destroy(ready) // single use
-      pool.fill() // refill after the run, not during it: a container start competes for the CPU
+      got.release(outcome)
     }
   }
 
@@ -198,6 +243,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         }),
       }
     },
+    endSession: (id) => sessions.end(id),
     async warm(count) {
       if (setupError || closed) return false
       return pool.warm(count)
@@ -205,6 +251,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     async close() {
       closed = true
       for (const run of active.values()) run.abort.abort()
+      sessions.close()
       await pool.close()
       if (opsContainer) destroy(opsContainer)
       opsHolder?.catch(() => undefined)

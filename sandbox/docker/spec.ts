@@ -3,7 +3,8 @@
  * test/docker/hardening.test.ts attacks each of them.
  */
 import type Docker from 'dockerode'
-import { INSTANCE_LABEL, LABEL } from './engine.js'
+import { randomBytes } from 'node:crypto'
+import { INSTANCE_LABEL, LABEL, SESSION_LABEL } from './engine.js'
 import { ownerLabels } from './owner.js'
 import type { WorkspaceMount } from './mount.js'
 import type { ResolvedOptions } from './options.js'
@@ -58,6 +59,15 @@ export const RUNNER_ARGS = [
 export const RUNNER_NODE = '/opt/codeact/node'
 const READABLE_NODE = '/usr/local/bin/node'
 
+/**
+ * A session's container is named for it (`codeact-session-<id>-<random>`, the id reduced to what Docker
+ * allows in a name): a warm container taken for a session is renamed so, as Docker cannot relabel one.
+ */
+export function sessionContainerName(sessionId: string): string {
+  const safe = sessionId.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 48)
+  return `codeact-session-${safe}-${randomBytes(4).toString('hex')}`
+}
+
 /** gVisor (`runsc`, whatever the engine calls it) reads a binary to run it: an execute-only one fails. */
 export function isGvisor(runtime: string | undefined): boolean {
   return runtime !== undefined && /runsc|gvisor/i.test(runtime)
@@ -69,15 +79,23 @@ export function containerSpec(
   user: string,
   mount: WorkspaceMount | undefined,
   instanceId: string,
+  /** A session's own container carries the session's id (the reaper removes it with its owner, like any other). */
+  sessionId?: string,
 ): Docker.ContainerCreateOptions {
   const bytes = Math.round(memoryMb * 1024 * 1024)
   return {
+    ...(sessionId !== undefined ? { name: sessionContainerName(sessionId) } : {}),
     Image: o.image,
     // Under gVisor the readable node runs the runner (gVisor's /proc refuses another process's memory itself).
     ...(isGvisor(o.runtime) ? { Entrypoint: [READABLE_NODE, ...RUNNER_ARGS] } : {}),
     // Nothing of the host environment passes in.
     Env: [],
-    Labels: { [LABEL]: '1', ...ownerLabels(), [INSTANCE_LABEL]: instanceId },
+    Labels: {
+      [LABEL]: '1',
+      ...ownerLabels(),
+      [INSTANCE_LABEL]: instanceId,
+      ...(sessionId !== undefined ? { [SESSION_LABEL]: sessionId } : {}),
+    },
     User: user,
     WorkingDir: mount ? mount.mountAt : '/tmp',
     // The protocol: stdin stays open while the host is attached; when the host goes away, stdin ends

@@ -3,6 +3,7 @@ import { describe } from 'vitest'
 import { dockerRuntimeCases } from '../docker/engine.js'
 import { ensureImage } from '../docker/helpers.js'
 import { sandboxContract } from './contract.js'
+import { sessionContract } from './session-contract.js'
 
 // Once per OCI runtime: runc, and gVisor (`runsc`) where the engine has it. Skipped, with the reason
 // printed, only where no engine (or no runsc) answers; CI counts that skip as a failure.
@@ -15,5 +16,7 @@ for (const runtime of dockerRuntimeCases) {
       // user's own files would be theirs, and check the non-root path at the same time.
       prepareWorkspace: (dir) => execFileSync('chown', ['-R', '65534:65534', dir]),
     })
+    // Sessions: one container per session, kept between its runs (sandbox/docker/sessions.ts).
+    sessionContract(`docker-${runtime.name}`, { runtime: { sandbox: 'docker', docker: { ...runtime.option } }, setup: ensureImage })
   })
 }
