@@ -11,12 +11,13 @@ import { attachMcp } from '../mcp/attach.js'
 import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { Runtime } from '../runtime/create-runtime.js'
+import { SESSION_USAGE } from './limit-flags.js'
 
 /** `codeact mcp`'s usage lines (here, not in mcp.ts, so main.ts can show them without an import cycle at load). */
 export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-origin URL]... [--max-sessions N]
                           [--session-idle MS] [--max-body BYTES]]
               [--expose-tools] [--discovery auto|always|never] [--stateless]
-              [--max-realms N] [--realm-idle MS|10m] [--realm-memory MB]
+              ${SESSION_USAGE}
               [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
               [--sandbox isolate|docker] [--typecheck=error|warn|off] [--timeout MS] [--memory MB] [--log FILE.jsonl]
               [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)

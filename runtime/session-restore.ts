@@ -8,6 +8,7 @@
  * in one line, that the session was restored (or that it could not be, and what to redo).
  */
 import type { Sandbox, SandboxHost, SandboxLimits, SandboxOutcome } from '../sandbox/types.js'
+import { MAX_CLOCK_READS } from '../sdk/prelude-entropy.js'
 import type { HistoryRun } from './session-history.js'
 
 export interface RestoreRequest {
@@ -61,7 +62,12 @@ export async function restoreSession(req: RestoreRequest): Promise<Restored> {
     if (diverged === undefined && (host.diverged || outcome.ok !== run.ok)) diverged = `run ${req.runs.indexOf(run) + 1}`
   }
   const n = replayable.length
-  const differs = diverged ? `; ${diverged} did not replay as it first ran, so state may differ from before` : ''
+  const clockCut = replayable.filter((r) => r.clock.length >= MAX_CLOCK_READS).map((r) => `run ${req.runs.indexOf(r) + 1}`)
+  const differs =
+    (diverged ? `; ${diverged} did not replay as it first ran, so state may differ from before` : '') +
+    (clockCut.length
+      ? `; ${clockCut.join(', ')} read the clock more than ${MAX_CLOCK_READS} times: the later times came from the real clock and may differ`
+      : '')
   return {
     ok: true,
     note: `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? ' was' : 's were'} replayed with the recorded tool results (no tool ran again)${lostText}${differs}.`,

@@ -30,7 +30,8 @@ export interface SessionState {
   /** Runs of one session run one at a time, in order. */
   tail: Promise<unknown>
   idleTimer: NodeJS.Timeout | undefined
-  closed: boolean
+  /** The caller of its first run: a session belongs to it (its realm lives in that caller's process). */
+  owner: { caller: string | undefined } | undefined
 }
 
 /** The session part of a program's prepared text (helper `sesstypes`: the checker rewrites and answers declarations). */

@@ -84,6 +84,12 @@ export class Sessions {
     const id = typeof session === 'string' ? session : session?.id
     if (typeof id !== 'string' || id === '') throw new TypeError('codeact: options.session must be a session from rt.session() or its id')
     const state = this.#state(id)
+    // A session belongs to the caller of its first run: ids like `conv-42` are guessable, callers are not each other.
+    state.owner ??= { caller: options.caller }
+    if (state.owner.caller !== options.caller)
+      throw Object.assign(new Error(`codeact: session "${id}" belongs to another caller; a caller may run only its own sessions`), {
+        code: 'EACCES',
+      })
     const { session: _drop, ...rest } = options
     const next = state.tail.then(() => this.#runNow(state, code, rest))
     state.tail = next.catch(() => {})
@@ -139,7 +145,7 @@ export class Sessions {
       running: false,
       tail: Promise.resolve(),
       idleTimer: undefined,
-      closed: false,
+      owner: undefined,
     }
     this.#states.set(id, state)
     return state

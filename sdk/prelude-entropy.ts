@@ -10,12 +10,16 @@
  *
  * Evaluated inside the prelude's setup; it defines `useEntropy(entropy) => takeClock()`.
  */
+/** Past this many reads a run's times are not recorded (a replay then reads the real clock for the rest). */
+export const MAX_CLOCK_READS = 10_000
+
 export const ENTROPY_SOURCE = `
   const MathObject = Math, MathRandom = Math.random, MathImul = Math.imul;
   const DateCtor = Date, ReflectConstruct = Reflect.construct, dateToString = Date.prototype.toString;
-  /** Past this many reads a run's times are not recorded (a replay then reads the real clock for the rest). */
-  const MAX_CLOCK_READS = 10000;
+  const MAX_CLOCK_READS = ${String(MAX_CLOCK_READS)};
   let entropyState = null, entropyInstalled = false;
+  // A session realm's current run's tools: a tool function kept from an ended run calls through them.
+  let currentRunTools = null;
   function seededRandom(seed) {
     // FNV-1a of the seed, then a Weyl sequence through an integer mixer: 2^32 values before it repeats.
     let state = 2166136261;

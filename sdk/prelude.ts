@@ -302,12 +302,12 @@ ${ENTROPY_SOURCE}
   }
   function makeTool(name) {
     const fn = function (args) {
+      if (completed && currentRunTools !== null && currentRunTools !== tools) return currentRunTools[name](args);
       const argsJson = serializeArgs(args);
       // A captured stack is kept until the call settles: only for the first calls in flight, so a flood of
       // 100,000 unawaited calls does not hold 100,000 stacks (a failed call in a flood has no line).
       const site = callsInFlight < MAX_SITES ? callSite(fn) : undefined;
       return new PromiseCtor(function (resolve, reject) {
-        // A session keeps functions across runs; a tool function kept from an ended run has no bridge left.
         if (completed) { reject(failedCall(name, 'ESTALE', 'this tool function belongs to an earlier run; call tools.' + name + ' from this run', site)); return; }
         let pending;
         try { pending = hostCall(name, argsJson); } catch (e) {
@@ -342,6 +342,7 @@ ${ENTROPY_SOURCE}
       return stubs[key] || (stubs[key] = makeTool(key));
     },
   });
+  if (inSession) currentRunTools = tools;
 
   // --- the run: await the program, wait for what it left running, serialise its value -----------------
   function describeError(e) {

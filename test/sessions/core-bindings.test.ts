@@ -128,16 +128,26 @@ for (const id of ['c1', 'c2', 'nope', 'c3']) {
     expect(stateless?.content).toContain('false')
   })
 
-  it('keeps a tool function from an earlier run from reaching the host (ESTALE), while tools.x works', async () => {
+  it('calls a tool function kept from an earlier run through the current run (logged, counted, once)', async () => {
     const { tools, executions } = crmTools()
     const rt = await runtimeWith({ tools })
     const s = rt.session()
-    await s.runCode('const list = tools.list_customers\nconst viaName = () => tools.list_customers({})')
-    const stale = await s.runCode('try { await list({}) } catch (e) { return (e as ToolCallError).code }')
-    expect(stale.value).toBe('ESTALE')
-    const fresh = await s.runCode('return (await viaName()).length')
-    expect(fresh.value).toBe(3)
-    expect(executions).toEqual(['list_customers'])
+    await s.runCode('const list = tools.list_customers\nconst { get_customer } = tools\nconst viaName = () => tools.list_customers({})')
+    const kept = await s.runCode(
+      "const a = await list({})\nconst c = await get_customer({ id: 'c2' })\nreturn [a.length, c.name, (await viaName()).length]",
+    )
+    expect(kept.value).toEqual([3, 'Globex', 3])
+    expect(kept.calls.map((c) => c.name)).toEqual(['list_customers', 'get_customer', 'list_customers'])
+    expect(executions).toEqual(['list_customers', 'get_customer:c2', 'list_customers'])
+  })
+
+  it('belongs to the caller of its first run: another caller naming its id is refused', async () => {
+    const rt = await runtimeWith()
+    const alice = rt.session({ id: 'conv-1' })
+    await rt.runCode("const card = 'alice-card-4242'", { session: alice, caller: 'alice' })
+    await expect(rt.runCode('return card', { session: 'conv-1', caller: 'mallory' })).rejects.toMatchObject({ code: 'EACCES' })
+    await expect(rt.runCode('return card', { session: 'conv-1' })).rejects.toThrow(/belongs to another caller/)
+    expect((await rt.runCode('return card', { session: 'conv-1', caller: 'alice' })).value).toBe('alice-card-4242')
   })
 
   it('refuses a session that is not a session', async () => {

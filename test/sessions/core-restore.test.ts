@@ -131,4 +131,15 @@ describe('a session whose realm is gone is restored by replay', () => {
     expect(after.value).toEqual(before.value)
     expect(after.observation).toContain('restored')
   })
+
+  it('says so when a run read the clock more often than the log keeps', async () => {
+    const rt = await runtimeWith()
+    const s = rt.session()
+    await s.runCode('const stamps: number[] = []\nfor (let i = 0; i < 12_000; i++) stamps.push(Date.now())\nconst first = stamps[0]')
+    const before = await s.runCode('return first')
+    await rt.sandbox.endSession?.(s.id)
+    const after = await s.runCode('return first')
+    expect(after.value).toBe(before.value)
+    expect(after.observation).toMatch(/run 1 read the clock more than 10000 times: the later times came from the real clock and may differ/)
+  })
 })
