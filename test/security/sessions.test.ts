@@ -207,9 +207,14 @@ describe('session ids and callers', () => {
     const { rt } = await attackRuntime()
     const alice = rt.session({ id: 'conv-1' })
     await rt.runCode("const card = 'alice-card-4242'", { session: alice, caller: 'alice' })
-    const r = await rt.runCode('return typeof card === "undefined" ? "no access" : card', { session: 'conv-1', caller: 'mallory' })
-    expect(r.value ?? r.observation).not.toContain('alice-card-4242')
-    expect(JSON.stringify(r.events)).not.toContain('alice-card-4242')
+    const seen = await rt.runCode('return typeof card === "undefined" ? "no access" : card', { session: 'conv-1', caller: 'mallory' }).then(
+      (r) => `${r.observation}${JSON.stringify(r.events)}`,
+      (e: unknown) => {
+        expect(String(e)).toMatch(/belongs to another caller/)
+        return String(e)
+      },
+    )
+    expect(seen).not.toContain('alice-card-4242')
     const still = await rt.runCode('return card', { session: alice, caller: 'alice' })
     expect(still.value, still.observation).toBe('alice-card-4242')
   })
