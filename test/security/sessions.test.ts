@@ -187,6 +187,27 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
   })
 })
 
+describe("a session's memory limit", () => {
+  it('a session run out of memory is told the limit that governs it and how to raise it', async () => {
+    const { rt } = await attackRuntime({ sessions: { memoryMb: 64 } })
+    const s = rt.session()
+    await s.runCode('const a = 1')
+    const r = await s.runCode(
+      'const big = []\nfor (let i = 0; i < 100; i++) big.push(new Uint8Array(1 << 20).fill(1))\nreturn big.length',
+      {
+        limits: { memoryMb: 256 },
+      },
+    )
+    // Either the run's own larger limit is honoured, or the hint names the session's limit, not one that does not apply.
+    if (r.ok) expect(r.value).toBe(100)
+    else {
+      expect(r.error?.kind, r.observation).toBe('memory')
+      expect(r.observation).toMatch(/64 MB/)
+      expect(r.observation).toMatch(/realm-memory|sessions\.memoryMb/)
+    }
+  })
+})
+
 describe('a turn that hangs', () => {
   it('an endless loop times out; the next turn has the earlier state and no tool ran again', async () => {
     const { rt, counted } = await attackRuntime()
