@@ -13,6 +13,8 @@ import type { Runtime, RuntimeOptions } from '../../runtime/create-runtime.js'
 import { dockerEngine } from '../docker/engine.js'
 import { ensureImage } from '../docker/helpers.js'
 import type { Session } from '../../runtime/session.js'
+import { parseJSONL } from '../../runtime/event-log.js'
+import { replayObservations } from '../../runtime/replay.js'
 import type { RunResult } from '../../vocabulary/types.js'
 import { unmatchedCalls } from '../support/runtime.js'
 import { sessionRuntime } from '../sessions/session-api.js'
@@ -434,6 +436,33 @@ describe('the cap and the expiry', () => {
     expect(back.value).toEqual({ ...(made.value as object), n: 5, afterLong: 'alive' })
     expect(back.observation).toMatch(/restored/i)
     expect(counted.total(), 'the restore ran no tool (the sleep and the orders are replayed)').toBe(executions)
+  })
+})
+
+describe('codeact replay over a session that was restored', () => {
+  it('rebuilds every observation the model read, across a restart too, byte for byte, and only those', async () => {
+    const logFile = join(mkdtempSync(join(tmpdir(), 'codeact-session-replay-')), 'events.jsonl')
+    const { rt } = await attackRuntime({ logFile, typecheck: 'error', sessions: { memoryMb: 64 } })
+    const s = rt.session()
+    const seen: RunResult[] = []
+    for (const code of [
+      "const user = await tools.get_user({ id: 'u1' })\nconst pick = Math.random()\nuser.name",
+      'return user.nmae.length',
+      'const hog: Uint8Array[] = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))',
+      '`${user.name} ${pick}`',
+      'console.log("again")\nuser.email',
+    ])
+      seen.push(await s.runCode(code))
+    expect(seen[3]!.observation).toMatch(/restored/i)
+    await rt.close()
+    const { rt: restarted } = await attackRuntime({ logFile, typecheck: 'error' })
+    seen.push(await restarted.session({ id: s.id }).runCode('`${user.email} ${pick}`'))
+    expect(seen[5]!.observation).toMatch(/restored/i)
+    await restarted.close()
+    const replayed = replayObservations(parseJSONL(readFileSync(logFile, 'utf8')))
+    const runIds = seen.map((r) => (r.events.find((e) => e.type === 'run/start')!.data as { runId: string }).runId)
+    expect(replayed.map((o) => o.id)).toEqual(runIds)
+    expect(replayed.map((o) => o.content)).toEqual(seen.map((r) => r.observation))
   })
 })
 
