@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { createRuntime } from '../runtime/create-runtime.js'
 import type { IsolateSandbox } from '../sandbox/isolate/index.js'
+import { sessionKey } from '../runtime/session-history.js'
 import type { BenchRow } from './types.js'
 
 const WARM = 60
@@ -112,7 +113,7 @@ export default async function sessionsBench(): Promise<BenchRow[]> {
         const ms = await timed(() => h.runCode(`totals.push(await tools.lookup({ key: 'key-${i}' }) + totals.length)\ntotals.length`))
         if (i > 2) one.push(ms)
       }
-      await rt.sandbox.endSession?.(h.id)
+      await rt.sandbox.endSession?.(sessionKey(h.caller, h.id))
       const executionsBefore = executions
       const t = performance.now()
       const r = await h.runCode('totals.length')

@@ -178,7 +178,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         caller,
         minLevel: 'debug',
         onApproval: elicitApproval(server),
-        ...(keepsState ? { state: rt.session({ id: `mcp:${caller}` }) } : {}),
+        ...(keepsState ? { state: rt.session({ id: `mcp:${caller}`, caller }) } : {}),
       }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
       server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))

@@ -79,7 +79,7 @@ function describeLoss(kind: RunErrorKind): string {
 }
 
 /**
- * Session histories found in an earlier runtime's JSONL log: per session id, the events of its runs since
+ * Session histories found in an earlier runtime's JSONL log: per session (`sessionKey(caller, id)`), the events of its runs since
  * it last began afresh (its first run, a reset, a close). Read before the new runtime truncates the file.
  */
 export function readPriorSessions(file: string): Map<string, RunEvent[]> {
@@ -101,7 +101,8 @@ export function readPriorSessions(file: string): Map<string, RunEvent[]> {
       continue // a torn last line (the host died mid-write)
     }
     if (e.type === 'session/end') {
-      out.delete((e.data as EventData['session/end']).id)
+      const end = e.data as EventData['session/end']
+      out.delete(sessionKey(end.caller, end.id))
       continue
     }
     const id = sessionOf(e, runSession)
@@ -118,11 +119,18 @@ function sessionOf(e: RunEvent, runSession: Map<string, string>): string | undef
   const d = e.data as { runId?: string; parentId?: string; session?: { id: string } }
   if (e.type === 'run/start') {
     const start = e.data as EventData['run/start']
-    if (start.session) runSession.set(start.runId, start.session.id)
-    return start.session?.id
+    if (!start.session) return undefined
+    const key = sessionKey(start.session.caller, start.session.id)
+    runSession.set(start.runId, key)
+    return key
   }
   const runId = e.type === 'tool/call' || e.type === 'tool/result' ? (d.parentId ?? ownerOf((e.data as { id: string }).id)) : d.runId
   return runId === undefined ? undefined : runSession.get(runId)
+}
+
+/** Sessions are per caller and id; this key (also the sandbox's realm id) tells them apart, whatever the id holds. */
+export function sessionKey(caller: string | undefined, id: string): string {
+  return `${caller === undefined ? '' : `c${encodeURIComponent(caller)}`}:${id}`
 }
 
 /** `run_ab12.3` → `run_ab12` (a tool/result names only its call). */

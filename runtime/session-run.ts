@@ -15,6 +15,9 @@ import type { RunSessionMark } from '../vocabulary/types.js'
 /** What the runtime keeps of one session between its runs. */
 export interface SessionState {
   readonly id: string
+  readonly caller: string | undefined
+  /** The sandbox's name for its realm: unique per caller and id. */
+  readonly realmId: string
   /** TypeScript declarations of its bindings so far (what the next run is checked against). */
   declarations: string
   /** The runs in its realm since it began afresh, in order. */
@@ -30,8 +33,6 @@ export interface SessionState {
   /** Runs of one session run one at a time, in order. */
   tail: Promise<unknown>
   idleTimer: NodeJS.Timeout | undefined
-  /** The caller of its first run: a session belongs to it (its realm lives in that caller's process). */
-  owner: { caller: string | undefined } | undefined
 }
 
 /** The session part of a program's prepared text (helper `sesstypes`: the checker rewrites and answers declarations). */
@@ -58,7 +59,12 @@ export class SessionRun {
     this.#log = env.log
     this.#memoryMb = env.memoryMb
     this.#sandbox = env.sandbox
-    this.mark = { id: state.id, seed: randomUUID(), ...(state.fresh ? { fresh: true } : {}) }
+    this.mark = {
+      id: state.id,
+      ...(state.caller !== undefined ? { caller: state.caller } : {}),
+      seed: randomUUID(),
+      ...(state.fresh ? { fresh: true } : {}),
+    }
   }
 
   /** Prepares the program against the session's declarations (rebuilding them first for a session read from a log). */
@@ -83,11 +89,11 @@ export class SessionRun {
     }
     this.js = request.js
     let realm = await this.#realm(base, signal)
-    let outcome = await runOnce({ ...base, session: { id: this.#state.id, realm } })
+    let outcome = await runOnce({ ...base, session: { id: this.#state.realmId, realm } })
     if (!outcome.ok && outcome.error.kind === 'session_lost' && realm === 'existing') {
       this.#state.live = false
       realm = await this.#realm(base, signal)
-      outcome = await runOnce({ ...base, session: { id: this.#state.id, realm } })
+      outcome = await runOnce({ ...base, session: { id: this.#state.realmId, realm } })
     }
     if (realm === 'new') this.#state.history = []
     this.#state.live = outcome.ok || outcome.error.kind !== 'sandbox_unavailable' || realm === 'existing'
@@ -99,7 +105,7 @@ export class SessionRun {
     if (state.fresh || state.history.length === 0) return 'new'
     if (state.live) return 'existing'
     const restored = await restoreSession({
-      sessionId: state.id,
+      sessionId: state.realmId,
       runId: base.runId,
       runs: state.history,
       sandbox: this.#sandbox,
@@ -110,7 +116,11 @@ export class SessionRun {
     })
     this.notes.push(restored.note)
     if (!restored.ok) {
-      this.#log.append('session/end', { id: state.id, reason: 'unrestorable' })
+      this.#log.append('session/end', {
+        id: state.id,
+        ...(state.caller !== undefined ? { caller: state.caller } : {}),
+        reason: 'unrestorable',
+      })
       return 'new'
     }
     state.live = true

@@ -11,10 +11,16 @@ export interface SessionOptions {
    * `logFile` holds its runs) a restore by replay. Default: a fresh random id.
    */
   id?: string
+  /**
+   * Who the session belongs to (an MCP session, a user, a tenant). Sessions are per caller and id: another
+   * caller naming the same id has a separate session. Its runs run as this caller.
+   */
+  caller?: string
 }
 
 export interface Session {
   readonly id: string
+  readonly caller: string | undefined
   /** Runs one program in the session; state persists between runs. Same as `rt.runCode(code, { session })`. */
   runCode(code: string, options?: Omit<RunCodeOptions, 'session'>): Promise<RunResult>
   /** TypeScript declarations of the bindings so far: what the next run is checked against. */

@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import type { Sandbox } from '../sandbox/types.js'
 import type { EventLog } from './event-log.js'
-import { historyRun } from './session-history.js'
+import { historyRun, sessionKey } from './session-history.js'
 import { SessionRun, type SessionState } from './session-run.js'
 import type { Session, SessionOptions } from './session.js'
 import type { RunCodeOptions } from './run-code.js'
@@ -68,29 +68,35 @@ export class Sessions {
   handle(options: SessionOptions = {}): Session {
     if (options.id !== undefined && (typeof options.id !== 'string' || options.id === '' || options.id.length > 200))
       throw new TypeError('codeact: a session id is a non-empty string of at most 200 characters')
+    if (options.caller !== undefined && typeof options.caller !== 'string') throw new TypeError('codeact: a session caller is a string')
     const id = options.id ?? `session_${randomUUID()}`
-    this.#state(id)
-    return {
+    const { caller } = options
+    const key = sessionKey(caller, id)
+    this.#state(caller, id)
+    const handle: Session = {
       id,
-      runCode: (code, o) => this.run(id, code, o ?? {}),
-      declarations: () => this.#states.get(id)?.declarations ?? '',
-      reset: () => this.#end(id, 'reset'),
-      close: () => this.#end(id, 'close'),
+      caller,
+      runCode: (code, o) => this.run(handle, code, o ?? {}),
+      declarations: () => this.#states.get(key)?.declarations ?? '',
+      reset: () => this.#end(key, 'reset'),
+      close: () => this.#end(key, 'close'),
     }
+    return handle
   }
 
   /** Resolves `options.session` (a handle or an id) and runs the program in it, after the session's earlier runs. */
   async run(session: Session | string, code: string, options: RunCodeOptions): Promise<RunResult> {
     const id = typeof session === 'string' ? session : session?.id
     if (typeof id !== 'string' || id === '') throw new TypeError('codeact: options.session must be a session from rt.session() or its id')
-    const state = this.#state(id)
-    // A session belongs to the caller of its first run: ids like `conv-42` are guessable, callers are not each other.
-    state.owner ??= { caller: options.caller }
-    if (state.owner.caller !== options.caller)
-      throw Object.assign(new Error(`codeact: session "${id}" belongs to another caller; a caller may run only its own sessions`), {
-        code: 'EACCES',
-      })
-    const { session: _drop, ...rest } = options
+    // Sessions are per caller and id: another caller naming the same id has its own (ids like `conv-42` are guessable).
+    const caller = typeof session === 'string' ? options.caller : session.caller
+    if (typeof session !== 'string' && options.caller !== undefined && options.caller !== session.caller)
+      throw new TypeError(
+        `codeact: session "${id}" was made for caller ${JSON.stringify(session.caller ?? null)}; options.caller says otherwise`,
+      )
+    const state = this.#state(caller, id)
+    const { session: _drop, caller: _caller, ...rest } = options
+    if (caller !== undefined) Object.assign(rest, { caller })
     const next = state.tail.then(() => this.#runNow(state, code, rest))
     state.tail = next.catch(() => {})
     return next
@@ -128,14 +134,17 @@ export class Sessions {
     }
   }
 
-  #state(id: string): SessionState {
-    const held = this.#states.get(id)
+  #state(caller: string | undefined, id: string): SessionState {
+    const key = sessionKey(caller, id)
+    const held = this.#states.get(key)
     if (held) return held
-    const prior = this.#prior.get(id)
-    this.#prior.delete(id)
+    const prior = this.#prior.get(key)
+    this.#prior.delete(key)
     const history = prior ? collectRuns(prior) : []
     const state: SessionState = {
       id,
+      caller,
+      realmId: key,
       declarations: '',
       history,
       live: false,
@@ -145,25 +154,25 @@ export class Sessions {
       running: false,
       tail: Promise.resolve(),
       idleTimer: undefined,
-      owner: undefined,
     }
-    this.#states.set(id, state)
+    this.#states.set(key, state)
     return state
   }
 
-  async #end(id: string, reason: 'reset' | 'close'): Promise<void> {
-    const state = this.#states.get(id)
+  async #end(key: string, reason: 'reset' | 'close'): Promise<void> {
+    const state = this.#states.get(key)
     if (!state) return
+    const { id, caller } = state
     // After the runs already queued, so a reset never lands in the middle of one.
     const done = state.tail.then(async () => {
       clearTimeout(state.idleTimer)
-      this.#log.append('session/end', { id, reason })
+      this.#log.append('session/end', { id, ...(caller !== undefined ? { caller } : {}), reason })
       await this.#free(state)
       state.history = []
       state.declarations = ''
       state.fresh = true
       state.uncompiled = false
-      if (reason === 'close') this.#states.delete(id)
+      if (reason === 'close') this.#states.delete(key)
     })
     state.tail = done.catch(() => {})
     await done
@@ -172,7 +181,7 @@ export class Sessions {
   /** Frees the realm (the history stays). */
   async #free(state: SessionState): Promise<void> {
     state.live = false
-    await this.#sandbox.endSession?.(state.id)
+    await this.#sandbox.endSession?.(state.realmId)
   }
 
   #armIdle(state: SessionState): void {

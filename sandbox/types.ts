@@ -49,6 +49,7 @@ export interface SandboxRunRequest {
   /**
    * Session runs: Math.random is a PRNG seeded with `seed`; Date.now()/new Date() return `clock`'s values in
    * order first (a replay), then the real clock. The outcome's `clock` lists every value the run read.
+   * Both are run-length encoded by the prelude: a negative entry -k repeats the value before it k more times.
    */
   entropy?: SandboxEntropy
 }

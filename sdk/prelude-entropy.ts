@@ -10,7 +10,7 @@
  *
  * Evaluated inside the prelude's setup; it defines `useEntropy(entropy) => takeClock()`.
  */
-/** Past this many reads a run's times are not recorded (a replay then reads the real clock for the rest). */
+/** Past this many recorded entries (run-length encoded) a run's times are not recorded; a replay then reads the real clock. */
 export const MAX_CLOCK_READS = 10_000
 
 export const ENTROPY_SOURCE = `
@@ -33,13 +33,28 @@ export const ENTROPY_SOURCE = `
       return (z >>> 0) / 4294967296;
     };
   }
+  // The times are run-length encoded: a negative entry -k repeats the time before it k more times.
+  function replayNext(st) {
+    if (st.rep > 0) { st.rep--; return st.prev; }
+    if (st.at >= st.replay.length) return undefined;
+    const x = st.replay[st.at++];
+    if (x < 0) { st.rep = -x - 1; return st.prev; }
+    st.prev = x;
+    return x;
+  }
   function entropyNow() {
     const st = entropyState;
     if (st === null) return DateNow();
-    let v;
-    if (st.at < st.replay.length) v = st.replay[st.at++];
-    else v = DateNow();
-    if (st.read.length < MAX_CLOCK_READS) put(st.read, v);
+    const replayed = replayNext(st);
+    const v = replayed === undefined ? DateNow() : replayed;
+    const read = st.read, n = read.length;
+    if (st.full) return v;
+    if (n > 0 && st.last === v) {
+      if (read[n - 1] < 0) read[n - 1]--;
+      else if (n < MAX_CLOCK_READS) put(read, -1);
+      else st.full = true;
+    } else if (n < MAX_CLOCK_READS) { put(read, v); st.last = v; }
+    else st.full = true;
     return v;
   }
   function installEntropy() {
@@ -68,8 +83,8 @@ export const ENTROPY_SOURCE = `
     st.random = seededRandom(StringCtor(entropy.seed));
     st.replay = list();
     const clock = entropy.clock;
-    if (ArrayIsArray(clock)) for (let i = 0; i < clock.length; i++) if (typeof clock[i] === 'number') put(st.replay, clock[i]);
-    st.at = 0;
+    if (ArrayIsArray(clock)) for (let i = 0; i < clock.length; i++) if (typeof clock[i] === 'number' && clock[i] === clock[i]) put(st.replay, clock[i]);
+    st.at = 0; st.rep = 0; st.prev = 0; st.last = undefined; st.full = false;
     st.read = list();
     entropyState = st;
     if (!entropyInstalled) installEntropy();

@@ -273,13 +273,15 @@ export interface EventData {
   }
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
   /** A session began afresh (`reset()`, `close()`, a restore that failed): its earlier runs are not replayed again. */
-  'session/end': { id: string; reason: 'reset' | 'close' | 'unrestorable' }
+  'session/end': { id: string; caller?: string; reason: 'reset' | 'close' | 'unrestorable' }
 }
 export type EventType = keyof EventData
 
 /** How `run/start` marks a session run: what a restore (from memory or a `logFile`) needs to replay it. */
 export interface RunSessionMark {
   id: string
+  /** The caller it belongs to (sessions are per caller and id), when the runs name one. */
+  caller?: string
   /** Math.random's seed for this run. */
   seed: string
   /** This run began the session's history (its first run, or the first after `reset()`); earlier runs are not replayed. */

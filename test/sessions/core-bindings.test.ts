@@ -141,13 +141,18 @@ for (const id of ['c1', 'c2', 'nope', 'c3']) {
     expect(executions).toEqual(['list_customers', 'get_customer:c2', 'list_customers'])
   })
 
-  it('belongs to the caller of its first run: another caller naming its id is refused', async () => {
+  it('is per caller and id: another caller naming the same id has a separate session and learns nothing', async () => {
     const rt = await runtimeWith()
-    const alice = rt.session({ id: 'conv-1' })
-    await rt.runCode("const card = 'alice-card-4242'", { session: alice, caller: 'alice' })
-    await expect(rt.runCode('return card', { session: 'conv-1', caller: 'mallory' })).rejects.toMatchObject({ code: 'EACCES' })
-    await expect(rt.runCode('return card', { session: 'conv-1' })).rejects.toThrow(/belongs to another caller/)
+    const alice = rt.session({ id: 'conv-1', caller: 'alice' })
+    await rt.runCode("const card = 'alice-card-4242'", { session: alice })
+    const mallory = await rt.runCode('return card', { session: 'conv-1', caller: 'mallory' })
+    expect(mallory.error?.kind).toBe('type')
+    expect(await rt.runCode("return 'card' in globalThis", { session: 'conv-1', caller: 'mallory' })).toMatchObject({ value: false })
+    expect(await rt.runCode("return 'card' in globalThis", { session: 'conv-1' })).toMatchObject({ value: false })
+    // A handle is its caller's: using it as another caller is API misuse.
+    await expect(rt.runCode('return card', { session: alice, caller: 'mallory' })).rejects.toThrow(TypeError)
     expect((await rt.runCode('return card', { session: 'conv-1', caller: 'alice' })).value).toBe('alice-card-4242')
+    expect((await alice.runCode('return card')).value).toBe('alice-card-4242')
   })
 
   it('refuses a session that is not a session', async () => {
