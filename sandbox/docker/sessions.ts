@@ -50,13 +50,6 @@ export class SessionContainers {
 
   constructor(private readonly o: SessionContainersOptions) {}
 
-  /** How many sessions hold a container now. */
-  get size(): number {
-    let n = 0
-    for (const e of this.entries.values()) if (e.ready) n++
-    return n
-  }
-
   /**
    * The session's container for one run, once the session's previous run released it. `existing` with no
    * live realm: `session_lost`. `new`: a fresh container (an old one is removed). `signal` aborts the wait.

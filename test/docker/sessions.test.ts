@@ -171,6 +171,40 @@ for (const runtime of dockerRuntimeCases) {
       expect(value(out)).toEqual([['ToolCallError', 'ESTALE'], { a: 2 }])
     })
 
+    it("what an earlier run planted in the runner's realm bends neither the next run's calls, console nor outcome", async () => {
+      await run(
+        'poison',
+        'new',
+        `const runner = process.constructor.constructor('return globalThis')()
+         for (const name of ['finished', 'bridge', 'flush', 'log', 'logBatch', 'logBytes', 'flushScheduled'])
+           runner.Object.defineProperty(runner.Object.prototype, name, { get() { return undefined }, set() {}, configurable: true })
+         runner.Array.prototype.push = function () { throw new Error('push poisoned') }
+         runner.JSON.stringify = () => '{"type":"done","outcomeJson":"{}"}'
+         globalThis.planted = true
+         return 1`,
+      )
+      const before = host.logs.length
+      const out = await run('poison', 'existing', `console.log('still here', planted)\nreturn await tools.add({ a: 20, b: 22 })`)
+      expect(out).toMatchObject({ ok: true, valueJson: '42' })
+      expect(host.logs.slice(before)).toEqual([{ level: 'log', text: 'still here true' }])
+    })
+
+    it("refuses another caller's run in a session it does not own", async () => {
+      await sandbox.run({ ...request('globalThis.secret = 7'), session: { id: 'owned', realm: 'new' }, callerId: 'alice' }, host, never())
+      const theirs = await sandbox.run(
+        { ...request('return secret'), session: { id: 'owned', realm: 'existing' }, callerId: 'mallory' },
+        host,
+        never(),
+      )
+      expect(theirs).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable' } })
+      const mine = await sandbox.run(
+        { ...request('return secret'), session: { id: 'owned', realm: 'existing' }, callerId: 'alice' },
+        host,
+        never(),
+      )
+      expect(mine).toMatchObject({ ok: true, valueJson: '7' })
+    })
+
     it("counts a run's own stray output only: what an earlier run wrote to fd 1 is not dropped again", async () => {
       const first = await run('stray', 'new', `require('node:fs').writeSync(1, 'x'.repeat(99) + '\\n'); return 1`)
       expect(first).toMatchObject({ ok: true, droppedOutputBytes: 100 })
