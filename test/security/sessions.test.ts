@@ -29,7 +29,12 @@ async function attackRuntime(extra: Parameters<typeof sessionRuntime>[0] = {}) {
   return { rt, counted }
 }
 
-/** A run of `s` as `caller` (undefined: the runtime's own caller). */
+/** A session of `caller` (undefined: the runtime's own caller). */
+function sessionAs(rt: Runtime, caller: string | undefined): Session {
+  return rt.session(caller ? { caller } : {})
+}
+
+/** A run of `s` (a session of `caller`) through `rt.runCode`, as a harness passing both would. */
 function runAs(rt: Runtime, s: Session, caller: string | undefined, code: string): Promise<RunResult> {
   return rt.runCode(code, { session: s, ...(caller ? { caller } : {}) })
 }
@@ -46,8 +51,8 @@ const CALLERS = [
 describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
   it("B finds none of A's state, whatever way A left it", async () => {
     const { rt } = await attackRuntime()
-    const a = rt.session()
-    const b = rt.session()
+    const a = sessionAs(rt, callerA)
+    const b = sessionAs(rt, callerB)
     const planted = await runAs(
       rt,
       a,
@@ -82,7 +87,7 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
 
   it("A's patched intrinsics stay in A: B, a new session and a stateless run see the real ones", async () => {
     const { rt } = await attackRuntime()
-    const a = rt.session()
+    const a = sessionAs(rt, callerA)
     const patched = await runAs(
       rt,
       a,
@@ -113,8 +118,8 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
       }`
     const clean = { map: [2, 4], includes: false, json: '{"a":1}', upper: 'ABC', fn: true, random: true, tool: -3 }
     for (const r of [
-      await runAs(rt, rt.session(), callerB, probe),
-      await runAs(rt, rt.session(), callerA, probe),
+      await runAs(rt, sessionAs(rt, callerB), callerB, probe),
+      await runAs(rt, sessionAs(rt, callerA), callerA, probe),
       await rt.runCode(probe),
     ]) {
       expect(r.error, r.observation).toBeNull()
@@ -124,7 +129,7 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
 
   it("A's Error.prepareStackTrace does not reach B's errors: B's failure keeps its message and line", async () => {
     const { rt } = await attackRuntime()
-    const a = rt.session()
+    const a = sessionAs(rt, callerA)
     await runAs(
       rt,
       a,
@@ -133,7 +138,7 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
     )
     const r = await runAs(
       rt,
-      rt.session(),
+      sessionAs(rt, callerB),
       callerB,
       "const x = 1\nconst stack = new Error('probe').stack\nconsole.log(stack.includes('HIJACKED'))\nnull.boom",
     )
@@ -144,8 +149,8 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
 
   it("a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state", async () => {
     const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-    const a = rt.session()
-    const b = rt.session()
+    const a = sessionAs(rt, callerA)
+    const b = sessionAs(rt, callerB)
     const setup = `const orders = await tools.list_orders({})
       const stamp = [Math.random(), Date.now()]
       const byId = new Map(orders.map((o) => [o.id, o]))
@@ -168,8 +173,8 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
 
   it("a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice", async () => {
     const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-    const a = rt.session()
-    const b = rt.session()
+    const a = sessionAs(rt, callerA)
+    const b = sessionAs(rt, callerB)
     await runAs(rt, a, callerA, 'const ready = true')
     const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
     expect(setup.error, setup.observation).toBeNull()
@@ -228,17 +233,21 @@ describe('a turn that hangs', () => {
 describe('session ids and callers', () => {
   it("another caller naming a session's id does not get into it", async () => {
     const { rt } = await attackRuntime()
-    const alice = rt.session({ id: 'conv-1' })
-    await rt.runCode("const card = 'alice-card-4242'", { session: alice, caller: 'alice' })
-    const seen = await rt.runCode('return typeof card === "undefined" ? "no access" : card', { session: 'conv-1', caller: 'mallory' }).then(
-      (r) => `${r.observation}${JSON.stringify(r.events)}`,
-      (e: unknown) => {
-        expect(String(e)).toMatch(/belongs to another caller/)
-        return String(e)
-      },
-    )
-    expect(seen).not.toContain('alice-card-4242')
-    const still = await rt.runCode('return card', { session: alice, caller: 'alice' })
+    const alice = rt.session({ id: 'conv-1', caller: 'alice' })
+    await alice.runCode("const card = 'alice-card-4242'")
+    const tries: string[] = []
+    const attempt = (p: () => Promise<RunResult>) =>
+      p().then(
+        (r) => void tries.push(`${r.observation}${JSON.stringify(r.events)}`),
+        (e: unknown) => void tries.push(String(e)),
+      )
+    const probe = 'return typeof card === "undefined" ? "no access" : card'
+    await attempt(() => rt.runCode(probe, { session: 'conv-1', caller: 'mallory' }))
+    await attempt(() => rt.session({ id: 'conv-1', caller: 'mallory' }).runCode(probe))
+    await attempt(() => rt.runCode(probe, { session: alice, caller: 'mallory' }))
+    await attempt(() => rt.runCode(probe, { session: 'conv-1' }))
+    for (const seen of tries) expect(seen).not.toContain('alice-card-4242')
+    const still = await rt.session({ id: 'conv-1', caller: 'alice' }).runCode('return card')
     expect(still.value, still.observation).toBe('alice-card-4242')
   })
 
