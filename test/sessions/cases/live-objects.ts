@@ -101,4 +101,19 @@ return { total, label, tags: [...tags], high: Level.High, name: Level[10] }`,
     ],
     executions: { get_weather: 2 },
   },
+  {
+    name: 'a helper redefined in a later turn is the one earlier closures call; a let they read is the current one',
+    turns: [
+      {
+        code: `function fmt(n: number) {
+  return n.toFixed(1)
+}
+let threshold = 10
+const report = (xs: number[]) => xs.filter((x) => x > threshold).map(fmt).join(', ')
+report([5, 12.25, 30])`,
+        expect: { value: '12.3, 30.0' },
+      },
+      { code: 'function fmt(n: number) {\n  return `#${n}`\n}\nthreshold = 1\nreport([0.5, 2, 3])', expect: { value: '#2, #3' } },
+    ],
+  },
 ]
