@@ -43,14 +43,18 @@ function runAs(rt: Runtime, s: Session, caller: string | undefined, code: string
 const BACKENDS: [string, Partial<RuntimeOptions>][] = [['isolate', {}]]
 if (dockerEngine.available) BACKENDS.push(['docker', { sandbox: 'docker' }])
 
-const CALLERS = [
-  ['two sessions of one caller', undefined, undefined],
-  ['two sessions of different callers', 'alice', 'mallory'],
-] as const
+const CALLERS = BACKENDS.flatMap(([backend, options]) => [
+  [`two sessions of one caller (${backend})`, undefined, undefined, backend, options] as const,
+  [`two sessions of different callers (${backend})`, 'alice', 'mallory', backend, options] as const,
+])
 
-describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
+describe.each(CALLERS)('%s', (_label, callerA, callerB, backend, options) => {
+  beforeAll(async () => {
+    if (backend === 'docker') await ensureImage()
+  })
+
   it("B finds none of A's state, whatever way A left it", async () => {
-    const { rt } = await attackRuntime()
+    const { rt } = await attackRuntime(options)
     const a = sessionAs(rt, callerA)
     const b = sessionAs(rt, callerB)
     const planted = await runAs(
@@ -86,7 +90,7 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
   })
 
   it("A's patched intrinsics stay in A: B, a new session and a stateless run see the real ones", async () => {
-    const { rt } = await attackRuntime()
+    const { rt } = await attackRuntime(options)
     const a = sessionAs(rt, callerA)
     const patched = await runAs(
       rt,
@@ -128,7 +132,7 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
   })
 
   it("A's Error.prepareStackTrace does not reach B's errors: B's failure keeps its message and line", async () => {
-    const { rt } = await attackRuntime()
+    const { rt } = await attackRuntime(options)
     const a = sessionAs(rt, callerA)
     await runAs(
       rt,
@@ -147,51 +151,57 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB) => {
     expect(r.observation).not.toContain('HIJACKED')
   })
 
-  it("a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state", async () => {
-    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-    const a = sessionAs(rt, callerA)
-    const b = sessionAs(rt, callerB)
-    const setup = `const orders = await tools.list_orders({})
+  it.runIf(backend === 'isolate')(
+    "a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state",
+    async () => {
+      const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+      const a = sessionAs(rt, callerA)
+      const b = sessionAs(rt, callerB)
+      const setup = `const orders = await tools.list_orders({})
       const stamp = [Math.random(), Date.now()]
       const byId = new Map(orders.map((o) => [o.id, o]))
       return stamp`
-    const stampA = (await runAs(rt, a, callerA, setup)).value
-    const stampB = (await runAs(rt, b, callerB, setup)).value
-    const executions = counted.total()
-    const bomb = await runAs(rt, a, callerA, 'const hog = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))')
-    expect(bomb.error?.kind, bomb.observation).toBe('memory')
-    const check = 'return { stamp, size: byId.size, amount: byId.get("o4").amount }'
-    const afterB = await runAs(rt, b, callerB, check)
-    expect(afterB.error, afterB.observation).toBeNull()
-    expect(afterB.value).toEqual({ stamp: stampB, size: 5, amount: 300 })
-    const afterA = await runAs(rt, a, callerA, check)
-    expect(afterA.error, afterA.observation).toBeNull()
-    expect(afterA.value).toEqual({ stamp: stampA, size: 5, amount: 300 })
-    expect(afterA.observation).toMatch(/restored/i)
-    expect(counted.total(), 'no tool ran again to restore').toBe(executions)
-  })
+      const stampA = (await runAs(rt, a, callerA, setup)).value
+      const stampB = (await runAs(rt, b, callerB, setup)).value
+      const executions = counted.total()
+      const bomb = await runAs(rt, a, callerA, 'const hog = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))')
+      expect(bomb.error?.kind, bomb.observation).toBe('memory')
+      const check = 'return { stamp, size: byId.size, amount: byId.get("o4").amount }'
+      const afterB = await runAs(rt, b, callerB, check)
+      expect(afterB.error, afterB.observation).toBeNull()
+      expect(afterB.value).toEqual({ stamp: stampB, size: 5, amount: 300 })
+      const afterA = await runAs(rt, a, callerA, check)
+      expect(afterA.error, afterA.observation).toBeNull()
+      expect(afterA.value).toEqual({ stamp: stampA, size: 5, amount: 300 })
+      expect(afterA.observation).toMatch(/restored/i)
+      expect(counted.total(), 'no tool ran again to restore').toBe(executions)
+    },
+  )
 
-  it("a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice", async () => {
-    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-    const a = sessionAs(rt, callerA)
-    const b = sessionAs(rt, callerB)
-    await runAs(rt, a, callerA, 'const ready = true')
-    const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
-    expect(setup.error, setup.observation).toBeNull()
-    const inFlight = runAs(rt, b, callerB, 'await tools.sleep({ ms: 1500 })\nreturn user.name')
-    await pause(300)
-    const bomb = await runAs(rt, a, callerA, 'new Array(1e9).fill(1)')
-    expect(bomb.error?.kind, bomb.observation).toBe('memory')
-    const flown = await inFlight
-    if (callerA !== callerB) expect(flown.value, 'another caller is another process: its run goes on').toBe('Ana')
-    else if (!flown.ok) expect(flown.observation).toMatch(/sandbox|process|lost|restor/i)
-    const executions = counted.total()
-    const after = await runAs(rt, b, callerB, 'return [user.name, seed]')
-    expect(after.error, after.observation).toBeNull()
-    expect(after.value).toEqual(['Ana', setup.value])
-    expect(counted.total(), 'the restore ran no tool').toBe(executions)
-    expect(counted.counts.get('get_user')).toBe(1)
-  })
+  it.runIf(backend === 'isolate')(
+    "a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice",
+    async () => {
+      const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+      const a = sessionAs(rt, callerA)
+      const b = sessionAs(rt, callerB)
+      await runAs(rt, a, callerA, 'const ready = true')
+      const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
+      expect(setup.error, setup.observation).toBeNull()
+      const inFlight = runAs(rt, b, callerB, 'await tools.sleep({ ms: 1500 })\nreturn user.name')
+      await pause(300)
+      const bomb = await runAs(rt, a, callerA, 'new Array(1e9).fill(1)')
+      expect(bomb.error?.kind, bomb.observation).toBe('memory')
+      const flown = await inFlight
+      if (callerA !== callerB) expect(flown.value, 'another caller is another process: its run goes on').toBe('Ana')
+      else if (!flown.ok) expect(flown.observation).toMatch(/sandbox|process|lost|restor/i)
+      const executions = counted.total()
+      const after = await runAs(rt, b, callerB, 'return [user.name, seed]')
+      expect(after.error, after.observation).toBeNull()
+      expect(after.value).toEqual(['Ana', setup.value])
+      expect(counted.total(), 'the restore ran no tool').toBe(executions)
+      expect(counted.counts.get('get_user')).toBe(1)
+    },
+  )
 })
 
 describe("a session's memory limit", () => {
