@@ -1,22 +1,25 @@
 /**
- * The isolate backend, end to end through the Sandbox interface (caller -> child process -> isolate):
- * a warm run of a trivial program against a fresh worker_threads Worker per run (the naive way to get a
- * clean realm), a cold run (new sandbox, new child), and the cost of one sequential tool call against a
- * bare IPC round trip between two Node processes measured in the same run; and throughput with 8 runs in
- * flight for one caller (one process) against 8 callers (8 processes) and a process per run: what isolating
- * callers from each other costs.
+ * The isolate backend, end to end through the Sandbox interface (caller -> child process -> isolate), each
+ * figure beside its floor from the same run (floors.ts): a warm trivial run against isolated-vm in this
+ * process, split into the child's own time and the hop; a cold run against a fresh child; one sequential
+ * tool call against a bare IPC round trip measured interleaved with it (both see the same core state);
+ * and throughput with 8 runs in flight for one caller (one process), 8 callers (8 processes) and a process
+ * per run: what isolating callers from each other costs.
  */
-import { spawn } from 'node:child_process'
-import { Worker } from 'node:worker_threads'
 import type { LogEntry } from '../vocabulary/types.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
+import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
+import { DEFAULT_CHILD_CONFIG, type FromChild } from '../sandbox/isolate/protocol.js'
+import { SupervisedChild } from '../sandbox/isolate/supervisor.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
+import { freshChild, freshWorker, IpcPeer, ivmInHost } from './floors.js'
+import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
 
 const WARM_RUNS = 300
 const COLD_RUNS = 8
-const WORKER_RUNS = 30
-const CALLS = 10_000
+const CALLS = 1000
+const ROUNDS = 7
 
 const host: SandboxHost = {
   callTool: async () => '{"ok":true,"value":null}',
@@ -27,97 +30,74 @@ const never = new AbortController().signal
 function request(body: string): SandboxRunRequest {
   return {
     runId: 'bench',
-    js: `(async function (tools, ToolCallError, console) {"use strict";\n${body}\n})`,
+    js: `(async function () {"use strict";\n${body}\n})`,
     toolNames: ['noop'],
     limits: { timeoutMs: 60_000, memoryMb: 128, maxOutputBytes: 1 << 20 },
   }
 }
 
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-
-const round = (n: number, digits = 3) => Number(n.toFixed(digits))
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now()
-  const result = await fn()
-  const elapsed = performance.now() - start
-  // A fast failure is not a measurement.
-  if (typeof result === 'object' && result !== null && 'ok' in result && result.ok === false) {
-    throw new Error(`bench run failed: ${JSON.stringify(result)}`)
-  }
-  return elapsed
-}
-
-async function warmRuns(): Promise<{ samples: number[]; perCallUs: number }> {
+/** Warm trivial runs, and per-call cost interleaved with bare IPC round trips (ROUNDS × (CALLS round trips, one run of CALLS calls)). */
+async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; ipcUs: number[] }> {
   const sandbox = createIsolateSandbox()
   await sandbox.start()
   const trivial = request('return 1')
   for (let i = 0; i < 30; i++) await sandbox.run(trivial, host, never)
-  const samples: number[] = []
-  for (let i = 0; i < WARM_RUNS; i++) samples.push(await time(() => sandbox.run(trivial, host, never)))
+  const samples = await sample(WARM_RUNS, () => sandbox.run(trivial, host, never))
+  const trivialMs = median(samples)
   const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
+  const peer = new IpcPeer()
+  await peer.roundTrips(200)
   await sandbox.run(loop, host, never)
-  const loopMs = Math.min(await time(() => sandbox.run(loop, host, never)), await time(() => sandbox.run(loop, host, never)))
+  const perCallUs: number[] = []
+  const ipcUs: number[] = []
+  for (let r = 0; r < ROUNDS; r++) {
+    ipcUs.push(((await peer.roundTrips(CALLS)) / CALLS) * 1000)
+    perCallUs.push((((await time(() => sandbox.run(loop, host, never))) - trivialMs) / CALLS) * 1000)
+  }
+  peer.close()
   await sandbox.close()
-  return { samples, perCallUs: ((loopMs - percentile(samples, 50)) / CALLS) * 1000 }
+  return { samples, perCallUs, ipcUs }
+}
+
+/** A warm trivial run sent straight to a child: its round trip, and the child's own time for it (the rest is the hop). */
+export async function childSplit(runs: number): Promise<{ roundTrip: number[]; inChild: number[] }> {
+  const entry = resolveChildEntry()
+  if (!entry.ok) throw new Error(entry.message)
+  let answer: ((m: FromChild) => void) | undefined
+  const child = await SupervisedChild.spawn(entry.path, DEFAULT_CHILD_CONFIG, {
+    message: (m) => answer?.(m),
+    exit: () => {},
+  })
+  if (typeof child === 'string') throw new Error(child)
+  const { js, toolNames, limits } = request('return 1')
+  const deadline = { ...limits, deadlineMs: 60_000 }
+  let id = 0
+  const once = () =>
+    new Promise<number | undefined>((resolve) => {
+      answer = (m) => m.t === 'done' && resolve(m.ms)
+      child.send({ t: 'run', id: ++id, js, toolNames: [...toolNames], limits: deadline })
+    })
+  for (let i = 0; i < 30; i++) await once()
+  const roundTrip: number[] = []
+  const inChild: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    const ms = await once()
+    roundTrip.push(performance.now() - start)
+    inChild.push(ms ?? Number.NaN)
+  }
+  child.kill()
+  await child.closed
+  return { roundTrip, inChild }
 }
 
 async function coldRuns(): Promise<number[]> {
-  const samples: number[] = []
-  for (let i = 0; i < COLD_RUNS; i++) {
-    samples.push(
-      await time(async () => {
-        const sandbox = createIsolateSandbox()
-        const outcome = await sandbox.run(request('return 1'), host, never)
-        await sandbox.close()
-        return outcome
-      }),
-    )
-  }
-  return samples
-}
-
-/** The baseline: a fresh Worker per run, evaluating the same trivial program and posting its value. */
-async function workerRuns(): Promise<number[]> {
-  const source = `const { parentPort } = require('node:worker_threads');
-    (async function () { return 1 })().then((v) => parentPort.postMessage(JSON.stringify(v)))`
-  const samples: number[] = []
-  for (let i = 0; i < WORKER_RUNS + 3; i++) {
-    const ms = await time(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const worker = new Worker(source, { eval: true, env: {} })
-          worker.once('message', () => void worker.terminate().then(() => resolve()))
-          worker.once('error', reject)
-        }),
-    )
-    if (i >= 3) samples.push(ms)
-  }
-  return samples
-}
-
-/** The floor for a tool call: one message each way between two Node processes over IPC. */
-async function ipcRoundTripUs(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', "process.on('message', (m) => process.send(m))"], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'advanced',
-    env: {},
+  return sample(COLD_RUNS, async () => {
+    const sandbox = createIsolateSandbox()
+    const outcome = await sandbox.run(request('return 1'), host, never)
+    await sandbox.close()
+    return outcome
   })
-  const roundTrips = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      await new Promise<void>((resolve) => {
-        child.once('message', () => resolve())
-        child.send({ t: 'result', id: 1, callId: i, text: '{"ok":true,"value":null}' })
-      })
-    }
-  }
-  await roundTrips(500)
-  const ms = await time(() => roundTrips(CALLS))
-  child.kill()
-  return (ms / CALLS) * 1000
 }
 
 /** Runs per second with 8 runs in flight for ~3 s, each of the 8 lanes as `callerOf(lane)`. */
@@ -145,38 +125,51 @@ async function throughput(callerOf: (lane: number) => string | undefined, option
   return perSecond
 }
 
+const F_IVM = 'floor: isolated-vm in this process, warm isolate, fresh context per run'
+const F_WORKER = 'floor: fresh worker_threads Worker per run'
+const F_CHILD = 'floor: fresh --no-node-snapshot child, spawn to first IPC message'
+const F_IPC = 'floor: bare IPC round trip, interleaved with the tool-call rounds'
+
 export default async function bench(): Promise<BenchRow[]> {
-  const workers = await workerRuns()
+  const ivm = await ivmInHost(WARM_RUNS)
+  const workers = await freshWorker(30)
+  const children = await freshChild(10)
   const warm = await warmRuns()
+  const split = await childSplit(WARM_RUNS)
   const cold = await coldRuns()
-  const ipcUs = await ipcRoundTripUs()
   const oneCaller = await throughput(() => undefined)
   const eightCallers = await throughput((i) => `caller-${i}`)
   const perRun = await throughput(() => undefined, { isolation: 'run' })
-  const workerP50 = percentile(workers, 50)
-  const warmP50 = percentile(warm.samples, 50)
+  const warmP50 = median(warm.samples)
+  const hops = split.roundTrip.map((rt, i) => rt - (split.inChild[i] ?? Number.NaN))
+  const ratios = warm.perCallUs.map((c, i) => c / (warm.ipcUs[i] ?? Number.NaN))
+  const stats = (s: number[]) => ({ p50Ms: round(median(s)), p95Ms: round(percentile(s, 95)) })
   return [
-    { name: 'fresh worker_threads Worker per run, trivial program', p50Ms: round(workerP50), p95Ms: round(percentile(workers, 95)) },
+    { name: F_IVM, ...stats(ivm) },
+    { name: F_WORKER, ...stats(workers) },
+    { name: F_CHILD, ...stats(children) },
     {
-      name: 'warm run, trivial program (isolate)',
-      p50Ms: round(warmP50),
-      p95Ms: round(percentile(warm.samples, 95)),
-      baseline: 'fresh worker_threads Worker per run, trivial program',
-      goal: 'p50 ≤ 3 ms, ≥ 20× faster than the baseline',
-      note: `${round(workerP50 / warmP50, 1)}× faster than a fresh Worker`,
+      name: 'warm run, trivial program (isolate sandbox)',
+      ...stats(warm.samples),
+      baseline: F_IVM,
+      note: `${round(median(workers) / warmP50, 1)}× faster than a fresh Worker`,
     },
+    { name: 'warm run, straight to the child: round trip', ...stats(split.roundTrip), baseline: F_IVM },
+    { name: '… of which in the child (pool + realm + program + outcome)', ...stats(split.inChild), baseline: F_IVM },
     {
-      name: 'cold run: new sandbox (child process + isolate), trivial program, close',
-      p50Ms: round(percentile(cold, 50)),
-      p95Ms: round(percentile(cold, 95)),
+      name: '… of which the hop (IPC both ways, serialising, waking)',
+      ...stats(hops),
+      note: `${round((median(hops) * 1000) / median(warm.ipcUs), 1)}× a bare IPC round trip`,
     },
-    { name: 'IPC round trip between two Node processes', value: round(ipcUs, 1), unit: 'µs' },
+    { name: 'cold run: new sandbox (child process + isolate), trivial program, close', ...stats(cold), baseline: F_CHILD },
+    { name: F_IPC, value: round(median(warm.ipcUs), 1), unit: 'µs', note: `${ROUNDS} rounds of ${CALLS}` },
     {
-      name: `sequential tool call, ${CALLS} × tools.noop() in one run (isolate)`,
-      value: round(warm.perCallUs, 1),
+      name: `sequential tool call, ${CALLS} × tools.noop() per run (isolate sandbox)`,
+      value: round(median(warm.perCallUs), 1),
       unit: 'µs per call',
-      baseline: 'IPC round trip between two Node processes',
-      goal: '≤ 150 µs per call',
+      baseline: F_IPC,
+      goal: '≤ 2× the IPC round trip',
+      note: `per-round ratio median ${round(median(ratios), 2)}×`,
     },
     { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller, 0), unit: 'runs/s' },
     {
@@ -184,7 +177,6 @@ export default async function bench(): Promise<BenchRow[]> {
       value: round(eightCallers, 0),
       unit: 'runs/s',
       baseline: 'runs/s, 8 in flight, one caller (one process)',
-      // Positive: what never sharing a process costs; negative: the one process was the bottleneck.
       note: `isolating callers ${eightCallers <= oneCaller ? `costs ${round((1 - eightCallers / oneCaller) * 100, 0)}%` : `gains ${round((eightCallers / oneCaller - 1) * 100, 0)}%`} of throughput`,
     },
     {

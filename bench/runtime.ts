@@ -1,165 +1,282 @@
 /**
- * The runtime end to end (`createRuntime` → `runCode`: compile + sandbox + result), beside the naive ways
- * to get a clean realm per run, measured in the same process and the same minute:
- *   warm and cold runCode of a trivial program  vs  a fresh worker_threads Worker / a fresh Node process,
- *   per-call overhead of 10,000 sequential tool calls in one program,
- *   a batch of 100 no-op calls on the native path (executeToolCalls) vs the same 100 calls in one program,
- *   runs per second with 8 runs in flight.
+ * The runtime end to end (`createRuntime` → `runCode`: prepare + compile + sandbox + result), each figure
+ * beside its floor from the same run (floors.ts), and a warm run's breakdown so a regression names its
+ * stage: prepare (the checker thread: normalise + shape) / compile (esbuild + the output's shape + map) /
+ * hop / child / bookkeeping (what runCode adds around them: log, scheduler, observation).
+ * Also: the price comparison with the type check on and off, a second runtime's first run, `codeact run`
+ * as a whole process, fan-out with the default limits, runs/s with 8 in flight, RSS after 1,000 runs.
  */
 import { spawn } from 'node:child_process'
-import { Worker } from 'node:worker_threads'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { z } from 'zod'
+import { compile } from '../runtime/compile.js'
 import { createRuntime, type Runtime } from '../runtime/index.js'
+import { DEFAULT_LIMITS } from '../runtime/limits.js'
+import { createProgramPrep } from '../runtime/typecheck.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
+import { freshChild, ivmInHost } from './floors.js'
+import { childSplit } from './isolate.js'
+import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
 
 const TRIVIAL = 'return 1 + 1'
+const WARM = 300
+const repo = fileURLToPath(new URL('../..', import.meta.url))
 const noop: AnyToolDefinition = { name: 'noop', description: 'Does nothing.', parameters: { type: 'object' }, execute: () => null }
-
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-}
-function stats(name: string, samples: number[], extra: Partial<BenchRow> = {}): BenchRow {
-  return { name, p50Ms: percentile(samples, 50), p95Ms: percentile(samples, 95), ...extra }
-}
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now()
-  await fn()
-  return performance.now() - t
-}
-async function sample(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const out: number[] = []
-  for (let i = 0; i < n; i++) out.push(await time(fn))
-  return out
-}
-async function mustRun(rt: Runtime, code: string): Promise<void> {
-  const r = await rt.runCode(code)
-  if (!r.ok) throw new Error(`bench program failed: ${r.observation}`)
+const wait1: AnyToolDefinition = {
+  name: 'wait_1ms',
+  description: 'Answers after 1 ms.',
+  parameters: { type: 'object' },
+  execute: () => new Promise((resolve) => setTimeout(() => resolve(null), 1)),
 }
 
-function freshWorker(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker('require("node:worker_threads").parentPort.postMessage(1 + 1)', { eval: true })
-    w.once('message', () => void w.terminate().then(() => resolve()))
-    w.once('error', reject)
-  })
+/** The example's four tools (examples/tools.ts) without its simulated 20 ms latency: the program's 8 calls, nothing else. */
+function priceTools(): AnyToolDefinition[] {
+  const rates: Record<string, number> = { USD: 1, EUR: 0.92, GBP: 0.79, JPY: 151.2 }
+  const shops: Record<string, { currency: string; net: number }> = {
+    'berlin-electro': { currency: 'EUR', net: 1149 },
+    'london-gadgets': { currency: 'GBP', net: 989 },
+    'tokyo-denki': { currency: 'JPY', net: 172000 },
+  }
+  return [
+    {
+      name: 'list_shops',
+      description: 'Lists the shops that can be compared.',
+      parameters: z.object({}),
+      output: z.array(z.object({ shop: z.string(), currency: z.string() })),
+      execute: () => Object.entries(shops).map(([shop, s]) => ({ shop, currency: s.currency })),
+    },
+    {
+      name: 'lookup_price',
+      description: "A shop's net price for a product.",
+      parameters: z.object({ shop: z.string(), product: z.enum(['laptop', 'phone', 'headphones']) }),
+      output: z.object({ shop: z.string(), currency: z.string(), net: z.number() }),
+      execute: ({ shop }: { shop: string }) => ({ shop, currency: shops[shop]!.currency, net: shops[shop]!.net }),
+    },
+    {
+      name: 'lookup_rates',
+      description: 'Exchange rates.',
+      parameters: z.object({ base: z.string().length(3) }),
+      output: z.record(z.string(), z.number()),
+      execute: () => rates,
+    },
+    {
+      name: 'convert_and_tax',
+      description: 'Adds VAT and converts.',
+      parameters: z.object({ amount: z.number(), currency: z.string().length(3), to: z.string().length(3), rate: z.number().positive() }),
+      output: z.object({ gross: z.number(), currency: z.string() }),
+      execute: ({ amount, rate, to }: { amount: number; rate: number; to: string }) => ({ gross: amount * 1.2 * rate, currency: to }),
+    },
+  ] as AnyToolDefinition[]
 }
-function freshProcess(): Promise<void> {
+
+async function mustRun(rt: Runtime, code: string, caller?: string): Promise<void> {
+  const r = await rt.runCode(code, caller !== undefined ? { caller } : {})
+  if (!r.ok) throw new Error(`bench program failed: ${r.observation.slice(0, 400)}`)
+}
+
+/** Runs per second with 8 in flight for ~3 s; `caller(i)`: lane i's caller (undefined: the runtime's own). */
+async function perSecond(rt: Runtime, caller: (lane: number) => string | undefined): Promise<number> {
+  for (let i = 0; i < 8; i++) for (let k = 0; k < 5; k++) await mustRun(rt, TRIVIAL, caller(i))
+  let done = 0
+  const t0 = performance.now()
+  const until = t0 + 3000
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, i) => {
+      while (performance.now() < until) {
+        await mustRun(rt, TRIVIAL, caller(i))
+        done++
+      }
+    }),
+  )
+  return done / ((performance.now() - t0) / 1000)
+}
+
+/** A fresh Node process that runs 1,000 trivial programs with the check off, then reports its RSS and its child's. */
+function rssAfterRuns(runs: number): Promise<{ host: number; child: number }> {
+  const script = `
+    import { createRuntime } from ${JSON.stringify(`${repo}dist/runtime/index.js`)}
+    import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+    const rss = (pid) => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) / 1024
+    const rt = await createRuntime({ typecheck: 'off' })
+    for (let i = 0; i < ${runs}; i++) { const r = await rt.runCode('return 1 + 1'); if (!r.ok) throw new Error(r.observation) }
+    console.log(JSON.stringify({ host: rss(process.pid), child: rss(rt.sandbox.pidOf()) }))
+    await rt.close()`
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['-e', 'process.stdout.write(String(1 + 1))'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const p = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()))
     p.once('error', reject)
-    p.once('close', () => resolve())
+    p.once('close', () => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as { host: number; child: number })
+      } catch {
+        reject(new Error(`RSS probe printed: ${out.slice(0, 200)}`))
+      }
+    })
   })
 }
+
+function processMs(args: string[]): Promise<number> {
+  return time(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const p = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], cwd: repo })
+        p.once('error', reject)
+        p.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}`))))
+      }),
+  )
+}
+
+const F_IVM = 'floor: isolated-vm in this process, warm isolate, fresh context per run'
+const F_CHILD = 'floor: fresh --no-node-snapshot child, spawn to first IPC message'
+const F_NODE_CHILD = 'floor: `node -e` that spawns one --no-node-snapshot child (IPC) and exits'
 
 export default async function runtimeBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = []
-  const rt = await createRuntime({ tools: [noop], typecheck: 'off', limits: { maxToolCalls: 20_000, timeoutMs: 120_000 } })
+  const stats = (s: number[]) => ({ p50Ms: round(median(s)), p95Ms: round(percentile(s, 95)) })
+  rows.push({ name: F_IVM, ...stats(await ivmInHost(WARM)) })
+  rows.push({ name: F_CHILD, ...stats(await freshChild(10)) })
+
+  const rt = await createRuntime({ tools: [noop, wait1], typecheck: 'off', limits: { maxToolCalls: 20_000, timeoutMs: 120_000 } })
   try {
     await rt.sandbox.start()
-    for (let i = 0; i < 20; i++) await mustRun(rt, TRIVIAL)
+    for (let i = 0; i < 30; i++) await mustRun(rt, TRIVIAL)
 
-    // Baselines first, so every ratio compares figures taken on the same machine moments apart.
-    rows.push(stats('baseline: fresh worker_threads Worker per run', await sample(30, freshWorker)))
-    rows.push(stats('baseline: fresh Node child process per run', await sample(15, freshProcess)))
+    // The breakdown: each stage timed on its own, interleaved with whole runs so all see the same machine.
+    const prep = createProgramPrep()
+    const prepared = await prep.prepare(TRIVIAL, false)
+    const text = prepared.normalised!.text
+    const compiled = await compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
+    if (!compiled.ok) throw new Error('bench: trivial program did not compile')
+    const request = {
+      runId: 'bench',
+      js: compiled.program.js,
+      toolNames: ['noop', 'wait_1ms'],
+      limits: { timeoutMs: 30_000, deadlineMs: 600_000, memoryMb: 128, maxOutputBytes: 1 << 20 },
+    }
+    const never = new AbortController().signal
+    const host = { callTool: async () => '{"ok":true,"value":null}', log: () => {} }
+    const whole: number[] = []
+    const prepMs: number[] = []
+    const compileMs: number[] = []
+    const sandboxMs: number[] = []
+    for (let i = 0; i < WARM; i++) {
+      whole.push(await time(() => mustRun(rt, TRIVIAL)))
+      prepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
+      compileMs.push(await time(() => compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })))
+      sandboxMs.push(await time(() => rt.sandbox.run(request, host, never)))
+    }
+    const split = await childSplit(WARM)
+    const hop = median(split.roundTrip) - median(split.inChild)
+    const bookkeeping = median(whole) - median(prepMs) - median(compileMs) - median(sandboxMs)
+    // Stages measured on their own; the child's own time and the hop come from a run sent straight to a child.
+    rows.push({
+      name: 'runCode warm, trivial program, check off (whole run)',
+      ...stats(whole),
+      baseline: F_IVM,
+      goal: '≤ 2.5× the floor',
+    })
+    const part = (name: string, ms: number, note = '') =>
+      rows.push({ name: `  warm run stage: ${name}`, value: round(ms * 1000, 0), unit: 'µs', note })
+    part('prepare (checker thread: normalise + source shape)', median(prepMs), 'one thread round trip')
+    part('compile (esbuild + output shape + map)', median(compileMs), 'esbuild service + one thread round trip')
+    part('hop (child IPC both ways)', hop, 'a run sent straight to a child: round trip − the child’s own time')
+    part('supervisor (the sandbox around the hop)', median(sandboxMs) - median(split.roundTrip), 'sandbox.run − the straight round trip')
+    part('child (pool + realm + program + outcome)', median(split.inChild))
+    part('bookkeeping (log, scheduler, observation)', bookkeeping, 'whole run − the stages above')
 
-    const warm = await sample(200, () => mustRun(rt, TRIVIAL))
-    rows.push(
-      stats('runCode warm, trivial program (compile + run + result)', warm, {
-        baseline: 'baseline: fresh worker_threads Worker per run',
-        goal: 'p50 well under a fresh Worker',
-      }),
-    )
+    // Fan-out with the default limits: 1,000 calls that each take 1 ms.
+    const parallel = DEFAULT_LIMITS.maxParallelToolCalls
+    const fan = await sample(5, () => mustRun(rt, 'await Promise.all(Array.from({ length: 1000 }, () => tools.wait_1ms({})))'))
+    const ideal = Math.ceil(1000 / parallel)
+    rows.push({ name: `ideal for 1,000 parallel 1 ms calls at maxParallelToolCalls ${parallel} (1 ms × batches)`, p50Ms: ideal })
+    rows.push({
+      name: '1,000 parallel 1 ms calls in one program, default limits',
+      ...stats(fan),
+      baseline: `ideal for 1,000 parallel 1 ms calls at maxParallelToolCalls ${parallel} (1 ms × batches)`,
+      goal: '≤ 3× the ideal',
+    })
 
-    const cold = await sample(6, async () => {
+    rows.push({
+      name: 'runs/s, 8 in flight, one caller (one process)',
+      value: round(await perSecond(rt, () => undefined), 0),
+      unit: 'runs/s',
+    })
+    rows.push({
+      name: 'runs/s, 8 in flight, 8 callers (a process each)',
+      value: round(await perSecond(rt, (i) => `lane-${i}`), 0),
+      unit: 'runs/s',
+      baseline: 'runs/s, 8 in flight, one caller (one process)',
+      note: 'what never sharing a process between callers costs (or gains)',
+    })
+
+    // A second runtime in a process that already has one: its first run.
+    const second = await sample(8, async () => {
       const fresh = await createRuntime({ typecheck: 'off' })
       await mustRun(fresh, TRIVIAL)
       await fresh.close()
     })
-    rows.push(stats('runCode cold (new runtime, new sandbox process)', cold, { baseline: 'baseline: fresh Node child process per run' }))
-
-    // 10,000 sequential calls in one program, minus the trivial run: what one `await tools.x()` costs.
-    const warmP50 = percentile(warm, 50)
-    const perCall = (await sample(3, () => mustRun(rt, 'for (let i = 0; i < 10_000; i++) await tools.noop({})'))).map(
-      (ms) => ((ms - warmP50) / 10_000) * 1000,
-    )
     rows.push({
-      name: 'tool call from a program, sequential (10,000 in one run)',
-      value: percentile(perCall, 50),
-      unit: 'µs/call',
-      note: `p95 ${percentile(perCall, 95).toFixed(1)} µs over 3 runs`,
-    })
-
-    // The same 100 no-op calls, as one native batch and as one program.
-    const batch = Array.from({ length: 100 }, (_, i) => ({
-      id: `c${i}`,
-      type: 'function' as const,
-      function: { name: 'noop', arguments: '{}' },
-    }))
-    const native = (await sample(30, () => rt.executeToolCalls(batch))).map((ms) => (ms / 100) * 1000)
-    const inProgram = (await sample(30, () => mustRun(rt, 'await Promise.all(Array.from({ length: 100 }, () => tools.noop({})))'))).map(
-      (ms) => (ms / 100) * 1000,
-    )
-    rows.push({
-      name: '100 no-op calls as one program (run_code), per call',
-      value: percentile(inProgram, 50),
-      unit: 'µs/call',
-      note: `p95 ${percentile(inProgram, 95).toFixed(1)} µs`,
-    })
-    rows.push({
-      name: '100 no-op calls as a native batch (executeToolCalls), per call',
-      value: percentile(native, 50),
-      unit: 'µs/call',
-      baseline: '100 no-op calls as one program (run_code), per call',
-      note: `p95 ${percentile(native, 95).toFixed(1)} µs`,
-    })
-
-    // Saturation: 8 runs in flight for ~4 s.
-    let done = 0
-    const until = performance.now() + 4000
-    const t0 = performance.now()
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (performance.now() < until) {
-          await mustRun(rt, TRIVIAL)
-          done++
-        }
-      }),
-    )
-    const perSecond = done / ((performance.now() - t0) / 1000)
-    const workerPerSecond = 1000 / percentile(rows[0]!.p50Ms !== undefined ? [rows[0]!.p50Ms] : [NaN], 50)
-    rows.push({ name: 'baseline: fresh Workers per second (from its p50, sequential)', value: workerPerSecond, unit: 'runs/s' })
-    rows.push({
-      name: 'runs per second, 8 in flight (trivial program)',
-      value: perSecond,
-      unit: 'runs/s',
-      baseline: 'baseline: fresh Workers per second (from its p50, sequential)',
-    })
-
-    // The same with each lane its own caller: 8 processes, none shared (what isolation costs end to end).
-    for (let i = 0; i < 8; i++) for (let k = 0; k < 5; k++) await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
-    let doneByCallers = 0
-    const t1 = performance.now()
-    const until1 = t1 + 4000
-    await Promise.all(
-      Array.from({ length: 8 }, async (_, i) => {
-        while (performance.now() < until1) {
-          const r = await rt.runCode(TRIVIAL, { caller: `lane-${i}` })
-          if (!r.ok) throw new Error(`bench program failed: ${r.observation}`)
-          doneByCallers++
-        }
-      }),
-    )
-    const perSecondByCallers = doneByCallers / ((performance.now() - t1) / 1000)
-    rows.push({
-      name: 'runs per second, 8 in flight, 8 callers (a process each)',
-      value: perSecondByCallers,
-      unit: 'runs/s',
-      baseline: 'runs per second, 8 in flight (trivial program)',
-      note: 'the cost of never sharing a process between callers',
+      name: 'new runtime in a process that has one: create, first run, close',
+      ...stats(second),
+      baseline: F_CHILD,
+      goal: '≤ 10 ms',
     })
   } finally {
     await rt.close()
   }
+
+  // The realistic program: 8 calls, the type check on against off.
+  const program = readFileSync(`${repo}examples/price-compare.ts`, 'utf8')
+  const on = await createRuntime({ tools: priceTools(), typecheck: 'error' })
+  const off = await createRuntime({ tools: priceTools(), typecheck: 'off' })
+  try {
+    for (let i = 0; i < 15; i++) {
+      await mustRun(on, program)
+      await mustRun(off, program)
+    }
+    const onMs: number[] = []
+    const offMs: number[] = []
+    for (let i = 0; i < 60; i++) {
+      onMs.push(await time(() => mustRun(on, program)))
+      offMs.push(await time(() => mustRun(off, program)))
+    }
+    rows.push({ name: 'price comparison (8 calls), type check off', ...stats(offMs) })
+    rows.push({
+      name: 'price comparison (8 calls), type check on',
+      ...stats(onMs),
+      baseline: 'price comparison (8 calls), type check off',
+      goal: '≤ 1.4×',
+    })
+  } finally {
+    await on.close()
+    await off.close()
+  }
+
+  // Whole processes: `codeact run` of a trivial program against node spawning one child.
+  const probe =
+    "const c = require('node:child_process').fork('-e', ['process.send(1)'], { execArgv: ['--no-node-snapshot'] }); c.once('message', () => c.kill())"
+  const nodeChild = await sample(5, () => processMs(['-e', probe]))
+  rows.push({ name: F_NODE_CHILD, ...stats(nodeChild) })
+  const file = join(mkdtempSync(join(tmpdir(), 'codeact-bench-')), 'trivial.ts')
+  writeFileSync(file, TRIVIAL)
+  const cliArgs = ['bin/codeact.mjs', 'run', file, '--typecheck=off']
+  const cli = await sample(5, () => processMs(cliArgs))
+  rows.push({ name: '`codeact run` of a trivial program, whole process, check off', ...stats(cli), baseline: F_NODE_CHILD, goal: '≤ 1.5×' })
+
+  const rss = await rssAfterRuns(1000)
+  rows.push({
+    name: "RSS after 1,000 runs, typecheck 'off' (host + child)",
+    value: round(rss.host + rss.child, 0),
+    unit: 'MB',
+    goal: '≤ 120 MB',
+    note: `host ${round(rss.host, 0)} + child ${round(rss.child, 0)}`,
+  })
   return rows
 }

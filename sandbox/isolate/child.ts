@@ -47,7 +47,7 @@ function scheduleFlush(id: number, state: Active): void {
   })
 }
 
-async function startRun(id: number, request: RunRequest, session?: SandboxSessionRef): Promise<void> {
+async function startRun(id: number, request: RunRequest, received: number, session?: SandboxSessionRef): Promise<void> {
   const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
   active.set(id, state)
   let entry
@@ -83,7 +83,7 @@ async function startRun(id: number, request: RunRequest, session?: SandboxSessio
   const outcome: SandboxOutcome = await run.execute()
   active.delete(id)
   outcome.droppedOutputBytes += state.logs.droppedBytes
-  send({ t: 'done', id, outcome, ...withLogs(state) })
+  send({ t: 'done', id, outcome, ...withLogs(state), ms: performance.now() - received })
   if (session) sessions.after(session.id, entry)
   else void pool.release(entry, run.reusable)
 }
@@ -114,6 +114,7 @@ process.on('message', (message: ToChild) => {
       void startRun(
         message.id,
         { js: message.js, toolNames: message.toolNames, limits: message.limits, ...(message.entropy ? { entropy: message.entropy } : {}) },
+        performance.now(),
         message.session,
       )
       return

@@ -1,6 +1,7 @@
 /**
- * One run inside the child process: a fresh context in a pooled isolate, the prelude and the program as
- * separate scripts, the glue, a watchdog, and the mapping of whatever happened to a SandboxOutcome.
+ * One run inside the child process: a fresh context in a pooled isolate (a realm, realm.ts: locked down, the
+ * prelude evaluated; usually prepared ahead), the program as its own script, the glue, a watchdog, and the
+ * mapping of whatever happened to a SandboxOutcome.
  *
  * isolated-vm's `timeout` only bounds a synchronous call, so the watchdog bounds the whole run (awaited
  * promises included) by disposing the isolate; a disposed isolate rejects every pending call into it.
@@ -10,8 +11,9 @@ import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { ProgramClock } from '../program-clock.js'
-import type { PooledIsolate } from './pool.js'
+import { type PooledIsolate, takeRealm } from './pool.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
+import { type Realm, releaseRealm } from './realm.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -42,16 +44,9 @@ export interface RunRequest {
   js: string
   toolNames: string[]
   limits: SandboxLimits
-  /** A session run: its persistent context, set up once (session-realms.ts); kept, not released, after the run. */
-  realm?: RealmContext
+  /** A session run: its persistent realm, set up once (session-realms.ts); kept, not released, after the run. */
+  realm?: Realm
   entropy?: SandboxEntropy
-}
-
-/** A session realm's context, its lockdown and prelude already evaluated in it. */
-export interface RealmContext {
-  readonly context: ivm.Context
-  /** The prelude's per-run function (`codeactPrelude`), a reference into the context. */
-  readonly preludeFn: ivm.Reference
 }
 
 export class IsolateRun {
@@ -67,7 +62,7 @@ export class IsolateRun {
   /** Console lines received from the prelude; the outcome says how many it sent (see #drainLogs). */
   #logsReceived = 0
   /** The program's timers (setTimeout/setInterval in the prelude), as host timers; all cleared at the end. */
-  readonly #timers = new Map<number, NodeJS.Timeout>()
+  readonly #timers = new Map<number, () => void>()
   /** The program's own time (paused while a call is pending); set for the duration of execute(). */
   #clock: ProgramClock | undefined
 
@@ -101,7 +96,7 @@ export class IsolateRun {
 
   /** Run to the end. Never rejects. */
   async execute(): Promise<SandboxOutcome> {
-    const { isolate, lockdown, prelude } = this.#entry
+    const { isolate } = this.#entry
     const { limits } = this.#request
     // Two budgets: the program's own time (timeoutMs, paused while a call is pending) and the whole run's
     // wall clock (deadlineMs, whatever it waits on).
@@ -123,15 +118,17 @@ export class IsolateRun {
       }
     }, CPU_CHECK_MS)
     let context: ivm.Context | undefined
+    let realm: Realm | undefined
     try {
       // Setup runs synchronously on this thread: the isolate is idle (fresh, or reused only when nothing
       // was left running in it), none of it runs program code, and each step has a timeout anyway.
-      // That saves a thread hop per step; the program itself runs asynchronously below.
-      const realm = this.#request.realm
-      context = realm?.context ?? isolate.createContextSync()
-      // Before anything else evaluates in this context, the program's own script included.
-      if (!realm) lockdown.runSync(context, { timeout: remaining() })
-      const preludeFn = realm?.preludeFn ?? prelude.runSync(context, { reference: true, timeout: remaining() })
+      // That saves a thread hop per step; the program itself runs asynchronously below. The context
+      // (locked down, prelude evaluated) was usually prepared ahead by the pool (realm.ts); a session run
+      // brings its persistent one (session-realms.ts), kept after the run.
+      const session = this.#request.realm
+      realm = session ?? takeRealm(this.#entry, remaining())
+      context = realm.context
+      const preludeFn = realm.preludeFn
       let script: ivm.Script
       try {
         script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
@@ -178,20 +175,25 @@ export class IsolateRun {
       const timer = new ivm.Callback(
         (op: unknown, id: unknown, ms: unknown) => {
           if (typeof id !== 'number' || this.#finished || this.#stopped) return
-          const old = this.#timers.get(id)
-          if (old !== undefined) clearTimeout(old)
+          this.#timers.get(id)?.()
           this.#timers.delete(id)
           if (op !== 'set' || this.#timers.size >= MAX_TIMERS) return
           const delay = Math.max(0, typeof ms === 'number' && Number.isFinite(ms) ? ms : 0)
           // A timer due after the run's deadline can never fire in it: it is not scheduled at all.
           if (delay > remaining()) return
-          this.#timers.set(
-            id,
-            setTimeout(() => {
-              this.#timers.delete(id)
-              if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
-            }, delay),
-          )
+          const fire = () => {
+            this.#timers.delete(id)
+            if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
+          }
+          // Delay 0 (the prelude's end-of-run idle check, every run; a program's setTimeout(f, 0)) is the next
+          // macrotask: Node's setTimeout would make it at least 1 ms, a floor under every run.
+          if (delay < 1) {
+            const immediate = setImmediate(fire)
+            this.#timers.set(id, () => clearImmediate(immediate))
+          } else {
+            const timeout = setTimeout(fire, delay)
+            this.#timers.set(id, () => clearTimeout(timeout))
+          }
         },
         { ignored: true },
       )
@@ -229,13 +231,13 @@ export class IsolateRun {
       }
     } finally {
       this.#finished = true
-      for (const t of this.#timers.values()) clearTimeout(t)
+      for (const cancel of this.#timers.values()) cancel()
       this.#timers.clear()
       clock.dispose()
       clearTimeout(wall)
       clearInterval(cpu)
       this.#control?.release()
-      if (context && !isolate.isDisposed && !this.#request.realm) context.release()
+      if (realm && !this.#request.realm) releaseRealm(realm, isolate)
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
     }

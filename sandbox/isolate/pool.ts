@@ -2,11 +2,16 @@
  * Warm isolates, inside the child process. An isolate costs a couple of milliseconds to create and the
  * prelude has to be compiled into it; a context costs well under one. So isolates are made ahead of time
  * and, when a run ended cleanly, reused with a fresh context. Anything that hit a limit is disposed.
+ *
+ * The fresh context itself (`realm.ts`: created, locked down, prelude evaluated) is prepared ahead too, on
+ * the isolate's own thread while the isolate is idle: when the isolate is made and again each time it comes
+ * back clean. A run takes it (`takeRealm`), or makes one itself when none is ready.
  */
 import ivm from 'isolated-vm'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import type { ChildConfig } from './protocol.js'
+import { prepareRealm, prepareRealmSync, type Realm } from './realm.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
@@ -21,6 +26,17 @@ export interface PooledIsolate {
   readonly prelude: ivm.Script
   readonly memoryMb: number
   runs: number
+  /** A realm prepared ahead for the next run (never used by any run yet). */
+  ready: Realm | undefined
+  /** Set while a realm is being prepared on the isolate's thread; never rejects. */
+  preparing: Promise<void> | undefined
+}
+
+/** The prepared realm of `entry` for the run that took it, or one made now (throws what isolated-vm throws). */
+export function takeRealm(entry: PooledIsolate, timeoutMs: number): Realm {
+  const realm = entry.ready
+  entry.ready = undefined
+  return realm ?? prepareRealmSync(entry, timeoutMs)
 }
 
 export class IsolatePool {
@@ -39,7 +55,9 @@ export class IsolatePool {
     const warm = list?.pop()
     this.#touch(memoryMb)
     this.fill(memoryMb)
-    return warm ?? (await createPooled(memoryMb))
+    if (!warm) return createPooled(memoryMb, false)
+    if (warm.preparing) await warm.preparing
+    return warm
   }
 
   /** Take the isolate back after a run. A used isolate returns only if it is healthy and small. */
@@ -59,6 +77,7 @@ export class IsolatePool {
     if (list.length > this.#config.warmIsolates || entry.isolate.isDisposed) return dispose(entry)
     list.unshift(entry)
     this.#idle.set(entry.memoryMb, list)
+    prepareAhead(entry)
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
@@ -70,7 +89,7 @@ export class IsolatePool {
         for (;;) {
           const list = this.#idle.get(memoryMb) ?? []
           if (list.length >= this.#config.warmIsolates) break
-          const entry = await createPooled(memoryMb)
+          const entry = await createPooled(memoryMb, true)
           list.push(entry)
           this.#idle.set(memoryMb, list)
         }
@@ -99,16 +118,34 @@ export class IsolatePool {
   }
 }
 
-async function createPooled(memoryMb: number): Promise<PooledIsolate> {
+/** A new isolate with its scripts compiled; `ahead`: with a realm prepared for its first run. */
+async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    return { isolate, lockdown, prelude, memoryMb, runs: 0 }
+    const entry: PooledIsolate = { isolate, lockdown, prelude, memoryMb, runs: 0, ready: undefined, preparing: undefined }
+    if (ahead) prepareAhead(entry)
+    return entry
   } catch (e) {
     isolate.dispose()
     throw e
   }
+}
+
+/** Prepare the next run's realm on the isolate's thread; a failure leaves none (the run makes its own and reports why). */
+function prepareAhead(entry: PooledIsolate): void {
+  if (entry.ready || entry.preparing || entry.isolate.isDisposed) return
+  entry.preparing = prepareRealm(entry).then(
+    (realm) => {
+      entry.preparing = undefined
+      if (entry.isolate.isDisposed) return
+      entry.ready = realm
+    },
+    () => {
+      entry.preparing = undefined
+    },
+  )
 }
 
 function dispose(entry: PooledIsolate): void {

@@ -40,7 +40,8 @@ export type FromChild =
   | { t: 'ready'; pid: number }
   | { t: 'call'; id: number; callId: number; name: string; argsJson: string; logs?: LogEntry[] }
   | { t: 'log'; id: number; logs: LogEntry[] }
-  | { t: 'done'; id: number; outcome: SandboxOutcome; logs?: LogEntry[] }
+  /** `ms`: the child's own time for the run, from its 'run' message to this one (the bench's breakdown reads it). */
+  | { t: 'done'; id: number; outcome: SandboxOutcome; logs?: LogEntry[]; ms?: number }
 
 /** The longest delay Node's timers take; anything above it fires after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1

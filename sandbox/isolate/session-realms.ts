@@ -15,17 +15,17 @@
 import ivm from 'isolated-vm'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
-import type { RealmContext } from './isolate-run.js'
+import { prepareRealm, type Realm } from './realm.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import { PRELUDE_FILENAME, type PooledIsolate } from './pool.js'
 
 interface SessionRealm {
   readonly entry: PooledIsolate
-  readonly realm: RealmContext
+  readonly realm: Realm
   busy: boolean
 }
 
-export type OpenedRealm = { ok: true; entry: PooledIsolate; realm: RealmContext } | { ok: false; outcome: SandboxOutcome }
+export type OpenedRealm = { ok: true; entry: PooledIsolate; realm: Realm } | { ok: false; outcome: SandboxOutcome }
 
 export class SessionRealms {
   readonly #realms = new Map<string, SessionRealm>()
@@ -82,16 +82,14 @@ export class SessionRealms {
   }
 }
 
-async function createRealm(memoryMb: number): Promise<{ entry: PooledIsolate; realm: RealmContext }> {
+async function createRealm(memoryMb: number): Promise<{ entry: PooledIsolate; realm: Realm }> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    const context = await isolate.createContext()
     // The lockdown, then the prelude's setup (which captures every intrinsic it uses), before any program.
-    await lockdown.run(context, { timeout: 5_000 })
-    const preludeFn = (await prelude.run(context, { reference: true, timeout: 5_000 })) as ivm.Reference
-    return { entry: { isolate, lockdown, prelude, memoryMb, runs: 0 }, realm: { context, preludeFn } }
+    const realm = await prepareRealm({ isolate, lockdown, prelude })
+    return { entry: { isolate, lockdown, prelude, memoryMb, runs: 0, ready: undefined, preparing: undefined }, realm }
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose()
     throw e
