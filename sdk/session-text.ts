@@ -18,8 +18,8 @@
  *
  * No local binding is left for a rewritten name, so every reference to it — in this run and in closures
  * made in earlier runs — reads the global: a later run's redeclaration is seen everywhere. A function is an
- * anonymous function expression named by its property key (`f.name === 'f'`), not a named one, so its own
- * body calls the global `f` too.
+ * anonymous function expression named by its property key (`f.name === 'f'`), so its own body calls the
+ * global `f` too (a class keeps its inner name, as a class declaration has one).
  *
  * Left as they are, local to the run: names the sandbox owns (`tools`, `ToolCallError`, `console`, the
  * standard and safe globals: a cell's own `const URL = …` shadows the real one for that run only, and the
@@ -193,7 +193,14 @@ export function rewriteSessionProgram(body: string): SessionRewrite {
         for (const m of ts.getModifiers(s) ?? []) edits.push(blank(file.text, m.getStart(file), m.end)) // `abstract`
         const at = keyword.getStart(file)
         edits.push({ start: at, end: at, text: `${name} = ` })
-        edits.push({ start: s.end, end: s.end, text: ';' })
+        // The class keeps its own inner name (a static block runs before the assignment), but esbuild renames
+        // it when the body refers to it (`P.count++` made `P.name` 'P2'): the name is set back after.
+        const rename = refersTo(s, name) && !hasStaticName(s)
+        edits.push({
+          start: s.end,
+          end: s.end,
+          text: rename ? `; Object.defineProperty(${name}, 'name', { value: ${JSON.stringify(name)} });` : ';',
+        })
         bind(name, 'class')
       }
     } else if (ts.isEnumDeclaration(s)) {
@@ -249,6 +256,23 @@ function variableEdits(
   const last = list.declarations[list.declarations.length - 1]!
   edits.push({ start: last.end, end: last.end, text: ')' })
   for (const n of names) bind(n, kind)
+}
+
+/** Whether a class's body mentions `name` (as an identifier). */
+function refersTo(s: TS.ClassDeclaration, name: string): boolean {
+  const visit = (n: TS.Node): boolean => (ts.isIdentifier(n) && n.text === name) || (ts.forEachChild(n, visit) ?? false)
+  return s.members.some(visit) || (s.heritageClauses ?? []).some(visit)
+}
+
+/** A `static name` member: the class sets its own `name`. */
+function hasStaticName(s: TS.ClassDeclaration): boolean {
+  return s.members.some(
+    (m) =>
+      (ts.getModifiers(m as TS.HasModifiers) ?? []).some((x) => x.kind === ts.SyntaxKind.StaticKeyword) &&
+      m.name !== undefined &&
+      ts.isIdentifier(m.name) &&
+      m.name.text === 'name',
+  )
 }
 
 /** Every identifier a binding name or pattern binds, in order. */

@@ -78,7 +78,7 @@ export function emitDeclarations(
   problemLines: (text: string) => ReadonlySet<number>,
   globalTypes: ReadonlySet<string>,
 ): string {
-  const next: Entry[] = []
+  let next: Entry[] = []
   const modules = importedModules(body)
   for (const s of body) {
     try {
@@ -88,6 +88,7 @@ export function emitDeclarations(
       for (const key of keysOf(s)) if (key.startsWith('v:')) next.push(untyped(key.slice(2), 'var'))
     }
   }
+  next = parsedEntries(next)
   // Nothing new: the earlier declarations checked when they were written.
   if (next.length === 0) return context.entries.map((e) => e.text).join('\n')
   const kept = context.entries.filter((e) => !e.keys.some((k) => next.some((n) => n.keys.includes(k))))
@@ -110,7 +111,7 @@ export function emitDeclarations(
       line += count
       if (!bad || !entry.printed) continue
       const { name, kind, looser } = entry.printed
-      all[i] = round === 0 && looser !== undefined ? { ...printed(looser, name, kind), printed: { name, kind } } : untyped(name, kind)
+      all[i] = round === 0 && looser !== undefined && parsesAsLines(looser) ? printed(looser, name, kind) : untyped(name, kind)
     }
   }
   return all.map((e) => e.text).join('\n')
@@ -244,13 +245,23 @@ function printedValue(id: TS.Identifier, kind: 'const' | 'let' | 'var', checker:
   return printed(`declare ${kind} ${id.text}: ${checker.typeToString(type, undefined, FLAGS)}`, id.text, kind)
 }
 
-/** A printed declaration, if it parses as exactly one statement; else the untyped one. */
+/** A printed declaration (checked to parse by `parsed`). */
 function printed(text: string, name: string, kind: SessionBinding['kind']): Entry {
-  const file = ts.createSourceFile('entry.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  const errors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics ?? []
-  const expected = kind === 'function' ? text.split('\n').length : 1
-  if (errors.length > 0 || file.statements.length !== expected) return untyped(name, kind)
   return { text, keys: [`v:${name}`], printed: { name, kind } }
+}
+
+/** Whether texts parse as exactly their lines' statements (one per line: a printed type is one line). */
+function parsesAsLines(text: string): boolean {
+  const file = ts.createSourceFile('entries.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+  const errors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics ?? []
+  return errors.length === 0 && file.statements.length === text.split('\n').length
+}
+
+/** The printed entries that do not parse as what they declare are untyped instead (one parse for all when they do). */
+function parsedEntries(entries: Entry[]): Entry[] {
+  const printedText = entries.filter((e) => e.printed).map((e) => e.text)
+  if (printedText.length === 0 || parsesAsLines(printedText.join('\n'))) return entries
+  return entries.map((e) => (e.printed && !parsesAsLines(e.text) ? untyped(e.printed.name, e.printed.kind) : e))
 }
 
 function untyped(name: string, kind: SessionBinding['kind']): Entry {

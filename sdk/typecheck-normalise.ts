@@ -5,9 +5,9 @@
  */
 import { normaliseProgram, type NormalisedProgram } from './program-text.js'
 
-export function normaliseSafely(code: string, allowNodeImports: boolean): NormalisedProgram {
+export function normaliseSafely(code: string, allowNodeImports: boolean, session = false): NormalisedProgram {
   try {
-    return normaliseProgram(code, { allowNodeImports })
+    return normaliseProgram(code, { allowNodeImports, ...(session ? { session } : {}) })
   } catch (e) {
     const why =
       e instanceof RangeError ? 'it nests too deeply to parse' : `the normaliser failed (${e instanceof Error ? e.message : String(e)})`

@@ -61,7 +61,7 @@ if (port !== null) {
       let source = request.source ?? 'return 1'
       const session = request.session
       if (request.normalise && request.source !== undefined) {
-        const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports)
+        const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
         // A session cell runs rewritten (its declarations made globals) and is checked as written.
         const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
         const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined

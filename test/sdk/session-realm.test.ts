@@ -86,13 +86,14 @@ describe('session cells in one isolated-vm context', () => {
         'function* count(n: number) { for (let i = 0; i < n; i++) yield i }',
         'abstract class Shape { abstract area(): number; describe() { return `${this.constructor.name}: ${this.area()}` } }',
         'class Square extends Shape { constructor(public side: number) { super() } area() { return this.side ** 2 } }',
+        'class Counter { static made = 0; static { Counter.made++ } constructor() { Counter.made++ } }',
         'enum Color { Red, Green = 5, Blue }',
         'const enum Size { S = "s", L = "l" }',
       ].join('\n'),
     )
     const value = await run(
       s,
-      'return { early, a, c, d, rest, v, w, u, later: later(1), twice: await fetchTwice(), counted: [...count(3)], sq: new Square(3).describe(), color: Color.Blue, name: Color[5], size: Size.L, fnName: later.name }',
+      'return { early, a, c, d, rest, v, w, u, later: later(1), twice: await fetchTwice(), counted: [...count(3)], sq: new Square(3).describe(), color: Color.Blue, name: Color[5], size: Size.L, fnName: later.name, classes: [Square.name, Counter.name, new Counter() && Counter.made] }',
     )
     expect(value).toEqual({
       early: 20,
@@ -109,6 +110,7 @@ describe('session cells in one isolated-vm context', () => {
       name: 'Green',
       size: 'l',
       fnName: 'later',
+      classes: ['Square', 'Counter', 2],
     })
   })
 

@@ -204,6 +204,16 @@ describe('session types through prepare(): one round trip in the checker thread'
     expect(second.outcome?.report).toMatch(/^1:\d+ Property 'toFixedd' does not exist/)
   })
 
+  it('a cell that only defines a helper defines it: it is not called as an entry point', async () => {
+    const typecheck = createTypecheck('error', () => sdk)!
+    const helper = "function summary() {\n  return 'ok'\n}"
+    const prepared = await typecheck.prepare(helper, false, { declarations: '' })
+    expect(prepared.normalised?.text).not.toMatch(/return await summary\(\)/)
+    expect(prepared.session?.declarations).toBe('declare function summary(): string')
+    // A stateless program like it is a script whose one function is its entry point.
+    expect((await typecheck.prepare(helper, false)).normalised?.text).toMatch(/return await summary\(\)/)
+  })
+
   it('with the check off only the rewrite runs: the declarations stay as given', async () => {
     const prep = createProgramPrep()
     const prepared = await prep.prepare('let n = 1', false, { declarations: 'declare const y: 1' })
