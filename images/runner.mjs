@@ -79,7 +79,7 @@ function newRun() {
   }
   state.call = (id, name, argsJson) => {
     if (typeof id !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
-    if (state.finished) return // a call of a run that ended (the prelude answers a kept tool function with ESTALE)
+    if (state.finished) return // a call of a run that ended (the prelude routes a kept tool function to the current run)
     state.flush() // console lines written before the call reach the host before it
     send({ type: 'call', id, name, argsJson })
   }

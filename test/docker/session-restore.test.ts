@@ -14,10 +14,13 @@ import { defineTool } from '../../vocabulary/define-tool.js'
 import { dockerRuntimeCases } from './engine.js'
 import { ensureImage, ownContainers } from './helpers.js'
 
-/** Running containers of this process named for a session (`codeact-session-<id>-<random>`). */
+/**
+ * Running containers of this process named for a session: `codeact-session-<realm id>-<random>`, where the
+ * runtime's realm id is `<caller>:<id>` (no caller here) reduced to what Docker allows in a name.
+ */
 async function liveSessionContainers(id: string): Promise<string[]> {
   const list = await new Docker().listContainers({ filters: { label: [`codeact.owner=${os.hostname()}:${process.pid}`] } })
-  return list.filter((c) => c.Names.some((n) => n.startsWith(`/codeact-session-${id}-`))).map((c) => c.Id)
+  return list.filter((c) => c.Names.some((n) => n.startsWith('/codeact-session-') && n.includes(`-${id}-`))).map((c) => c.Id)
 }
 
 for (const runtime of dockerRuntimeCases) {
@@ -104,6 +107,31 @@ for (const runtime of dockerRuntimeCases) {
         expect(await liveSessionContainers(id)).toHaveLength(1)
       } finally {
         await after.close()
+      }
+    })
+
+    it('past the cap of live realms, the least recently used session loses its container and restores on its next run', async () => {
+      const capped = await createRuntime({
+        sandbox: 'docker',
+        docker: { ...runtime.option },
+        typecheck: 'off',
+        sessions: { max: 1 },
+        tools: [rowsTool()],
+      })
+      try {
+        const [a, b] = [capped.session({ id: `cap-a-${runtime.name}` }), capped.session({ id: `cap-b-${runtime.name}` })]
+        await a.runCode(`const rows = await tools.fetch_rows({ table: 'a' })`)
+        const [aContainer] = await liveSessionContainers(a.id)
+        expect(aContainer).toBeDefined()
+        await b.runCode('const mine = 2') // a second live realm: a's (the least recently used) is freed
+        await expect(new Docker().getContainer(aContainer ?? '').inspect()).rejects.toMatchObject({ statusCode: 404 })
+        const executedBefore = executed.length
+        const back = await a.runCode('return rows.length')
+        expect(back.value).toBe(2)
+        expect(back.observation).toMatch(/session was restored/)
+        expect(executed.length).toBe(executedBefore)
+      } finally {
+        await capped.close()
       }
     })
 
