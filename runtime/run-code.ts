@@ -300,6 +300,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`,
       }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
+  if (session && error.kind === 'memory') error.message = session.memoryHint(error.message)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
 }
 

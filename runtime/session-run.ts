@@ -76,6 +76,12 @@ export class SessionRun {
     return prepared
   }
 
+  /** A session realm's heap is the session limit, not the run's: the hint names what governs it. */
+  memoryHint(message: string): string {
+    const hint = `the session's realm has ${this.#memoryMb} MB whatever the run's limits say; raise it with --realm-memory (sessions.memoryMb)`
+    return message.replace(/; raise it with --memory \(limits\.memoryMb\)$/, '') + `; ${hint}`
+  }
+
   /** Runs in the session's realm: restored first if it is gone; a `session_lost` answer restores and retries once. */
   async run(
     request: SandboxRunRequest,

@@ -53,6 +53,9 @@ describe('a session whose realm is gone is restored by replay', () => {
     const toolRuns = executions.length
     const oom = await s.runCode('const hog: string[] = []\nwhile (true) hog.push("x".repeat(1 << 20) + hog.length)')
     expect(oom.error?.kind).toBe('memory')
+    // The realm's limit governs, whatever the run asked: the hint names it.
+    expect(oom.error?.message).toMatch(/32 MB.*raise it with --realm-memory \(sessions\.memoryMb\)$/)
+    expect(oom.error?.message).not.toContain('limits.memoryMb')
     const after = await s.runCode(STATE)
     expect(after.value).toEqual(before.value)
     expect(executions.length).toBe(toolRuns)
