@@ -347,6 +347,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       await settleStageRemovals()
       await mcp?.close()
       await sandbox.close()
+      workspace?.close()
       log.close()
     },
   }

@@ -192,6 +192,14 @@ function drop(key: string, entry: Kept): void {
   if (entry.uses === 0) closeDir(entry.dir)
 }
 
+/**
+ * Close the folders kept beneath `root` (a folder in use closes when its operation ends). A runtime's
+ * `close()` calls it, so nothing it opened holds the workspace afterwards (an unmount, a removal).
+ */
+export function forgetKeptFolders(root: string): void {
+  for (const [key, entry] of kept) if (key.startsWith(`${root}\0`)) drop(key, entry)
+}
+
 /** A kept folder at `parts` beneath `root`, still exactly there, or a fresh walk (then kept). */
 function acquireDir(root: string, parts: readonly string[], create: boolean): Kept {
   const key = `${root}\0${parts.join('/')}`

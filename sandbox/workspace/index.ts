@@ -6,6 +6,7 @@ import { realpathSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { PreExecuteHook, ToolDefinition } from '../../vocabulary/types.js'
 import { bashTool } from './bash-tool.js'
+import { forgetKeptFolders } from './beneath.js'
 import { fsTools } from './fs-tools.js'
 import { createPolicy, type WorkspaceState } from './guard.js'
 import { createHostOps } from './host-ops.js'
@@ -40,6 +41,8 @@ export interface Workspace {
   root: string
   /** What a backend needs to build its own `WorkspaceOps` (JSON). */
   config: WorkspaceConfig
+  /** Let go of every descriptor kept open beneath the root. */
+  close(): void
 }
 
 function positiveInt(n: number, name: string): number {
@@ -67,5 +70,5 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
   const host = createHostOps(config, options.bwrapPath ?? 'bwrap')
   const tools = [...fsTools(state, host), bashTool(state, host)]
   const policy = createPolicy(state, new Set(tools.map((t) => t.name)))
-  return { tools, policy, root, config }
+  return { tools, policy, root, config, close: () => forgetKeptFolders(root) }
 }
