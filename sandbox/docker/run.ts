@@ -231,8 +231,13 @@ async function diagnose(
     if (state.ExitCode === 137 && isGvisor(info.HostConfig?.Runtime)) {
       return { kind: 'memory', message: `${memory} (the gVisor sandbox was killed by SIGKILL, as the memory limit does)` }
     }
+    // Under runc on cgroup v2 the engine does not always record OOMKilled either: a SIGKILL nobody here sent
+    // is the memory limit there too (a program that SIGKILLs itself reads the same).
+    if (state.ExitCode === 137) {
+      return { kind: 'memory', message: `${memory} (the program's process was killed by SIGKILL, as the memory limit does)` }
+    }
     const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
-    const why = state.ExitCode === 137 ? 'was killed (SIGKILL)' : `exited with code ${state.ExitCode}`
+    const why = `exited with code ${state.ExitCode}`
     return { kind: 'runtime', message: `the program's process ${why} before the program finished${tail ? `:\n${tail}` : ''}` }
   } catch (e) {
     // A program cannot remove its own container: either the engine is unreachable or someone outside
