@@ -51,19 +51,8 @@ export class WarmPool {
       this.target = memoryMb
       for (const entry of this.ready.splice(0)) this.drop(entry)
     }
-    while (this.ready.length > 0) {
-      const entry = this.ready.shift()
-      if (!entry) break
-      clearTimeout(entry.timer)
-      if (!entry.container.channel.isOpen) {
-        this.o.discard(entry.container)
-        continue
-      }
-      this.stats.hits++
-      // Refill soon, but not in the run's first milliseconds: a container start competes for the CPU.
-      setTimeout(() => this.fill(), REFILL_DELAY_MS).unref()
-      return Promise.resolve({ ok: true, ready: entry.container })
-    }
+    const ready = this.takeReady(memoryMb)
+    if (ready) return Promise.resolve({ ok: true, ready })
     this.stats.misses++
     return new Promise((resolve) => {
       this.waiters.push({ memoryMb, resolve })
@@ -86,6 +75,7 @@ export class WarmPool {
         continue
       }
       this.stats.hits++
+      // Refill soon, but not in the run's first milliseconds: a container start competes for the CPU.
       setTimeout(() => this.fill(), REFILL_DELAY_MS).unref()
       return entry.container
     }
