@@ -6,17 +6,20 @@
  * the sandbox's globals. esbuild compiles it (full TypeScript: enums, classes, parameter properties …); its
  * source map takes runtime positions back to the user's lines.
  *
- * Before anything runs, the wrapped source and the compiled JS are both parsed and proved to be exactly one
- * function expression (checkWrappedShape): a body that closes the function early (`}); evil(); (…`) would
- * otherwise run top-level code when the sandbox evaluates the script, before the prelude has locked it down.
- * The parsing is a `ProgramShapes`'s: the runtime's runs it in the checker's thread (runtime/typecheck.ts),
- * so the host never parses a program nor loads TypeScript; by itself `compile()` parses in this thread.
+ * Compiling, with the wrapper's shape proved on the source and on the compiled JS, is sdk/program-compile.ts's.
+ * The runtime's runs compile in the checker's thread, in the same request that normalises the program
+ * (runtime/typecheck.ts: `PreparedProgram.compiled`), and the host only turns the answer into a
+ * CompiledProgram here (compiledProgram); the host never parses a program nor loads TypeScript.
+ * `compile()` by itself parses where its `shapes` say (default: in this thread, loading TypeScript).
  * A shape check that did not finish (past its budget) fails closed: an unproven wrapper never runs.
  */
-import { transform, type Message } from 'esbuild'
+import type { Message } from 'esbuild'
 import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
-import { type ProgramProblem, type ShapeResult, wrapProgram, WRAP_LINE_OFFSET } from '../sdk/program-wrap.js'
+import { type CompiledText, compileBody, type ProgramShapes } from '../sdk/program-compile.js'
+import { type ShapeResult, WRAP_LINE_OFFSET } from '../sdk/program-wrap.js'
 import type { RunError } from '../vocabulary/types.js'
+
+export type { CompiledText, ProgramShapes, ShapeAnswer } from '../sdk/program-compile.js'
 
 export interface CompiledProgram {
   js: string
@@ -25,17 +28,6 @@ export interface CompiledProgram {
 }
 
 export type CompileOutcome = { ok: true; program: CompiledProgram } | { ok: false; error: RunError }
-
-/** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
-export type ShapeAnswer = ShapeResult | { ok: false; problem: ProgramProblem; unfinished: true }
-
-/** The parsing compile() needs, wherever it runs (the runtime's: in the checker's thread). */
-export interface ProgramShapes {
-  /** sdk/program-text.ts's checkWrappedShape. */
-  checkShape(text: string, language: 'ts' | 'js'): Promise<ShapeAnswer>
-  /** sdk/program-text.ts's topLevelNamespaceSpans; undefined if it could not be found out. */
-  namespaceSpans(source: string): Promise<{ start: number; end: number }[] | undefined>
-}
 
 export interface CompileOptions {
   /** Where the program is parsed (default: in this thread, loading TypeScript on first use). */
@@ -51,56 +43,11 @@ const localShapes: ProgramShapes = {
 }
 
 export async function compile(source: string, options: CompileOptions = {}): Promise<CompileOutcome> {
-  const shapes = options.shapes ?? localShapes
-  const first = await transformWrapped(source, shapes, options.sourceShape)
-  if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return finish(first, source)
-  // esbuild allows `namespace` only at a module's top level, and the program is a function body:
-  // compile each top-level namespace on its own and splice the JS back in place.
-  const spliced = await compileNamespacesInPlace(source, shapes)
-  if (spliced === undefined) return finish(first, source)
-  return finish(await transformWrapped(spliced, shapes), source)
+  return compiledProgram(await compileBody(source, options.shapes ?? localShapes, options.sourceShape), source)
 }
 
-type TransformResult =
-  | { ok: true; code: string; map: string }
-  | { ok: false; messages: Message[]; shape?: undefined }
-  | { ok: false; shape: { message: string; line: number; column: number }; messages?: undefined }
-
-async function transformWrapped(source: string, shapes: ProgramShapes, knownShape?: ShapeResult): Promise<TransformResult> {
-  const wrapped = wrapProgram(source).text
-  let out: { code: string; map: string }
-  try {
-    out = await transform(wrapped, {
-      loader: 'ts',
-      target: 'es2022',
-      sourcemap: 'external',
-      sourcefile: 'program.ts',
-      tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
-    })
-  } catch (e) {
-    const messages = (e as { errors?: Message[] }).errors
-    return { ok: false, messages: messages ?? [{ text: String(e) } as Message] }
-  }
-  // The source as TypeScript reads it, and the output as the sandbox's JS parser will: each must be the
-  // one wrapper function. Both, because the danger is exactly a text two parsers read differently.
-  // A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its output alone.
-  const sourceShape: ShapeAnswer = knownShape ?? (await shapes.checkShape(wrapped, 'ts'))
-  if (!sourceShape.ok && ('unfinished' in sourceShape || !/nested too deeply/.test(sourceShape.problem.message)))
-    return { ok: false, shape: sourceShape.problem }
-  const output = await shapes.checkShape(out.code, 'js')
-  if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
-  if (!output.ok)
-    return {
-      ok: false,
-      shape: {
-        ...output.problem,
-        message: 'the program does not compile to one function (its text closes the wrapper early); check its braces',
-      },
-    }
-  return { ok: true, code: out.code, map: out.map }
-}
-
-function finish(result: TransformResult, source: string): CompileOutcome {
+/** What compiling `source` answered (here or in the checker's thread), as a run uses it. */
+export function compiledProgram(result: CompiledText, source: string): CompileOutcome {
   if (!result.ok && result.shape) return { ok: false, error: { kind: 'compile', ...result.shape } }
   if (!result.ok) return { ok: false, error: compileError(result.messages, source) }
   // Decoded on the first position asked for (an error's stack, a logged Error): most runs never ask.
@@ -137,28 +84,6 @@ function compileError(messages: Message[], source: string): RunError {
     message: shown.join('\n'),
     ...(firstLoc ? { line: Math.max(1, firstLoc.line - WRAP_LINE_OFFSET), column: firstLoc.column + 1 } : {}),
   }
-}
-
-function mentionsNamespace(messages: Message[]): boolean {
-  return messages.some((m) => m.location?.lineText.match(/\b(namespace|module)\s+[A-Za-z_$]/))
-}
-
-/** Replace each top-level `namespace X { … }` with its compiled JS, keeping the line count where possible. */
-async function compileNamespacesInPlace(source: string, shapes: ProgramShapes): Promise<string | undefined> {
-  const spans = await shapes.namespaceSpans(source)
-  if (spans === undefined || spans.length === 0) return undefined
-  let out = source
-  for (const span of spans.reverse()) {
-    const text = source.slice(span.start, span.end)
-    try {
-      const js = (await transform(text, { loader: 'ts', format: 'esm', target: 'es2022' })).code.trimEnd()
-      const pad = Math.max(0, text.split('\n').length - js.split('\n').length)
-      out = out.slice(0, span.start) + js + '\n'.repeat(pad) + out.slice(span.end)
-    } catch {
-      return undefined
-    }
-  }
-  return out
 }
 
 /** Find the first `program.js:LINE:COL` frame in a guest stack and map it to the user's source. */

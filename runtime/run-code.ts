@@ -8,7 +8,7 @@ import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
 import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
-import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
+import { compile, compiledProgram, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { withCompactJson } from './run-result-json.js'
@@ -154,7 +154,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       droppedOutputBytes: 0,
     })
   if (shaped.problem) return end({ ok: false, error: { kind: 'compile', ...shaped.problem }, droppedOutputBytes: 0 })
-  const compiled = await compile(shaped.text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
+  // Compiled in the same thread request; if the thread stopped before (a check past its budget), compiled here.
+  const compiled = prepared.compiled
+    ? compiledProgram(prepared.compiled, shaped.text)
+    : await compile(shaped.text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
   if (!compiled.ok)
     return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared.outcome), droppedOutputBytes: 0 })
 

@@ -9,7 +9,7 @@ import type { EventLog } from './event-log.js'
 import type { HistoryRun } from './session-history.js'
 import { restoreSession } from './session-restore.js'
 import type { PreparedProgram, ProgramPrep } from './typecheck.js'
-import { compile } from './compile.js'
+import { compile, compiledProgram } from './compile.js'
 import type { RunSessionMark } from '../vocabulary/types.js'
 
 /** What the runtime keeps of one session between its runs. */
@@ -142,7 +142,9 @@ export class SessionRun {
       const prepared = await withSession(run.code, allowNodeImports, { declarations })
       const text = prepared.normalised?.problem === undefined ? prepared.normalised?.text : undefined
       if (text === undefined) continue
-      const compiled = await compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
+      const compiled = prepared.compiled
+        ? compiledProgram(prepared.compiled, text)
+        : await compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
       if (!compiled.ok) continue
       run.js = compiled.program.js
       declarations = prepared.session?.declarations ?? declarations

@@ -7,10 +7,11 @@
  * check is advisory for the program's correctness, never a security boundary (the sandbox is), so a program
  * too hard to type-check is not refused, and the host's thread never waits on it.
  *
- * The same threads prepare every program, with the check on or off (createProgramPrep): normalising and
- * proving the wrapper's shape (of the source, then of esbuild's output) parse the program, and the host's
- * thread never does. Those are not advisory: past the budget they fail closed (the run ends `compile`, an
- * unproven wrapper never runs).
+ * The same threads prepare every program, with the check on or off (createProgramPrep), in the same request:
+ * normalising, proving the wrapper's shape (of the source, then of esbuild's output) and compiling, so the
+ * host's thread never parses a program and a run costs one thread round trip. Those are not advisory: past
+ * the budget they fail closed (the run ends `compile`, an unproven wrapper never runs). With the check on,
+ * esbuild compiles while the check runs.
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import type { NormalisedProgram } from '../sdk/program-text.js'
@@ -18,7 +19,7 @@ import type { ShapeResult } from '../sdk/program-wrap.js'
 import { checkInPool, parseInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
 import type { SessionPrepared } from '../sdk/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
-import type { ProgramShapes, ShapeAnswer } from './compile.js'
+import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
@@ -36,6 +37,11 @@ export interface PreparedProgram {
   shape?: ShapeResult
   /** Why the program was not prepared (past the budget, a thread that died): the run must not go on. */
   unprepared?: string
+  /**
+   * The compiled program (runtime/compile.ts's compiledProgram makes it a CompiledProgram); absent: the
+   * thread did not get that far (a check past its budget ended it): compile() it, with `shapes`.
+   */
+  compiled?: CompiledText
   /** The type check's outcome (with the check on). */
   outcome?: TypeCheckOutcome
   /**
@@ -54,12 +60,12 @@ export interface SessionPrep {
 /** Normalising and shape checks in the checker's thread, for a runtime with the check on or off. */
 export interface ProgramPrep {
   /**
-   * Normalises `source`, proves its wrapped text's shape and (with the check on) type-checks it: one round
-   * trip. With `session`, the text to run has its top-level declarations made the realm's globals
+   * Normalises `source`, proves its wrapped text's shape, compiles it and (with the check on) type-checks
+   * it: one round trip. With `session`, the text to run has its top-level declarations made the realm's globals
    * (sdk/session-text.ts) and the check sees the session's earlier declarations.
    */
   prepare(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PreparedProgram>
-  /** compile()'s parsing (the compiled output's shape check, namespaces), each one round trip. */
+  /** compile()'s parsing (the compiled output's shape check, namespaces), each one round trip: for a program prepare() did not compile. */
   shapes: ProgramShapes
 }
 
@@ -128,7 +134,7 @@ export function createProgramPrep(
 ): ProgramPrep & { answer(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   const answer = (source: string, allowNodeImports: boolean, session?: SessionPrep) =>
-    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports }, options.nodeTypes === true, session)
+    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session)
   const unfinished = (a: PoolAnswer) => ({
     ok: false as const,
     unfinished: true as const,
@@ -152,10 +158,10 @@ export function createProgramPrep(
 
 /** What a run needs of a pool answer: the normalised text and its shape, or why it has none (fail closed). */
 function prepared(answer: PoolAnswer, budgetMs: number): PreparedProgram {
-  const { normalised, shape, session } = answer
+  const { normalised, shape, session, compiled } = answer
   if (normalised === undefined || (normalised.problem === undefined && shape === undefined))
     return { unprepared: unpreparedMessage(answer, budgetMs) }
-  return { normalised, ...(shape ? { shape } : {}), ...(session ? { session } : {}) }
+  return { normalised, ...(shape ? { shape } : {}), ...(session ? { session } : {}), ...(compiled ? { compiled } : {}) }
 }
 
 function unpreparedMessage(answer: PoolAnswer, budgetMs: number): string {

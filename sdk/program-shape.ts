@@ -14,14 +14,23 @@ import { ts } from './ts-host.js'
  * With `language: 'js'` it checks compiled output (same shape, any whitespace).
  */
 export function checkWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): ShapeResult {
+  return parseWrappedShape(text, language).shape
+}
+
+/** checkWrappedShape, with the parsed file (absent: too deep to parse) for a caller that reads it further. */
+export function parseWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): { shape: ShapeResult; file?: TS.SourceFile } {
   const kind = language === 'ts' ? ts.ScriptKind.TS : ts.ScriptKind.JS
   let file: TS.SourceFile
   try {
     file = ts.createSourceFile(language === 'ts' ? 'program.ts' : 'program.js', text, ts.ScriptTarget.ES2022, true, kind)
   } catch {
     // Too deep for the parser's stack: not proven, so not run.
-    return { ok: false, problem: { message: 'the program is nested too deeply to be checked; flatten it', line: 1, column: 1 } }
+    return { shape: { ok: false, problem: { message: 'the program is nested too deeply to be checked; flatten it', line: 1, column: 1 } } }
   }
+  return { shape: shapeOf(file, text, language), file }
+}
+
+function shapeOf(file: TS.SourceFile, text: string, language: 'ts' | 'js'): ShapeResult {
   const early = (pos: number): { ok: false; problem: ProgramProblem } => {
     const lc = file.getLineAndCharacterOfPosition(Math.min(Math.max(pos, 0), text.length))
     const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)

@@ -15,12 +15,14 @@ import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import type { CompiledText } from './program-compile.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
 import type {
   CheckerThreadData,
   CheckRequest,
   CheckResponse,
+  CompiledMessage,
   NormalisedMessage,
   ParseAnswer,
   ParseTask,
@@ -39,6 +41,8 @@ export type PoolAnswer = (
   shape?: ShapeResult
   /** A session cell: its bindings and the declarations after it (typed when the check answered). */
   session?: SessionPrepared
+  /** The compiled program, when asked for (`normalise.compile`) and the thread got that far. */
+  compiled?: CompiledText
 }
 
 interface Job {
@@ -50,7 +54,15 @@ interface Job {
 interface Slot {
   worker: Worker
   ready: boolean
-  job?: { id: number; timer?: NodeJS.Timeout; job: Job; normalised?: NormalisedProgram; shape?: ShapeResult; session?: SessionPrepared }
+  job?: {
+    id: number
+    timer?: NodeJS.Timeout
+    job: Job
+    normalised?: NormalisedProgram
+    shape?: ShapeResult
+    session?: SessionPrepared
+    compiled?: CompiledText
+  }
   idleTimer?: NodeJS.Timeout
 }
 
@@ -65,6 +77,8 @@ const HEAP_MB = 1536
 const slots: Slot[] = []
 const queue: Job[] = []
 let nextId = 0
+/** Requests posted to checker threads in this process (a warm run makes one). */
+let posted = 0
 /** A check was asked for in this process: threads parse the lib as they start (else they never need it). */
 let checksAsked = false
 
@@ -78,7 +92,7 @@ export function checkInPool(
   declarations: string | undefined,
   source: string,
   budgetMs: number,
-  normalise?: { allowNodeImports: boolean },
+  normalise?: { allowNodeImports: boolean; compile?: boolean },
   nodeTypes = false,
   session?: { declarations: string },
 ): Promise<PoolAnswer> {
@@ -105,6 +119,11 @@ export function parseInPool(task: ParseTask, budgetMs: number): Promise<PoolAnsw
     queue.push({ request: { task }, budgetMs, resolve })
     pump()
   })
+}
+
+/** How many requests this process has posted to checker threads (tests count a run's). */
+export function poolRequestsPosted(): number {
+  return posted
 }
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
@@ -135,6 +154,7 @@ function assign(slot: Slot, job: Job): void {
   slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
   const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
+  posted++
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
   if (job.budgetMs > 0)
@@ -165,7 +185,7 @@ function spawn(): void {
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()
-  worker.on('message', (message: CheckResponse | NormalisedMessage | WarmedMessage | { ready: true }) => {
+  worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | { ready: true }) => {
     if ('warmed' in message) {
       // The lib was parsed for this request: what follows gets its whole budget.
       const current = slot.job
@@ -181,6 +201,7 @@ function spawn(): void {
         current.normalised = message.normalised
         if (message.shape) current.shape = message.shape
         if (message.session) current.session = message.session
+        if (message.compiled) current.compiled = message.compiled
         // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
         // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
         if (current.timer !== undefined) {
@@ -188,6 +209,10 @@ function spawn(): void {
           current.timer = budgetTimer(slot, current.job.budgetMs)
         }
       }
+      return
+    }
+    if ('compiled' in message) {
+      if (slot.job?.id === message.id) slot.job.compiled = message.compiled
       return
     }
     if ('ready' in message) {
@@ -205,6 +230,7 @@ function spawn(): void {
       ...(current.normalised ? { normalised: current.normalised } : {}),
       ...(current.shape ? { shape: current.shape } : {}),
       ...(typed ? { session: typed } : {}),
+      ...(current.compiled ? { compiled: current.compiled } : {}),
     }
     current.job.resolve(
       message.ok
@@ -247,6 +273,7 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
       ...(current.normalised ? { normalised: current.normalised } : {}),
       ...(current.shape ? { shape: current.shape } : {}),
       ...(current.session ? { session: current.session } : {}),
+      ...(current.compiled ? { compiled: current.compiled } : {}),
     })
   }
   void slot.worker.terminate().catch(() => undefined)

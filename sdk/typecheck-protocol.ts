@@ -1,4 +1,5 @@
 /** The messages between the host and the type checker's thread (plain data: structured-clone safe). */
+import type { CompiledText } from './program-compile.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
 import type { SessionBinding } from './session-text.js'
@@ -23,7 +24,15 @@ export interface CheckRequest {
    * Normalise `source` first (sdk/program-text.ts), prove its wrapped text is one function, and check the
    * normalised text; answered in two messages.
    */
-  normalise?: { allowNodeImports: boolean }
+  normalise?: {
+    allowNodeImports: boolean
+    /**
+     * Compile the prepared text too (sdk/program-compile.ts: esbuild, then the output's shape proof), in
+     * this same request: with the check off the answer comes with the normalised text; with it on,
+     * esbuild works while the check runs and its answer comes before the check's (CompiledMessage).
+     */
+    compile?: boolean
+  }
   /**
    * A session cell (issue 15): the normalised text is rewritten so its top-level declarations become the
    * realm's globals (sdk/session-text.ts), and the check (if any) sees the session's earlier `declarations`
@@ -42,8 +51,16 @@ export interface NormalisedMessage {
   normalised: NormalisedProgram
   /** Absent when normalising found a problem (nothing to wrap). */
   shape?: ShapeResult
+  /** The compiled program (with `normalise.compile` and the check off). */
+  compiled?: CompiledText
   /** Session cells: what the cell binds, and the declarations to keep if the check does not answer (its names untyped). */
   session?: SessionPrepared
+}
+
+/** With `normalise.compile` and the check on: the compiled program, sent when esbuild answered (during or after the check). */
+export interface CompiledMessage {
+  id: number
+  compiled: CompiledText
 }
 
 /** A prepared session cell: the declarations after it, and the names it binds in the realm. */

@@ -1,11 +1,15 @@
 /**
  * The type checker's thread (a worker_threads Worker): TypeScript is loaded here and only here, so the host's
  * thread never parses a 9 MB compiler nor a program. Everything that parses a program runs here: normalising,
- * the wrapper's shape check (of the source and of esbuild's output), finding namespaces, the type check. The
- * host (typecheck-pool.ts) sends one request at a time and terminates this thread when one runs past its budget.
+ * the wrapper's shape check (of the source and of esbuild's output), finding namespaces, the type check; and
+ * compiling, so a run is prepared and compiled in one request (this thread talks to esbuild's service, its
+ * own process, itself). The host (typecheck-pool.ts) sends one request at a time and terminates this thread
+ * when one runs past its budget.
  */
-import { parentPort, workerData } from 'node:worker_threads'
-import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { compileBody, type FastCompiler, type ProgramShapes } from './program-compile.js'
+import { fastCompile, loadFastCompiler } from './program-fast.js'
+import { checkWrappedShape, parseWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
 import { wrapProgram } from './program-wrap.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ProgramProblem } from './program-wrap.js'
@@ -16,6 +20,7 @@ import type {
   CheckerThreadData,
   CheckRequest,
   CheckResponse,
+  CompiledMessage,
   NormalisedMessage,
   ParseAnswer,
   ParseTask,
@@ -65,75 +70,93 @@ function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { proble
   }
 }
 
+/** The thread's own parsing, for compiling: the shape proofs and namespaces, synchronous here. */
+const threadShapes: ProgramShapes = { checkShape: checkWrappedShape, namespaceSpans: topLevelNamespaceSpans }
+
+/** Normalising, the session rewrite and the source's shape proof: the text to run, or why there is none. */
+function prepareText(request: CheckRequest & { source: string; normalise: { allowNodeImports: boolean } }) {
+  const session = request.session
+  const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
+  // A session cell runs rewritten (its declarations made globals) and is checked as written.
+  const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
+  const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined
+  const runnable: NormalisedProgram =
+    rewritten && 'problem' in rewritten
+      ? { ...normalised, problem: rewritten.problem }
+      : rewrite && rewrite.bindings.length > 0
+        ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
+        : normalised
+  const parsed = runnable.problem ? undefined : parseWrappedShape(wrapProgram(runnable.text).text, 'ts')
+  const file = parsed?.file
+  const fast: FastCompiler | undefined = file && ((wrapped) => fastCompile(wrapped, file))
+  // Until the check answers (or without one), the cell's names are declared untyped; with the check
+  // off, the declarations stay as given.
+  const prepared: SessionPrepared | undefined = session && {
+    declarations:
+      request.declarations === undefined || !rewrite ? session.declarations : untypedDeclarations(session.declarations, rewrite.bindings),
+    bindings: rewrite?.bindings ?? [],
+  }
+  return { checked: normalised.text, runnable, shape: parsed?.shape, prepared, fast }
+}
+
+/** The type check of `source` (a session cell's against the session's declarations). */
+function typeCheck(request: CheckRequest & { declarations: string }, source: string): CheckResponse {
+  const checker = checkerFor(request.declarations, request.nodeTypes === true)
+  if (request.session === undefined) return { id: request.id, ok: true, diagnostics: checker.check(source) }
+  const checked = checker.checkSession(source, request.session.declarations)
+  const declarations = checked.declarations
+  return {
+    id: request.id,
+    ok: true,
+    diagnostics: checked.diagnostics,
+    ...(declarations !== undefined ? { session: { declarations } } : {}),
+  }
+}
+
+/**
+ * One request, answered in order: with `normalise`, the prepared text (NormalisedMessage, with the compiled
+ * program when the check is off), then with the check on the compiled program (CompiledMessage: esbuild
+ * works in its own process while the check runs here), then the check's answer (CheckResponse).
+ */
+async function answer(port: MessagePort, request: CheckRequest): Promise<CheckResponse> {
+  if (request.declarations !== undefined && !libParsed) {
+    parseLib()
+    port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
+  }
+  if (request.task !== undefined) return { id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) }
+  const { source, normalise, declarations } = request
+  if (!normalise || source === undefined) {
+    if (declarations === undefined) return { id: request.id, ok: true, diagnostics: [] }
+    return typeCheck({ ...request, declarations }, source ?? 'return 1')
+  }
+  const { checked, runnable, shape, prepared, fast } = prepareText({ ...request, source, normalise })
+  const compiling = normalise.compile && !runnable.problem ? compileBody(runnable.text, threadShapes, shape, fast) : undefined
+  const compiled = declarations === undefined ? await compiling : undefined
+  port.postMessage({
+    id: request.id,
+    normalised: runnable,
+    ...(shape ? { shape } : {}),
+    ...(prepared ? { session: prepared } : {}),
+    ...(compiled ? { compiled } : {}),
+  } satisfies NormalisedMessage)
+  if (runnable.problem || declarations === undefined) return { id: request.id, ok: true, diagnostics: [] }
+  const response = typeCheck({ ...request, declarations }, checked)
+  if (compiling) port.postMessage({ id: request.id, compiled: await compiling } satisfies CompiledMessage)
+  return response
+}
+
 const port = parentPort
 if (port !== null) {
   port.on('message', (request: CheckRequest) => {
-    let response: CheckResponse
-    try {
-      if (request.declarations !== undefined && !libParsed) {
-        parseLib()
-        port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
-      }
-      if (request.task !== undefined) {
-        port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) } satisfies CheckResponse)
-        return
-      }
-      let source = request.source ?? 'return 1'
-      const session = request.session
-      if (request.normalise && request.source !== undefined) {
-        const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
-        // A session cell runs rewritten (its declarations made globals) and is checked as written.
-        const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
-        const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined
-        const runnable: NormalisedProgram =
-          rewritten && 'problem' in rewritten
-            ? { ...normalised, problem: rewritten.problem }
-            : rewrite && rewrite.bindings.length > 0
-              ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
-              : normalised
-        const shape = runnable.problem ? undefined : checkWrappedShape(wrapProgram(runnable.text).text, 'ts')
-        // Until the check answers (or without one), the cell's names are declared untyped; with the check
-        // off, the declarations stay as given.
-        const prepared: SessionPrepared | undefined = session && {
-          declarations:
-            request.declarations === undefined || !rewrite
-              ? session.declarations
-              : untypedDeclarations(session.declarations, rewrite.bindings),
-          bindings: rewrite?.bindings ?? [],
-        }
-        port.postMessage({
-          id: request.id,
-          normalised: runnable,
-          ...(shape ? { shape } : {}),
-          ...(prepared ? { session: prepared } : {}),
-        } satisfies NormalisedMessage)
-        if (runnable.problem || request.declarations === undefined) {
-          port.postMessage({ id: request.id, ok: true, diagnostics: [] } satisfies CheckResponse)
-          return
-        }
-        source = normalised.text
-      }
-      if (request.declarations !== undefined && session !== undefined) {
-        const checked = checkerFor(request.declarations, request.nodeTypes === true).checkSession(source, session.declarations)
-        const declarations = checked.declarations
-        port.postMessage({
-          id: request.id,
-          ok: true,
-          diagnostics: checked.diagnostics,
-          ...(declarations !== undefined ? { session: { declarations } } : {}),
-        } satisfies CheckResponse)
-        return
-      }
-      const diagnostics =
-        request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)
-      response = { id: request.id, ok: true, diagnostics }
-    } catch (e) {
-      response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }
-    }
-    port.postMessage(response)
+    const failed = (e: unknown): CheckResponse => ({ id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) })
+    void answer(port, request).then(
+      (response) => port.postMessage(response),
+      (e: unknown) => port.postMessage(failed(e)),
+    )
   })
   // In a process that checks programs, parse the lib before saying ready, so a first check's budget is the
   // check's own. With the check off the thread only normalises and parses: the lib is never needed.
   if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false) parseLib()
   port.postMessage({ ready: true })
+  void loadFastCompiler()
 }

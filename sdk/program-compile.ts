@@ -1,0 +1,145 @@
+/**
+ * A normalised program body -> esbuild's JS of its wrapped text, with the wrapper's shape proved on both
+ * sides (runtime/compile.ts turns the answer into a CompiledProgram). It runs where the parsing is: in the
+ * checker's thread, right after normalising, so preparing and compiling a program is one thread request
+ * (the thread runs esbuild's service itself); runtime/compile.ts runs it on the host's side only for
+ * compile() used by itself.
+ *
+ * Before anything runs, the wrapped source and the compiled JS are both parsed and proved to be exactly one
+ * function expression (checkWrappedShape): a body that closes the function early (`}); evil(); (…`) would
+ * otherwise run top-level code when the sandbox evaluates the script, before the prelude has locked it down.
+ * Both, because the danger is exactly a text two parsers read differently.
+ */
+import { type Message, transform } from 'esbuild'
+import { type ProgramProblem, type ShapeResult, wrapProgram } from './program-wrap.js'
+
+/** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
+export type ShapeAnswer = ShapeResult | { ok: false; problem: ProgramProblem; unfinished: true }
+
+/** The parsing compiling needs (sdk/program-shape.ts's, in this thread or another one). */
+export interface ProgramShapes {
+  /** sdk/program-shape.ts's checkWrappedShape. */
+  checkShape(text: string, language: 'ts' | 'js'): ShapeAnswer | Promise<ShapeAnswer>
+  /** sdk/program-shape.ts's topLevelNamespaceSpans; undefined if it could not be found out. */
+  namespaceSpans(source: string): { start: number; end: number }[] | undefined | Promise<{ start: number; end: number }[] | undefined>
+}
+
+/**
+ * A compiler in this thread for the programs it is sure of (sdk/program-fast.ts): the wrapped text's JS and
+ * source map, or undefined for esbuild to compile. Its output is proved like esbuild's; if the proof fails,
+ * esbuild compiles the program and its answer stands.
+ */
+export type FastCompiler = (wrapped: string) => { code: string; map: string } | undefined
+
+/** What compiling answered (plain data: it crosses the thread boundary). */
+export type CompiledText =
+  | { ok: true; code: string; map: string }
+  | { ok: false; messages: Message[]; shape?: undefined }
+  | { ok: false; shape: ProgramProblem; messages?: undefined }
+
+const OPTIONS = {
+  loader: 'ts',
+  target: 'es2022',
+  sourcemap: 'external',
+  sourcefile: 'program.ts',
+  tsconfigRaw: { compilerOptions: { useDefineForClassFields: true, experimentalDecorators: false } },
+} as const
+
+/**
+ * Compiles `source` (a normalised body) wrapped; `knownShape`: the wrapped source's shape, already proved
+ * (the thread does it while normalising); `fast`: tried first when that shape is proved. Never throws for
+ * anything a program contains.
+ */
+export async function compileBody(
+  source: string,
+  shapes: ProgramShapes,
+  knownShape?: ShapeResult,
+  fast?: FastCompiler,
+): Promise<CompiledText> {
+  if (fast && knownShape?.ok) {
+    const wrapped = wrapProgram(source).text
+    const out = fast(wrapped)
+    const proved = out && (await proveShapes(wrapped, out, shapes, knownShape))
+    if (proved?.ok) return proved
+  }
+  const first = await compileWrapped(source, shapes, knownShape)
+  if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return first
+  // esbuild allows `namespace` only at a module's top level, and the program is a function body:
+  // compile each top-level namespace on its own and splice the JS back in place.
+  const spliced = await compileNamespacesInPlace(source, shapes)
+  if (spliced === undefined) return first
+  return compileWrapped(spliced, shapes)
+}
+
+async function compileWrapped(source: string, shapes: ProgramShapes, knownShape?: ShapeResult): Promise<CompiledText> {
+  const wrapped = wrapProgram(source).text
+  let out: { code: string; map: string }
+  try {
+    out = await transform(wrapped, OPTIONS)
+  } catch (e) {
+    const messages = (e as { errors?: Message[] }).errors
+    return { ok: false, messages: messages ? plainMessages(messages) : [{ text: String(e) } as Message] }
+  }
+  return proveShapes(wrapped, out, shapes, knownShape)
+}
+
+/**
+ * The source as TypeScript reads it, and the output as the sandbox's JS parser will: each must be the one
+ * wrapper function. A source too deep for TypeScript's parser (esbuild folds what it can) is judged by its
+ * output alone.
+ */
+async function proveShapes(
+  wrapped: string,
+  out: { code: string; map: string },
+  shapes: ProgramShapes,
+  knownShape?: ShapeResult,
+): Promise<CompiledText> {
+  const sourceShape: ShapeAnswer = knownShape ?? (await shapes.checkShape(wrapped, 'ts'))
+  if (!sourceShape.ok && ('unfinished' in sourceShape || !/nested too deeply/.test(sourceShape.problem.message)))
+    return { ok: false, shape: sourceShape.problem }
+  const output = await shapes.checkShape(out.code, 'js')
+  if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
+  if (!output.ok)
+    return {
+      ok: false,
+      shape: {
+        ...output.problem,
+        message: 'the program does not compile to one function (its text closes the wrapper early); check its braces',
+      },
+    }
+  return { ok: true, code: out.code, map: out.map }
+}
+
+/** esbuild's messages as plain data (what a compile error is said with), safe to post to another thread. */
+function plainMessages(messages: Message[]): Message[] {
+  return messages.map((m) => ({
+    id: m.id,
+    pluginName: m.pluginName,
+    text: m.text,
+    location: m.location ? { ...m.location } : null,
+    notes: [],
+    detail: undefined,
+  }))
+}
+
+function mentionsNamespace(messages: Message[]): boolean {
+  return messages.some((m) => m.location?.lineText.match(/\b(namespace|module)\s+[A-Za-z_$]/))
+}
+
+/** Replace each top-level `namespace X { … }` with its compiled JS, keeping the line count where possible. */
+async function compileNamespacesInPlace(source: string, shapes: ProgramShapes): Promise<string | undefined> {
+  const spans = await shapes.namespaceSpans(source)
+  if (spans === undefined || spans.length === 0) return undefined
+  let out = source
+  for (const span of [...spans].reverse()) {
+    const text = source.slice(span.start, span.end)
+    try {
+      const js = (await transform(text, { loader: 'ts', format: 'esm', target: 'es2022' })).code.trimEnd()
+      const pad = Math.max(0, text.split('\n').length - js.split('\n').length)
+      out = out.slice(0, span.start) + js + '\n'.repeat(pad) + out.slice(span.end)
+    } catch {
+      return undefined
+    }
+  }
+  return out
+}
