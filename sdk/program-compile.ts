@@ -33,7 +33,7 @@ export type FastCompiler = (wrapped: string) => { code: string; map: string } | 
 
 /** What compiling answered (plain data: it crosses the thread boundary). */
 export type CompiledText =
-  | { ok: true; code: string; map: string }
+  | { ok: true; code: string; map: string; by: 'oxc' | 'esbuild' }
   | { ok: false; messages: Message[]; shape?: undefined }
   | { ok: false; shape: ProgramProblem; messages?: undefined }
 
@@ -60,7 +60,7 @@ export async function compileBody(
     const wrapped = wrapProgram(source).text
     const out = fast(wrapped)
     const proved = out && (await proveShapes(wrapped, out, shapes, knownShape))
-    if (proved?.ok) return proved
+    if (proved?.ok) return { ...proved, by: 'oxc' }
   }
   const first = await compileWrapped(source, shapes, knownShape)
   if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return first
@@ -107,7 +107,7 @@ async function proveShapes(
         message: 'the program does not compile to one function (its text closes the wrapper early); check its braces',
       },
     }
-  return { ok: true, code: out.code, map: out.map }
+  return { ok: true, code: out.code, map: out.map, by: 'esbuild' }
 }
 
 /** esbuild's messages as plain data (what a compile error is said with), safe to post to another thread. */

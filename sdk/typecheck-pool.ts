@@ -27,6 +27,7 @@ import type {
   ParseAnswer,
   ParseTask,
   SessionPrepared,
+  StageMessage,
   WarmedMessage,
 } from './typecheck-protocol.js'
 import type { TypeDiagnostic } from './typecheck.js'
@@ -185,9 +186,9 @@ function spawn(): void {
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()
-  worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | { ready: true }) => {
-    if ('warmed' in message) {
-      // The lib was parsed for this request: what follows gets its whole budget.
+  worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | StageMessage | { ready: true }) => {
+    if ('warmed' in message || 'stage' in message) {
+      // The lib was parsed for this request, or a long stage of it is done: what follows gets its whole budget.
       const current = slot.job
       if (current?.id === message.id && current.timer !== undefined) {
         clearTimeout(current.timer)

@@ -75,6 +75,16 @@ export interface WarmedMessage {
   warmed: true
 }
 
+/**
+ * A long stage of the request is done (preparing, or the check) and the next begins (compiling): its budget
+ * starts again, so each stage has the budget it had as a request of its own. Sent only after a stage that
+ * took long (a usual request is answered in one message).
+ */
+export interface StageMessage {
+  id: number
+  stage: 'compile'
+}
+
 /** What a thread is told when it starts (workerData). */
 export interface CheckerThreadData {
   /** Parse the lib before saying ready: this process checks programs (else the lib waits for the first check). */

@@ -25,6 +25,7 @@ import type {
   ParseAnswer,
   ParseTask,
   SessionPrepared,
+  StageMessage,
   WarmedMessage,
 } from './typecheck-protocol.js'
 import { nodeAmbientFiles } from './node-types.js'
@@ -69,6 +70,11 @@ function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { proble
     return { problem: { message: `the program could not be prepared as a session cell (${why}); nothing ran`, line: 1, column: 1 } }
   }
 }
+
+/** A stage that took longer than this (ms) gives the next its own budget (StageMessage). */
+const STAGE_MS = 50
+/** oxc, loaded while the thread starts: every compile waits for it, so whether a program goes to oxc never depends on timing. */
+const fastLoaded = loadFastCompiler()
 
 /** The thread's own parsing, for compiling: the shape proofs and namespaces, synchronous here. */
 const threadShapes: ProgramShapes = { checkShape: checkWrappedShape, namespaceSpans: topLevelNamespaceSpans }
@@ -119,6 +125,13 @@ function typeCheck(request: CheckRequest & { declarations: string }, source: str
  * works in its own process while the check runs here), then the check's answer (CheckResponse).
  */
 async function answer(port: MessagePort, request: CheckRequest): Promise<CheckResponse> {
+  let since = performance.now()
+  /** Before compiling: a stage that took long (a pathological program) gives the next one its own budget. */
+  const nextStage = () => {
+    if (performance.now() - since < STAGE_MS) return
+    port.postMessage({ id: request.id, stage: 'compile' } satisfies StageMessage)
+    since = performance.now()
+  }
   if (request.declarations !== undefined && !libParsed) {
     parseLib()
     port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
@@ -130,7 +143,10 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     return typeCheck({ ...request, declarations }, source ?? 'return 1')
   }
   const { checked, runnable, shape, prepared, fast } = prepareText({ ...request, source, normalise })
-  const compiling = normalise.compile && !runnable.problem ? compileBody(runnable.text, threadShapes, shape, fast) : undefined
+  const compile = normalise.compile && !runnable.problem
+  if (compile && declarations === undefined) nextStage()
+  if (compile) await fastLoaded
+  const compiling = compile ? compileBody(runnable.text, threadShapes, shape, fast) : undefined
   const compiled = declarations === undefined ? await compiling : undefined
   port.postMessage({
     id: request.id,
@@ -140,7 +156,9 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     ...(compiled ? { compiled } : {}),
   } satisfies NormalisedMessage)
   if (runnable.problem || declarations === undefined) return { id: request.id, ok: true, diagnostics: [] }
+  since = performance.now() // the pool gave the check its own budget on NormalisedMessage
   const response = typeCheck({ ...request, declarations }, checked)
+  if (compiling) nextStage()
   if (compiling) port.postMessage({ id: request.id, compiled: await compiling } satisfies CompiledMessage)
   return response
 }
@@ -158,5 +176,4 @@ if (port !== null) {
   // check's own. With the check off the thread only normalises and parses: the lib is never needed.
   if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false) parseLib()
   port.postMessage({ ready: true })
-  void loadFastCompiler()
 }

@@ -3,7 +3,6 @@
 // (WebAssembly removed) and captured its intrinsics. Attacked three ways: hand-written breakouts (braces,
 // comments, templates, regexes, line separators, HTML-like comments), a seeded fuzz of the boundary, and
 // end to end on the isolate (type check on and off) and in a container.
-import vm from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compile } from '../../runtime/compile.js'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
@@ -11,49 +10,7 @@ import { checkWrappedShape, normaliseProgram, wrapProgram } from '../../sdk/prog
 import { ts } from '../../sdk/ts-host.js'
 import { dockerEngine } from '../docker/engine.js'
 import { testRuntime } from '../support/runtime.js'
-
-const RAN = 'globalThis.__ran = (globalThis.__ran || 0) + 1'
-
-/** Bodies that try to close the function and run `RAN` at the script's top level. */
-const BREAKOUTS = [
-  `}); ${RAN}; (async function () {`,
-  `})\n${RAN}\n;(async function () {`,
-  `}) ; ${RAN} ; (function () {\n`,
-  `/}/; }); ${RAN}; (async function () { /{/`,
-  `const r = /[/}]/ }); ${RAN}; (async function () { /`,
-  `// \u2028 }); ${RAN}; (async function () {`,
-  `// \u2029 }); ${RAN}; (async function () {`,
-  `/* */ }); ${RAN}; (async function () { /* */`,
-  `*/ }); ${RAN}; (async function () { /*`,
-  `\`\${'}'}\`; }); ${RAN}; (async function () {`,
-  `\`); ${RAN}; (\``,
-  `'\\\n}); ${RAN}; (async function () {'`,
-  `<!-- }); ${RAN}; (async function () {`,
-  `--> }); ${RAN}; (async function () {`,
-  `x\n--> }); ${RAN}; (async function () {`,
-  `</script>}); ${RAN}; (async function () {<script>`,
-  `}`,
-  `}}); ${RAN}; (async function () {{`,
-  `return 1 }); ${RAN}; (async function () { return 2`,
-  `}, ${RAN}, function () {`,
-  `})(); ${RAN}; (async function () {`,
-  `}); ${RAN}; export default (async function () {`,
-  `#!/bin/sh\n}); ${RAN}; (async function () {`,
-  `} // \r }); ${RAN}; (async function () {`,
-  `\u0000}); ${RAN}; (async function () {`,
-  `namespace A {} }); ${RAN}; (async function () { namespace B {}`,
-  `"use strict" }); ${RAN}; (async function () {`,
-  `class A { static { }); ${RAN}; (async function () { } }`,
-  `}); ${RAN}; (async function () {\n\`\`\`ts\n`,
-  '```ts\n}); ' + RAN + '; (async function () {\n```',
-]
-
-/** Evaluates compiled JS as a sandbox does (a script in a fresh realm): it must only create a function. */
-function evaluateInert(js: string): { ran: number; type: string } {
-  const context = vm.createContext({})
-  const value: unknown = vm.runInContext(js, context, { filename: 'program.js', timeout: 1000 })
-  return { ran: Number(vm.runInContext('globalThis.__ran || 0', context)), type: typeof value }
-}
+import { BOUNDARY_PIECES, BREAKOUTS, evaluateInert, RAN } from './breakouts.js'
 
 async function assertNoBreakout(body: string): Promise<'refused' | 'inert'> {
   const text = normaliseProgram(body).text
@@ -90,39 +47,7 @@ describe('the program wrapper cannot be ended early', () => {
   })
 
   it('survives a seeded fuzz of the boundary', async () => {
-    const pieces = [
-      '}',
-      ')',
-      '{',
-      '(',
-      ';',
-      '*/',
-      '/*',
-      '//',
-      '`',
-      '${',
-      "'",
-      '"',
-      '/',
-      '/}/',
-      '\\',
-      '\n',
-      '\u2028',
-      '\u2029',
-      '\r',
-      '<!--',
-      '-->',
-      '</script>',
-      'async function () {',
-      'function',
-      '=>',
-      ',',
-      RAN,
-      `}); ${RAN}; (async function () {`,
-      'return',
-      'await',
-      '#',
-    ]
+    const pieces = BOUNDARY_PIECES
     let seed = 12345
     const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n
     const counts = { refused: 0, inert: 0 }

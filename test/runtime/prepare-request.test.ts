@@ -1,0 +1,58 @@
+/**
+ * A run is prepared and compiled in ONE request to the checker's thread (normalise, the source's shape,
+ * compiling, the output's shape; with the check on, the check too), counted on the real pool and thread.
+ * A program nested too deeply for oxc's native stack goes to esbuild (the process lives), and what the
+ * thread compiled still maps runtime errors and logged stacks to the user's lines.
+ */
+import { describe, expect, it } from 'vitest'
+import { poolRequestsPosted } from '../../sdk/typecheck-pool.js'
+import { basicTools } from '../support/tools.js'
+import { testRuntime } from '../support/runtime.js'
+
+describe('one checker-thread request per run', () => {
+  it.each(['off', 'error'] as const)('a warm run makes exactly one request (typecheck: %s)', async (mode) => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: mode })
+    for (let i = 0; i < 3; i++) await rt.runCode(`return await tools.add({ a: ${i}, b: 1 })`)
+    for (let i = 0; i < 3; i++) {
+      const before = poolRequestsPosted()
+      const r = await rt.runCode(`const xs: number[] = [${i}, 2]\nconst sum = await tools.add({ a: xs[0]!, b: xs[1]! })\nsum`)
+      expect(poolRequestsPosted() - before).toBe(1)
+      expect(r.value).toBe(i + 2)
+    }
+  })
+
+  it('a warm session cell makes exactly one request too', async () => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: 'error' })
+    const s = rt.session()
+    await s.runCode('const base = await tools.add({ a: 1, b: 1 })')
+    const before = poolRequestsPosted()
+    const r = await s.runCode('base + 1')
+    expect(poolRequestsPosted() - before).toBe(1)
+    expect(r.value).toBe(3)
+  })
+})
+
+describe('what the thread compiled', () => {
+  it('maps a runtime error and a logged stack to the user’s lines', async () => {
+    const rt = await testRuntime({ tools: basicTools })
+    const thrown = await rt.runCode("const a: number = 1\n\nif (a) throw new Error('boom')")
+    expect(thrown.error).toMatchObject({ kind: 'runtime', line: 3 })
+    const logged = await rt.runCode("const e = new Error('seen')\n\nconsole.log(e)\nreturn 1")
+    expect(logged.logs.map((l) => l.text).join('\n')).toMatch(/program\.ts:1:\d+/)
+  })
+
+  it.each(['off', 'error'] as const)(
+    'answers a program nested deeper than oxc’s native stack allows, and lives (typecheck: %s)',
+    async (mode) => {
+      const rt = await testRuntime({ tools: basicTools, typecheck: mode })
+      // 2,000 nested functions overflow oxc's stack in a worker (a native overflow would end this process).
+      const deep = `return ${'(function () { return '.repeat(2000)}1${' })()'.repeat(2000)}`
+      // Whatever it answers (it may be refused as too deep to prove), it is an observation, and runs go on.
+      const r = await rt.runCode(deep)
+      expect(r.observation.length).toBeGreaterThan(0)
+      const after = await rt.runCode('return await tools.add({ a: 2, b: 2 })')
+      expect(after.value).toBe(4)
+    },
+    120_000,
+  )
+})
