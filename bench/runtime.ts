@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { compile } from '../runtime/compile.js'
+import { compiledProgram } from '../runtime/compile.js'
 import { createRuntime, type Runtime } from '../runtime/index.js'
 import { DEFAULT_LIMITS } from '../runtime/limits.js'
 import { createProgramPrep } from '../runtime/typecheck.js'
@@ -151,9 +151,8 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     // The breakdown: each stage timed on its own, interleaved with whole runs so all see the same machine.
     const prep = createProgramPrep()
     const prepared = await prep.prepare(TRIVIAL, false)
-    const text = prepared.normalised!.text
-    const compiled = await compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
-    if (!compiled.ok) throw new Error('bench: trivial program did not compile')
+    const compiled = prepared.compiled && compiledProgram(prepared.compiled, prepared.normalised!.text)
+    if (!compiled?.ok) throw new Error('bench: trivial program did not compile')
     const request = {
       runId: 'bench',
       js: compiled.program.js,
@@ -164,17 +163,15 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const host = { callTool: async () => '{"ok":true,"value":null}', log: () => {} }
     const whole: number[] = []
     const prepMs: number[] = []
-    const compileMs: number[] = []
     const sandboxMs: number[] = []
     for (let i = 0; i < WARM; i++) {
       whole.push(await time(() => mustRun(rt, TRIVIAL)))
       prepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
-      compileMs.push(await time(() => compile(text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })))
       sandboxMs.push(await time(() => rt.sandbox.run(request, host, never)))
     }
     const split = await childSplit(WARM)
     const hop = median(split.roundTrip) - median(split.inChild)
-    const bookkeeping = median(whole) - median(prepMs) - median(compileMs) - median(sandboxMs)
+    const bookkeeping = median(whole) - median(prepMs) - median(sandboxMs)
     // Stages measured on their own; the child's own time and the hop come from a run sent straight to a child.
     rows.push({
       name: 'runCode warm, trivial program, check off (whole run)',
@@ -184,8 +181,11 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     })
     const part = (name: string, ms: number, note = '') =>
       rows.push({ name: `  warm run stage: ${name}`, value: round(ms * 1000, 0), unit: 'µs', note })
-    part('prepare (checker thread: normalise + source shape)', median(prepMs), 'one thread round trip')
-    part('compile (esbuild + output shape + map)', median(compileMs), 'esbuild service + one thread round trip')
+    part(
+      'prepare + compile (checker thread: normalise, source shape, compile, output shape)',
+      median(prepMs),
+      'one thread round trip; oxc in the thread (esbuild from the thread for what oxc is not sure of)',
+    )
     part('sandbox.run (hop + child)', median(sandboxMs), 'the compiled program through the Sandbox interface')
     part('  of which the child (pool + realm + program + outcome)', median(split.inChild), 'a run sent straight to a child, its own time')
     part('  of which the hop (IPC both ways, serialising, waking)', hop, 'the same runs: round trip − the child’s own time')
