@@ -31,6 +31,11 @@ export interface ProgramShapes {
  */
 export type FastCompiler = (wrapped: string) => { code: string; map: string } | undefined
 
+/** Wraps each wait on esbuild's service (the checker's thread: a long wait is not the thread's work, see typecheck-worker.ts). */
+export type EsbuildWait = <T>(answer: Promise<T>) => Promise<T>
+
+const direct: EsbuildWait = (answer) => answer
+
 /** What compiling answered (plain data: it crosses the thread boundary). */
 export type CompiledText =
   | { ok: true; code: string; map: string; by: 'oxc' | 'esbuild' }
@@ -55,6 +60,7 @@ export async function compileBody(
   shapes: ProgramShapes,
   knownShape?: ShapeResult,
   fast?: FastCompiler,
+  wait: EsbuildWait = direct,
 ): Promise<CompiledText> {
   if (fast && knownShape?.ok) {
     const wrapped = wrapProgram(source).text
@@ -62,20 +68,20 @@ export async function compileBody(
     const proved = out && (await proveShapes(wrapped, out, shapes, knownShape))
     if (proved?.ok) return { ...proved, by: 'oxc' }
   }
-  const first = await compileWrapped(source, shapes, knownShape)
+  const first = await compileWrapped(source, shapes, wait, knownShape)
   if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return first
   // esbuild allows `namespace` only at a module's top level, and the program is a function body:
   // compile each top-level namespace on its own and splice the JS back in place.
-  const spliced = await compileNamespacesInPlace(source, shapes)
+  const spliced = await compileNamespacesInPlace(source, shapes, wait)
   if (spliced === undefined) return first
-  return compileWrapped(spliced, shapes)
+  return compileWrapped(spliced, shapes, wait)
 }
 
-async function compileWrapped(source: string, shapes: ProgramShapes, knownShape?: ShapeResult): Promise<CompiledText> {
+async function compileWrapped(source: string, shapes: ProgramShapes, wait: EsbuildWait, knownShape?: ShapeResult): Promise<CompiledText> {
   const wrapped = wrapProgram(source).text
   let out: { code: string; map: string }
   try {
-    out = await transform(wrapped, OPTIONS)
+    out = await wait(transform(wrapped, OPTIONS))
   } catch (e) {
     const messages = (e as { errors?: Message[] }).errors
     return { ok: false, messages: messages ? plainMessages(messages) : [{ text: String(e) } as Message] }
@@ -127,14 +133,14 @@ function mentionsNamespace(messages: Message[]): boolean {
 }
 
 /** Replace each top-level `namespace X { … }` with its compiled JS, keeping the line count where possible. */
-async function compileNamespacesInPlace(source: string, shapes: ProgramShapes): Promise<string | undefined> {
+async function compileNamespacesInPlace(source: string, shapes: ProgramShapes, wait: EsbuildWait): Promise<string | undefined> {
   const spans = await shapes.namespaceSpans(source)
   if (spans === undefined || spans.length === 0) return undefined
   let out = source
   for (const span of [...spans].reverse()) {
     const text = source.slice(span.start, span.end)
     try {
-      const js = (await transform(text, { loader: 'ts', format: 'esm', target: 'es2022' })).code.trimEnd()
+      const js = (await wait(transform(text, { loader: 'ts', format: 'esm', target: 'es2022' }))).code.trimEnd()
       const pad = Math.max(0, text.split('\n').length - js.split('\n').length)
       out = out.slice(0, span.start) + js + '\n'.repeat(pad) + out.slice(span.end)
     } catch {

@@ -197,12 +197,12 @@ function spawn(): void {
   worker.unref()
   worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | StageMessage | { ready: true }) => {
     if ('warmed' in message || 'stage' in message) {
-      // The lib was parsed for this request, or a long stage of it is done: what follows gets its whole budget.
+      // The lib was parsed for this request, or a long stage of it is done: what follows gets its whole
+      // budget. While the thread only waits on esbuild's process, no budget runs.
       const current = slot.job
-      if (current?.id === message.id && current.timer !== undefined) {
-        clearTimeout(current.timer)
-        current.timer = budgetTimer(slot, current.job.budgetMs)
-      }
+      if (current?.id !== message.id || current.job.budgetMs <= 0) return
+      clearTimeout(current.timer)
+      current.timer = 'stage' in message && message.stage === 'waiting' ? undefined : budgetTimer(slot, current.job.budgetMs)
       return
     }
     if ('normalised' in message) {

@@ -76,13 +76,15 @@ export interface WarmedMessage {
 }
 
 /**
- * A long stage of the request is done (preparing, or the check) and the next begins (compiling): its budget
- * starts again, so each stage has the budget it had as a request of its own. Sent only after a stage that
- * took long (a usual request is answered in one message).
+ * `compile`: a long stage of the request is done (preparing, the check, a wait on esbuild) and the next
+ * begins: its budget starts again, so each stage has the budget it had as a request of its own.
+ * `waiting`: the thread is idle, waiting on esbuild's service (its own process, as the host's was before
+ * compiling moved here): no budget runs until the thread works again (`compile`).
+ * Sent only around a stage that took long: a usual request is answered in one message.
  */
 export interface StageMessage {
   id: number
-  stage: 'compile'
+  stage: 'compile' | 'waiting'
 }
 
 /** What a thread is told when it starts (workerData). */

@@ -7,7 +7,7 @@
  * when one runs past its budget.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
-import { compileBody, type FastCompiler, type ProgramShapes } from './program-compile.js'
+import { compileBody, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
 import { fastCompile, loadFastCompiler } from './program-fast.js'
 import { checkWrappedShape, parseWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
 import { wrapProgram } from './program-wrap.js'
@@ -75,6 +75,27 @@ function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { proble
 const STAGE_MS = 50
 /** oxc, loaded while the thread starts: every compile waits for it, so whether a program goes to oxc never depends on timing. */
 const fastLoaded = loadFastCompiler()
+
+/**
+ * A wait on esbuild's service that lasts is not this thread's work (esbuild's own process compiles, as it
+ * did for the host before compiling moved here): past STAGE_MS the budget is paused, and it starts again
+ * when the thread has the answer to work on.
+ */
+function waitOn(port: MessagePort, id: number): EsbuildWait {
+  return async (answer) => {
+    let paused = false
+    const timer = setTimeout(() => {
+      paused = true
+      port.postMessage({ id, stage: 'waiting' } satisfies StageMessage)
+    }, STAGE_MS)
+    try {
+      return await answer
+    } finally {
+      clearTimeout(timer)
+      if (paused) port.postMessage({ id, stage: 'compile' } satisfies StageMessage)
+    }
+  }
+}
 
 /** The thread's own parsing, for compiling: the shape proofs and namespaces, synchronous here. */
 const threadShapes: ProgramShapes = { checkShape: checkWrappedShape, namespaceSpans: topLevelNamespaceSpans }
@@ -146,7 +167,7 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
   const compile = normalise.compile && !runnable.problem
   if (compile && declarations === undefined) nextStage()
   if (compile) await fastLoaded
-  const compiling = compile ? compileBody(runnable.text, threadShapes, shape, fast) : undefined
+  const compiling = compile ? compileBody(runnable.text, threadShapes, shape, fast, waitOn(port, request.id)) : undefined
   const compiled = declarations === undefined ? await compiling : undefined
   port.postMessage({
     id: request.id,
