@@ -10,6 +10,7 @@ import type { JsonSchema, ToolDefinition } from '../vocabulary/types.js'
 import { renderDeclarations } from '../sdk/declarations.js'
 import { createTypeChecker } from '../sdk/typecheck.js'
 import { createTypecheck } from '../runtime/typecheck.js'
+import { priceRows } from './typecheck-price.js'
 import type { BenchRow } from './types.js'
 
 const TOOLS = 50
@@ -337,6 +338,7 @@ export default async (): Promise<BenchRow[]> => {
     note: `≈ ${Math.round(declarations.length / 4)} tokens at 4 chars/token`,
   })
   rows.push(...(await threadRows(declarations, baseline)))
+  rows.push(...(await priceRows()))
   const mcp = recordedMcpTools()
   if (mcp.length > 0) {
     const json = 'function-calling JSON of the 89 recorded MCP tools'

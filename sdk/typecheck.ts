@@ -13,7 +13,7 @@
  */
 import type TS from 'typescript'
 import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
-import { createResidentChecker, type ResidentChecker } from './resident-checker.js'
+import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
 import {
   looksLikePython,
@@ -128,18 +128,22 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     programFile = parseFile(PROGRAM_FILE, source, true)
     const program = buildProgram()
     const file = program.getSourceFile(PROGRAM_FILE) ?? programFile
+    const checker = program.getTypeChecker()
+    resolveDeclaredTypes(checker, [globalsFile, sdkFile])
     const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]
-    return { file, diagnostics, checker: program.getTypeChecker() }
+    return { file, diagnostics, checker }
   }
 
   /** The wrapped program (after `prefix`, module-level declarations) through the resident checker or a Program. */
   function checkText(text: string): Checked | undefined {
-    if (options.resident !== false) resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile, ...ambient])
+    if (options.resident !== false)
+      resident ??= createResidentChecker(compilerOptions, [globalsFile, sdkFile, ...ambient], [globalsFile, sdkFile])
     try {
       return resident?.check(text) ?? checkWithProgram(text)
     } catch {
       // A compiler crash is ours, not the program's: retry on the plain path, and if that fails too, say
       // nothing rather than block a program that may well be fine (the check is advisory, the run is not).
+      resident?.dispose()
       resident = undefined
       try {
         return checkWithProgram(text)
@@ -202,6 +206,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       sdkFile = parseFile(SDK_FILE, text)
       toolNames = declaredToolNames(sdkFile)
       globalTypes = new Set([...LIB_TYPES, ...topLevelNames(sdkFile), ...topLevelNames(globalsFile)])
+      resident?.dispose()
       resident = undefined // rebuilt on the next check, around the new SDK file
     },
     check,
