@@ -10,7 +10,7 @@
  *
  * The call returns one function, `control`:
  *   control('start', programFn, configJson)  runs the program; resolves to the JSON text of a PreludeOutcome
- *   control('deliver', callId, text)         settles a pending tool call with the host's answer
+ *   control('deliver', [callId, text, …])    settles pending tool calls with the host's answers, in order
  *   control('timer', id)                     fires a host timer
  *   control('tick')                          the next macrotask: fires the zero-delay timers armed since
  *
@@ -85,10 +85,13 @@ return function control(op, a, b) {
     try { fireTimer(a); } finally { tickBehind = false; }
     return;
   }
-  const resolve = ReflectApply(mapGet, pending, [a]);
-  if (resolve === undefined) return;
-  ReflectApply(mapDelete, pending, [a]);
-  resolve(b);
+  // A copied array of numbers and strings (own elements: an index loop reads no prototype).
+  for (let i = 0; i + 1 < a.length; i += 2) {
+    const resolve = ReflectApply(mapGet, pending, [a[i]]);
+    if (resolve === undefined) continue;
+    ReflectApply(mapDelete, pending, [a[i]]);
+    resolve(a[i + 1]);
+  }
 };
 };
 })()`

@@ -10,7 +10,7 @@ import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type S
 import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
 import { ProgramClock } from '../program-clock.js'
-import { DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
+import { type CallAnswer, DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { retainSpare, spawnSharedChild } from './spare-child.js'
 import { type ChildExit, SupervisedChild } from './supervisor.js'
 
@@ -57,6 +57,8 @@ interface InFlight {
   /** This side's copy of the program's clock (paused while a call is pending), plus the grace. */
   clock: ProgramClock | undefined
   detach: () => void
+  /** Answers settled in this turn of the event loop, sent to the child together at its end. */
+  answers: CallAnswer[]
 }
 
 /** The isolate backend, with a look at which processes serve which callers. */
@@ -230,6 +232,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
         backstop: undefined,
         clock: undefined,
         detach: () => signal.removeEventListener('abort', onAbort),
+        answers: [],
       }
       this.#runs.set(id, run)
       signal.addEventListener('abort', onAbort, { once: true })
@@ -280,19 +283,32 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case 'log':
         return
       case 'call': {
-        if (run.settled) return
-        const { callId } = message
-        run.clock?.callStarted()
-        callHost(run.host, message.name, message.argsJson).then((text) => {
-          run.clock?.callSettled()
-          if (this.#runs.get(run.id) === run) child.send({ t: 'result', id: run.id, callId, text })
-        })
+        if (run.settled || !Array.isArray(message.calls)) return
+        for (const [callId, name, argsJson] of message.calls) {
+          run.clock?.callStarted()
+          callHost(run.host, name, argsJson).then((text) => {
+            run.clock?.callSettled()
+            this.#answer(run, callId, text)
+          })
+        }
         return
       }
       case 'done':
         this.#finish(run, message.outcome)
         return
     }
+  }
+
+  /** Queue an answer for the child; the first of a turn schedules the send, at the end of the turn. */
+  #answer(run: InFlight, callId: number, text: string): void {
+    if (this.#runs.get(run.id) !== run) return
+    run.answers.push([callId, text])
+    if (run.answers.length > 1) return
+    setImmediate(() => {
+      const results = run.answers
+      run.answers = []
+      if (this.#runs.get(run.id) === run) run.child.send({ t: 'result', id: run.id, results })
+    })
   }
 
   #onExit(exit: ChildExit, child: SupervisedChild): void {

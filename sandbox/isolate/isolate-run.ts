@@ -83,29 +83,46 @@ export class IsolateRun {
     if (!this.#entry.isolate.isDisposed) this.#entry.isolate.dispose()
   }
 
-  /** Settle a pending tool call with the host's answer (JSON text). Late answers are dropped. */
-  deliver(callId: number, text: string): void {
-    const size = this.#pending.get(callId)
-    if (this.#finished || size === undefined || !this.#control) return
-    this.#pending.delete(callId)
-    this.#argsBytesInFlight -= size
-    this.#clock?.callSettled()
-    this.#task('deliver', callId, text)
+  /**
+   * Settle pending tool calls with the host's answers (JSON text), in order, as one task in the isolate.
+   * Late answers, unknown ids and anything that is not an answer are dropped.
+   */
+  deliver(answers: unknown): void {
+    if (this.#finished || !this.#control || !Array.isArray(answers)) return
+    const flat: Array<number | string> = []
+    for (const answer of answers as unknown[]) {
+      if (!Array.isArray(answer)) continue
+      const [callId, text] = answer as unknown[]
+      if (typeof callId !== 'number' || typeof text !== 'string') continue
+      const size = this.#pending.get(callId)
+      if (size === undefined) continue
+      this.#pending.delete(callId)
+      this.#argsBytesInFlight -= size
+      this.#clock?.callSettled()
+      flat.push(callId, text)
+    }
+    if (flat.length > 0) this.#deliverTask(flat)
+  }
+
+  /** Give the isolate a task: deliver answers (`[callId, text, …]`, copied in). */
+  #deliverTask(flat: Array<number | string>): void {
+    this.#task(() => this.#control?.applyIgnored(undefined, ['deliver', new ivm.ExternalCopy(flat).copyInto({ release: true })]))
   }
 
   /**
-   * Give the isolate a task: deliver an answer, or fire a timer with the glue's tick right behind it (a
-   * zero-delay timer the timer's callback arms fires in the isolate's next task, without a hop back here).
+   * Give the isolate a task: fire a timer, with the glue's tick right behind it (a zero-delay timer the
+   * timer's callback arms fires in the isolate's next task, without a hop back here).
    */
-  #task(op: 'deliver' | 'timer', id: number, text?: string): void {
-    const control = this.#control
-    if (!control) return
+  #timerTask(id: number): void {
+    this.#task(() => {
+      this.#control?.applyIgnored(undefined, ['timer', id])
+      this.#control?.applyIgnored(undefined, ['tick'])
+    })
+  }
+
+  #task(give: () => void): void {
     try {
-      if (op === 'deliver') control.applyIgnored(undefined, [op, id, text], { arguments: { copy: true } })
-      else {
-        control.applyIgnored(undefined, [op, id])
-        control.applyIgnored(undefined, ['tick'])
-      }
+      give()
     } catch {
       // the isolate was disposed (a limit or an abort): the run is ending
     }
@@ -161,7 +178,7 @@ export class IsolateRun {
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
           if (this.#finished || this.#stopped) return
           if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
-            this.#task('deliver', callId, TOO_MANY_CALLS)
+            this.#deliverTask([callId, TOO_MANY_CALLS])
             return
           }
           this.#pending.set(callId, argsJson.length)
@@ -192,7 +209,7 @@ export class IsolateRun {
           if (delay > remaining()) return
           const fire = () => {
             this.#timers.delete(id)
-            if (!this.#finished && !this.#stopped) this.#task('timer', id)
+            if (!this.#finished && !this.#stopped) this.#timerTask(id)
           }
           // Delay 0 (armed where no tick follows, glue.ts; the end-of-run idle check after a tool call's
           // answer) is the next macrotask: Node's setTimeout would make it at least 1 ms.
