@@ -61,7 +61,13 @@ function scheduleFlush(id: number, state: Active): void {
 }
 
 async function startRun(id: number, request: RunRequest, received: number, session?: SandboxSessionRef): Promise<void> {
-  const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), calls: [], flushScheduled: false, aborted: false }
+  const state: Active = {
+    run: undefined,
+    logs: new LogBatch(request.limits.maxOutputBytes),
+    calls: [],
+    flushScheduled: false,
+    aborted: false,
+  }
   active.set(id, state)
   let entry
   try {

@@ -80,7 +80,11 @@ describe('isolate sandbox: many calls at once', () => {
   it('a run aborted with a batch of calls in flight ends as aborted, and late answers harm nothing', async () => {
     const host = new HoldingHost()
     const controller = new AbortController()
-    const running = sandbox.run(request('await Promise.all(Array.from({ length: 300 }, (_, i) => tools.echo({ i }))); return "no"'), host, controller.signal)
+    const running = sandbox.run(
+      request('await Promise.all(Array.from({ length: 300 }, (_, i) => tools.echo({ i }))); return "no"'),
+      host,
+      controller.signal,
+    )
     await until(() => host.held.length === 300)
     controller.abort()
     expect(await running).toMatchObject({ ok: false, error: { kind: 'aborted' } })
@@ -114,7 +118,10 @@ describe('isolate sandbox: the end of a run', () => {
       const host = new RecordingHost()
       const outcome = await sandbox.run(request(body), host, never())
       expect(outcome, body).toMatchObject({ ok: true, valueJson: '1' })
-      expect(host.logs.map((l) => l.text), body).toEqual(Array.from({ length: 300 }, (_, i) => `line ${i}`))
+      expect(
+        host.logs.map((l) => l.text),
+        body,
+      ).toEqual(Array.from({ length: 300 }, (_, i) => `line ${i}`))
     }
   })
 
