@@ -92,9 +92,16 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     return
   }
   const run = new IsolateRun(entry, request, {
+    // A call with no other in flight goes at once, alone (a sequential call waits for nothing, and
+    // costs this loop no extra turn). One issued beside others waits for the end of the turn, to go with
+    // the rest of the turn's calls (a fan-out).
     call: (callId, name, argsJson) => {
-      state.calls.push([callId, name, argsJson])
-      scheduleFlush(id, state)
+      if (state.flushScheduled || run.callsInFlight > 1) {
+        state.calls.push([callId, name, argsJson])
+        scheduleFlush(id, state)
+        return
+      }
+      send({ t: 'call', id, calls: [[callId, name, argsJson]], ...withLogs(state) })
     },
     log: (level, text) => {
       if (state.logs.push(level, text)) scheduleFlush(id, state)

@@ -10,7 +10,8 @@
  *
  * The call returns one function, `control`:
  *   control('start', programFn, configJson)  runs the program; resolves to the JSON text of a PreludeOutcome
- *   control('deliver', [callId, text, …])    settles pending tool calls with the host's answers, in order
+ *   control('deliver', callId, text)         settles a pending tool call with the host's answer
+ *   control('deliver', [callId, text, …])    settles several, in order
  *   control('timer', id)                     fires a host timer
  *   control('tick')                          the next macrotask: fires the zero-delay timers armed since
  *
@@ -85,13 +86,15 @@ return function control(op, a, b) {
     try { fireTimer(a); } finally { tickBehind = false; }
     return;
   }
-  // A copied array of numbers and strings (own elements: an index loop reads no prototype).
-  for (let i = 0; i + 1 < a.length; i += 2) {
-    const resolve = ReflectApply(mapGet, pending, [a[i]]);
-    if (resolve === undefined) continue;
-    ReflectApply(mapDelete, pending, [a[i]]);
-    resolve(a[i + 1]);
-  }
+  // One answer as (callId, text); several as a copied array of them (own elements: an index loop reads no prototype).
+  if (typeof a === 'number') { settle(a, b); return; }
+  for (let i = 0; i + 1 < a.length; i += 2) settle(a[i], a[i + 1]);
 };
+function settle(callId, text) {
+  const resolve = ReflectApply(mapGet, pending, [callId]);
+  if (resolve === undefined) return;
+  ReflectApply(mapDelete, pending, [callId]);
+  resolve(text);
+}
 };
 })()`

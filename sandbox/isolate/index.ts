@@ -57,8 +57,10 @@ interface InFlight {
   /** This side's copy of the program's clock (paused while a call is pending), plus the grace. */
   clock: ProgramClock | undefined
   detach: () => void
-  /** Answers settled in this turn of the event loop, sent to the child together at its end. */
-  answers: CallAnswer[]
+  /** Answers waiting for the end of this turn of the event loop, to be sent together. */
+  answers: CallAnswer[] | undefined
+  /** Calls sent to the host and not answered yet. */
+  open: number
 }
 
 /** The isolate backend, with a look at which processes serve which callers. */
@@ -232,7 +234,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
         backstop: undefined,
         clock: undefined,
         detach: () => signal.removeEventListener('abort', onAbort),
-        answers: [],
+        answers: undefined,
+        open: 0,
       }
       this.#runs.set(id, run)
       signal.addEventListener('abort', onAbort, { once: true })
@@ -285,6 +288,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case 'call': {
         if (run.settled || !Array.isArray(message.calls)) return
         for (const [callId, name, argsJson] of message.calls) {
+          run.open++
           run.clock?.callStarted()
           callHost(run.host, name, argsJson).then((text) => {
             run.clock?.callSettled()
@@ -299,15 +303,27 @@ class IsolateSandboxImpl implements IsolateSandbox {
     }
   }
 
-  /** Queue an answer for the child; the first of a turn schedules the send, at the end of the turn. */
+  /**
+   * Send an answer to the child. The answer to the only call open goes at once, alone (a sequential call
+   * waits for nothing, and costs this loop no extra turn); with other calls open, answers wait for the
+   * end of the turn, to go with the rest that settle in it (a fan-out).
+   */
   #answer(run: InFlight, callId: number, text: string): void {
+    run.open--
     if (this.#runs.get(run.id) !== run) return
-    run.answers.push([callId, text])
-    if (run.answers.length > 1) return
+    if (!run.answers && run.open === 0) {
+      run.child.send({ t: 'result', id: run.id, results: [[callId, text]] })
+      return
+    }
+    if (run.answers) {
+      run.answers.push([callId, text])
+      return
+    }
+    run.answers = [[callId, text]]
     setImmediate(() => {
       const results = run.answers
-      run.answers = []
-      if (this.#runs.get(run.id) === run) run.child.send({ t: 'result', id: run.id, results })
+      run.answers = undefined
+      if (results?.length && this.#runs.get(run.id) === run) run.child.send({ t: 'result', id: run.id, results })
     })
   }
 

@@ -71,6 +71,11 @@ export class IsolateRun {
     this.#io = io
   }
 
+  /** Calls issued and not answered yet. */
+  get callsInFlight(): number {
+    return this.#pending.size
+  }
+
   /** True when the isolate can serve another run: no limit hit, nothing left running in it. */
   get reusable(): boolean {
     return this.#finished && this.#stopped === undefined && this.#pending.size === 0 && !this.#entry.isolate.isDisposed
@@ -104,9 +109,14 @@ export class IsolateRun {
     if (flat.length > 0) this.#deliverTask(flat)
   }
 
-  /** Give the isolate a task: deliver answers (`[callId, text, …]`, copied in). */
+  /** Give the isolate a task: deliver answers (`[callId, text, …]`; one answer crosses as two plain arguments). */
   #deliverTask(flat: Array<number | string>): void {
-    this.#task(() => this.#control?.applyIgnored(undefined, ['deliver', new ivm.ExternalCopy(flat).copyInto({ release: true })]))
+    this.#task(() =>
+      this.#control?.applyIgnored(
+        undefined,
+        flat.length === 2 ? ['deliver', flat[0]!, flat[1]!] : ['deliver', new ivm.ExternalCopy(flat).copyInto({ release: true })],
+      ),
+    )
   }
 
   /**
