@@ -1,10 +1,11 @@
 /**
  * The messages between the supervisor (the caller's process) and the isolate child process, over Node's
  * IPC channel (V8 serialization: measured against JSON, it is ~10% slower for these small messages and
- * 3–6× faster for large arguments and results). Tool calls a run issues in the same turn of the child's
- * event loop travel as one 'call' message, and answers that settle in the same turn of the caller's as
- * one 'result' message (a fan-out of many calls is a few messages, not two per call); a sequential call
- * is one message each way. Console output rides along with the next calls or the final outcome, or goes
+ * 3–6× faster for large arguments and results). A call with no other in flight, and the answer to the
+ * only call open, go at once, alone (a sequential call is one message each way and waits for nothing);
+ * calls issued beside others travel together, one 'call' message per turn of the child's event loop, and
+ * answers that settle together one 'result' message per turn of the caller's (a fan-out of many calls is
+ * a few messages, not two per call). Console output rides along with the next calls or the final outcome, or goes
  * on its own when the program is busy.
  */
 import type { LogEntry } from '../../vocabulary/types.js'
