@@ -72,7 +72,7 @@ export class IpcPeer {
     for (let i = 0; i < n; i++) {
       await new Promise<void>((resolve) => {
         this.#child.once('message', () => resolve())
-        this.#child.send({ t: 'result', id: 1, callId: i, text: '{"ok":true,"value":null}' })
+        this.#child.send({ t: 'result', id: 1, results: [[i, '{"ok":true,"value":null}']] })
       })
     }
     return performance.now() - start

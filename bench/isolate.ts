@@ -36,8 +36,11 @@ function request(body: string): SandboxRunRequest {
   }
 }
 
-/** Warm trivial runs, and per-call cost interleaved with bare IPC round trips (ROUNDS × (CALLS round trips, one run of CALLS calls)). */
-async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; ipcUs: number[] }> {
+/**
+ * Warm trivial runs, and per-call cost interleaved with bare IPC round trips (ROUNDS × (CALLS round trips,
+ * one run of CALLS sequential calls, one run of CALLS calls in parallel)).
+ */
+async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; parallelUs: number[]; ipcUs: number[] }> {
   const sandbox = createIsolateSandbox()
   await sandbox.start()
   const trivial = request('return 1')
@@ -45,18 +48,22 @@ async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; ipc
   const samples = await sample(WARM_RUNS, () => sandbox.run(trivial, host, never))
   const trivialMs = median(samples)
   const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
+  const fanOut = request(`await Promise.all(Array.from({ length: ${CALLS} }, () => tools.noop()))`)
   const peer = new IpcPeer()
   await peer.roundTrips(200)
   await sandbox.run(loop, host, never)
+  await sandbox.run(fanOut, host, never)
   const perCallUs: number[] = []
+  const parallelUs: number[] = []
   const ipcUs: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
     ipcUs.push(((await peer.roundTrips(CALLS)) / CALLS) * 1000)
     perCallUs.push((((await time(() => sandbox.run(loop, host, never))) - trivialMs) / CALLS) * 1000)
+    parallelUs.push((((await time(() => sandbox.run(fanOut, host, never))) - trivialMs) / CALLS) * 1000)
   }
   peer.close()
   await sandbox.close()
-  return { samples, perCallUs, ipcUs }
+  return { samples, perCallUs, parallelUs, ipcUs }
 }
 
 /** A warm trivial run sent straight to a child: its round trip, and the child's own time for it (the rest is the hop). */
@@ -170,6 +177,13 @@ export default async function bench(): Promise<BenchRow[]> {
       baseline: F_IPC,
       goal: '≤ 2× the IPC round trip',
       note: `per-round ratio median ${round(median(ratios), 2)}×`,
+    },
+    {
+      name: `parallel tool calls, ${CALLS} × tools.noop() in one Promise.all per run (isolate sandbox)`,
+      value: round(median(warm.parallelUs), 1),
+      unit: 'µs per call',
+      baseline: F_IPC,
+      note: `${round(median(warm.parallelUs) / median(warm.ipcUs), 2)}× the IPC round trip: a turn's calls and answers travel as one message each`,
     },
     { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller, 0), unit: 'runs/s' },
     {

@@ -12,11 +12,13 @@ import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
 import { SessionRealms } from './session-realms.js'
-import { DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
+import { type CallRequest, DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
 
 interface Active {
   run: IsolateRun | undefined
   logs: LogBatch
+  /** Calls issued in this turn of the event loop, sent together at its end (with the logs so far). */
+  calls: CallRequest[]
   flushScheduled: boolean
   aborted: boolean
 }
@@ -37,18 +39,35 @@ function send(message: FromChild): void {
   process.send?.(message)
 }
 
+/**
+ * At the end of this turn of the event loop (the isolate's callbacks of one turn arrive together in its
+ * poll phase; this runs in the check phase right after, without waiting for anything), send what the run
+ * queued: its calls with its logs, or its logs alone. A run that ended meanwhile sent everything with its
+ * outcome, or was stopped, and its calls are dropped: the host would discard their answers anyway.
+ */
 function scheduleFlush(id: number, state: Active): void {
   if (state.flushScheduled) return
   state.flushScheduled = true
   setImmediate(() => {
     state.flushScheduled = false
+    if (active.get(id) !== state) return
+    const calls = state.calls
     const logs = state.logs.take()
-    if (logs && active.get(id) === state) send({ t: 'log', id, logs })
+    if (calls.length > 0) {
+      state.calls = []
+      send({ t: 'call', id, calls, ...(logs ? { logs } : {}) })
+    } else if (logs) send({ t: 'log', id, logs })
   })
 }
 
 async function startRun(id: number, request: RunRequest, received: number, session?: SandboxSessionRef): Promise<void> {
-  const state: Active = { run: undefined, logs: new LogBatch(request.limits.maxOutputBytes), flushScheduled: false, aborted: false }
+  const state: Active = {
+    run: undefined,
+    logs: new LogBatch(request.limits.maxOutputBytes),
+    calls: [],
+    flushScheduled: false,
+    aborted: false,
+  }
   active.set(id, state)
   let entry
   try {
@@ -73,7 +92,17 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     return
   }
   const run = new IsolateRun(entry, request, {
-    call: (callId, name, argsJson) => send({ t: 'call', id, callId, name, argsJson, ...withLogs(state) }),
+    // A call with no other in flight goes at once, alone (a sequential call waits for nothing, and
+    // costs this loop no extra turn). One issued beside others waits for the end of the turn, to go with
+    // the rest of the turn's calls (a fan-out).
+    call: (callId, name, argsJson) => {
+      if (state.flushScheduled || run.callsInFlight > 1) {
+        state.calls.push([callId, name, argsJson])
+        scheduleFlush(id, state)
+        return
+      }
+      send({ t: 'call', id, calls: [[callId, name, argsJson]], ...withLogs(state) })
+    },
     log: (level, text) => {
       if (state.logs.push(level, text)) scheduleFlush(id, state)
     },
@@ -82,6 +111,9 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   if (state.aborted) run.stop('aborted')
   const outcome: SandboxOutcome = await run.execute()
   active.delete(id)
+  // Calls issued in the run's last turn (a program that threw with calls in flight) still go out first,
+  // as each did when it was its own message.
+  if (state.calls.length > 0) send({ t: 'call', id, calls: state.calls })
   outcome.droppedOutputBytes += state.logs.droppedBytes
   send({ t: 'done', id, outcome, ...withLogs(state), ms: performance.now() - received })
   if (session) sessions.after(session.id, entry)
@@ -122,7 +154,7 @@ process.on('message', (message: ToChild) => {
       sessions.end(String(message.sessionId))
       return
     case 'result':
-      active.get(message.id)?.run?.deliver(message.callId, message.text)
+      active.get(message.id)?.run?.deliver(message.results)
       return
     case 'abort': {
       const state = active.get(message.id)

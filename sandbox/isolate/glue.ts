@@ -1,32 +1,46 @@
 /**
- * The glue that joins the prelude to the child process, evaluated in each run's fresh context with
- * `context.evalClosure` (arguments `$0`…`$4`). It keeps the two host callbacks in its closure, so no
- * isolated-vm object and no temporary global is ever reachable from the program.
+ * The glue that joins the prelude to the child process. GLUE_SOURCE is a script, compiled once per isolate
+ * and run in each fresh context right after the prelude (realm.ts), before any program script; its value
+ * is a function that each run calls with its host callbacks (arguments `$0`…`$3`). It keeps them in its
+ * closure, so no isolated-vm object and no temporary global is ever reachable from the program; the
+ * intrinsics it uses are captured when the script runs, before any program.
  *
- *   $0 the prelude function          $1 the program function (`program.js`)
- *   $2 send(callId, name, argsJson)  $3 log(level, text)   (both plain functions, fire-and-forget)
- *   $4 JSON text of the prelude config
- *   $5 timer(op, id, ms), optional: a host timer ('set' / 'clear') that answers with control('timer', id)
+ *   $0 the prelude function
+ *   $1 send(callId, name, argsJson)  $2 log(level, text)  $3 timer(op, id, ms)   (plain functions, fire-and-forget)
  *
- * It returns one function, `control`: `control('start')` runs the program and resolves to the JSON text of
- * a PreludeOutcome; `control('deliver', callId, text)` settles a pending tool call with the host's answer;
- * `control('timer', id)` fires a timer. A tool call is a fire-and-forget message out and an ignored apply
- * back in: two hops, nothing blocks. The prelude removed WebAssembly when it was evaluated, before the
- * program's script; the delete here is a second lock for a prelude built without it.
+ * The call returns one function, `control`:
+ *   control('start', programFn, configJson)  runs the program; resolves to the JSON text of a PreludeOutcome
+ *   control('deliver', callId, text)         settles a pending tool call with the host's answer
+ *   control('deliver', [callId, text, …])    settles several, in order
+ *   control('timer', id)                     fires a host timer
+ *   control('tick')                          the next macrotask: fires the zero-delay timers armed since
+ *
+ * The host queues a `tick` right behind 'start' and every 'timer', so a zero-delay timer armed in one of
+ * them (the prelude's end-of-run idle check, every run; a program's setTimeout(f, 0)) fires in the
+ * isolate's next task, after that task's microtasks, without a round trip to the child's thread and back.
+ * One armed anywhere else (in a tick; in a 'deliver', which gets no tick: that would cost every tool call
+ * a task) goes to the host, which fires it as a 'timer' at its next macrotask.
+ * A tool call is a fire-and-forget message out and an ignored apply back in: two hops, nothing blocks.
+ * The prelude removes WebAssembly when it is evaluated; the delete here is a second lock for a prelude
+ * built without it.
  */
 export const GLUE_FILENAME = 'codeact-glue.js'
 
-export const GLUE_SOURCE = `'use strict';
+export const GLUE_SOURCE = `(function codeactGlueSetup() {
+'use strict';
 // WebAssembly memory is not counted against the isolate's memory limit (measured: it grows to gigabytes
 // in the child), so a program does not get WebAssembly at all.
 delete globalThis.WebAssembly;
-const prelude = $0, programFn = $1, send = $2, log = $3;
-const timer = typeof $5 === 'undefined' ? undefined : $5;
-const config = JSON.parse($4);
-const ReflectApply = Reflect.apply, PromiseCtor = Promise, MapCtor = Map;
-const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
+const JSONparse = JSON.parse, ReflectApply = Reflect.apply, PromiseCtor = Promise, MapCtor = Map;
+const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach;
+return function codeactGlue($0, $1, $2, $3) {
+const prelude = $0, send = $1, log = $2, timer = $3;
 const pending = new MapCtor();
-let nextCallId = 0;
+let nextCallId = 0, fireTimer, started = false;
+// Zero-delay timers waiting for the next tick ('ticking': the batch a tick is firing now), and the ids
+// of the timers the host holds.
+let dueAtTick = new MapCtor(), ticking = undefined, tickBehind = false;
+const atHost = new MapCtor();
 function hostCall(name, argsJson) {
   return new PromiseCtor(function (resolve) {
     const callId = nextCallId++;
@@ -35,15 +49,52 @@ function hostCall(name, argsJson) {
   });
 }
 function hostLog(level, text) { log(level, text); }
-function hostTimer(op, id, ms) { timer(op, id, ms); }
-const runProgram = prelude(hostCall, hostLog, config, timer === undefined ? undefined : hostTimer);
-const fireTimer = runProgram.fireTimer;
-return function control(op, callId, text) {
-  if (op === 'start') return runProgram(programFn);
-  if (op === 'timer') { fireTimer(callId); return; }
+function hostTimer(op, id, ms) {
+  // Whatever is asked of an id replaces what was armed for it.
+  ReflectApply(mapDelete, dueAtTick, [id]);
+  if (ticking !== undefined) ReflectApply(mapDelete, ticking, [id]);
+  const held = ReflectApply(mapDelete, atHost, [id]);
+  if (op === 'set' && !(ms >= 1) && tickBehind) {
+    // The host's earlier timer of this id, if any, is let go: this one fires at the tick.
+    if (held) timer('clear', id, 0);
+    ReflectApply(mapSet, dueAtTick, [id, true]);
+    return;
+  }
+  if (op === 'set') ReflectApply(mapSet, atHost, [id, true]);
+  if (op === 'set' || held) timer(op, id, ms);
+}
+function fireOne(_, id) { fireTimer(id); }
+return function control(op, a, b) {
+  if (op === 'tick') {
+    if (!started) return;
+    ticking = dueAtTick;
+    dueAtTick = new MapCtor();
+    try { ReflectApply(mapForEach, ticking, [fireOne]); } finally { ticking = undefined; }
+    return;
+  }
+  if (op === 'start') {
+    if (started) return;
+    started = true;
+    const runProgram = prelude(hostCall, hostLog, JSONparse(b), hostTimer);
+    fireTimer = runProgram.fireTimer;
+    tickBehind = true;
+    try { return runProgram(a); } finally { tickBehind = false; }
+  }
+  if (op === 'timer') {
+    if (!started || !ReflectApply(mapDelete, atHost, [a])) return;
+    tickBehind = true;
+    try { fireTimer(a); } finally { tickBehind = false; }
+    return;
+  }
+  // One answer as (callId, text); several as a copied array of them (own elements: an index loop reads no prototype).
+  if (typeof a === 'number') { settle(a, b); return; }
+  for (let i = 0; i + 1 < a.length; i += 2) settle(a[i], a[i + 1]);
+};
+function settle(callId, text) {
   const resolve = ReflectApply(mapGet, pending, [callId]);
   if (resolve === undefined) return;
   ReflectApply(mapDelete, pending, [callId]);
   resolve(text);
+}
 };
-`
+})()`

@@ -10,7 +10,7 @@ import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type S
 import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
 import { ProgramClock } from '../program-clock.js'
-import { DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
+import { type CallAnswer, DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { retainSpare, spawnSharedChild } from './spare-child.js'
 import { type ChildExit, SupervisedChild } from './supervisor.js'
 
@@ -57,6 +57,10 @@ interface InFlight {
   /** This side's copy of the program's clock (paused while a call is pending), plus the grace. */
   clock: ProgramClock | undefined
   detach: () => void
+  /** Answers waiting for the end of this turn of the event loop, to be sent together. */
+  answers: CallAnswer[] | undefined
+  /** Calls sent to the host and not answered yet. */
+  open: number
 }
 
 /** The isolate backend, with a look at which processes serve which callers. */
@@ -230,6 +234,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
         backstop: undefined,
         clock: undefined,
         detach: () => signal.removeEventListener('abort', onAbort),
+        answers: undefined,
+        open: 0,
       }
       this.#runs.set(id, run)
       signal.addEventListener('abort', onAbort, { once: true })
@@ -280,19 +286,45 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case 'log':
         return
       case 'call': {
-        if (run.settled) return
-        const { callId } = message
-        run.clock?.callStarted()
-        callHost(run.host, message.name, message.argsJson).then((text) => {
-          run.clock?.callSettled()
-          if (this.#runs.get(run.id) === run) child.send({ t: 'result', id: run.id, callId, text })
-        })
+        if (run.settled || !Array.isArray(message.calls)) return
+        for (const [callId, name, argsJson] of message.calls) {
+          run.open++
+          run.clock?.callStarted()
+          callHost(run.host, name, argsJson).then((text) => {
+            run.clock?.callSettled()
+            this.#answer(run, callId, text)
+          })
+        }
         return
       }
       case 'done':
         this.#finish(run, message.outcome)
         return
     }
+  }
+
+  /**
+   * Send an answer to the child. The answer to the only call open goes at once, alone (a sequential call
+   * waits for nothing, and costs this loop no extra turn); with other calls open, answers wait for the
+   * end of the turn, to go with the rest that settle in it (a fan-out).
+   */
+  #answer(run: InFlight, callId: number, text: string): void {
+    run.open--
+    if (this.#runs.get(run.id) !== run) return
+    if (!run.answers && run.open === 0) {
+      run.child.send({ t: 'result', id: run.id, results: [[callId, text]] })
+      return
+    }
+    if (run.answers) {
+      run.answers.push([callId, text])
+      return
+    }
+    run.answers = [[callId, text]]
+    setImmediate(() => {
+      const results = run.answers
+      run.answers = undefined
+      if (results?.length && this.#runs.get(run.id) === run) run.child.send({ t: 'result', id: run.id, results })
+    })
   }
 
   #onExit(exit: ChildExit, child: SupervisedChild): void {

@@ -9,11 +9,10 @@
 import ivm from 'isolated-vm'
 import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
-import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { ProgramClock } from '../program-clock.js'
 import { type PooledIsolate, takeRealm } from './pool.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
-import { type Realm, releaseRealm } from './realm.js'
+import { bindGlue, type Control, type Realm, releaseRealm } from './realm.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -54,7 +53,7 @@ export class IsolateRun {
   readonly #request: RunRequest
   readonly #io: RunIO
   #stopped: StopReason | undefined
-  #control: ivm.Reference<(op: string, callId?: number, text?: string) => unknown> | undefined
+  #control: Control | undefined
   /** Calls the program issued that the host has not answered yet, with the size of their arguments. */
   readonly #pending = new Map<number, number>()
   #argsBytesInFlight = 0
@@ -72,6 +71,11 @@ export class IsolateRun {
     this.#io = io
   }
 
+  /** Calls issued and not answered yet. */
+  get callsInFlight(): number {
+    return this.#pending.size
+  }
+
   /** True when the isolate can serve another run: no limit hit, nothing left running in it. */
   get reusable(): boolean {
     return this.#finished && this.#stopped === undefined && this.#pending.size === 0 && !this.#entry.isolate.isDisposed
@@ -84,14 +88,54 @@ export class IsolateRun {
     if (!this.#entry.isolate.isDisposed) this.#entry.isolate.dispose()
   }
 
-  /** Settle a pending tool call with the host's answer (JSON text). Late answers are dropped. */
-  deliver(callId: number, text: string): void {
-    const size = this.#pending.get(callId)
-    if (this.#finished || size === undefined || !this.#control) return
-    this.#pending.delete(callId)
-    this.#argsBytesInFlight -= size
-    this.#clock?.callSettled()
-    this.#control.applyIgnored(undefined, ['deliver', callId, text], { arguments: { copy: true } })
+  /**
+   * Settle pending tool calls with the host's answers (JSON text), in order, as one task in the isolate.
+   * Late answers, unknown ids and anything that is not an answer are dropped.
+   */
+  deliver(answers: unknown): void {
+    if (this.#finished || !this.#control || !Array.isArray(answers)) return
+    const flat: Array<number | string> = []
+    for (const answer of answers as unknown[]) {
+      if (!Array.isArray(answer)) continue
+      const [callId, text] = answer as unknown[]
+      if (typeof callId !== 'number' || typeof text !== 'string') continue
+      const size = this.#pending.get(callId)
+      if (size === undefined) continue
+      this.#pending.delete(callId)
+      this.#argsBytesInFlight -= size
+      this.#clock?.callSettled()
+      flat.push(callId, text)
+    }
+    if (flat.length > 0) this.#deliverTask(flat)
+  }
+
+  /** Give the isolate a task: deliver answers (`[callId, text, …]`; one answer crosses as two plain arguments). */
+  #deliverTask(flat: Array<number | string>): void {
+    this.#task(() =>
+      this.#control?.applyIgnored(
+        undefined,
+        flat.length === 2 ? ['deliver', flat[0]!, flat[1]!] : ['deliver', new ivm.ExternalCopy(flat).copyInto({ release: true })],
+      ),
+    )
+  }
+
+  /**
+   * Give the isolate a task: fire a timer, with the glue's tick right behind it (a zero-delay timer the
+   * timer's callback arms fires in the isolate's next task, without a hop back here).
+   */
+  #timerTask(id: number): void {
+    this.#task(() => {
+      this.#control?.applyIgnored(undefined, ['timer', id])
+      this.#control?.applyIgnored(undefined, ['tick'])
+    })
+  }
+
+  #task(give: () => void): void {
+    try {
+      give()
+    } catch {
+      // the isolate was disposed (a limit or an abort): the run is ending
+    }
   }
 
   /** Run to the end. Never rejects. */
@@ -117,18 +161,17 @@ export class IsolateRun {
         // disposed between the check and the read
       }
     }, CPU_CHECK_MS)
-    let context: ivm.Context | undefined
     let realm: Realm | undefined
     try {
       // Setup runs synchronously on this thread: the isolate is idle (fresh, or reused only when nothing
       // was left running in it), none of it runs program code, and each step has a timeout anyway.
       // That saves a thread hop per step; the program itself runs asynchronously below. The context
-      // (locked down, prelude evaluated) was usually prepared ahead by the pool (realm.ts); a session run
-      // brings its persistent one (session-realms.ts), kept after the run.
+      // (locked down, prelude and glue evaluated) was usually prepared ahead by the pool (realm.ts); a
+      // session run brings its persistent one (session-realms.ts), kept after the run. Either way the run
+      // calls the glue with its own callbacks: a new glue, and new prelude state, for every run.
       const session = this.#request.realm
       realm = session ?? takeRealm(this.#entry, remaining())
-      context = realm.context
-      const preludeFn = realm.preludeFn
+      const { context } = realm
       let script: ivm.Script
       try {
         script = isolate.compileScriptSync(this.#request.js, { filename: PROGRAM_FILENAME })
@@ -145,7 +188,7 @@ export class IsolateRun {
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
           if (this.#finished || this.#stopped) return
           if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
-            this.#control?.applyIgnored(undefined, ['deliver', callId, TOO_MANY_CALLS], { arguments: { copy: true } })
+            this.#deliverTask([callId, TOO_MANY_CALLS])
             return
           }
           this.#pending.set(callId, argsJson.length)
@@ -164,13 +207,6 @@ export class IsolateRun {
         },
         { ignored: true },
       )
-      const { realm: inSession, entropy } = this.#request
-      const config = JSON.stringify({
-        toolNames: this.#request.toolNames,
-        maxOutputBytes: limits.maxOutputBytes,
-        ...(inSession ? { session: true } : {}),
-        ...(entropy ? { entropy } : {}),
-      })
       // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
       const timer = new ivm.Callback(
         (op: unknown, id: unknown, ms: unknown) => {
@@ -183,10 +219,10 @@ export class IsolateRun {
           if (delay > remaining()) return
           const fire = () => {
             this.#timers.delete(id)
-            if (!this.#finished && !this.#stopped) this.#control?.applyIgnored(undefined, ['timer', id], { arguments: { copy: true } })
+            if (!this.#finished && !this.#stopped) this.#timerTask(id)
           }
-          // Delay 0 (the prelude's end-of-run idle check, every run; a program's setTimeout(f, 0)) is the next
-          // macrotask: Node's setTimeout would make it at least 1 ms, a floor under every run.
+          // Delay 0 (armed where no tick follows, glue.ts; the end-of-run idle check after a tool call's
+          // answer) is the next macrotask: Node's setTimeout would make it at least 1 ms.
           if (delay < 1) {
             const immediate = setImmediate(fire)
             this.#timers.set(id, () => clearImmediate(immediate))
@@ -197,16 +233,27 @@ export class IsolateRun {
         },
         { ignored: true },
       )
-      this.#control = context.evalClosureSync(GLUE_SOURCE, [preludeFn.derefInto(), programFn.derefInto(), send, log, config, timer], {
-        result: { reference: true },
-        filename: GLUE_FILENAME,
-        timeout: remaining(),
+      const control = bindGlue(realm, [send, log, timer], remaining())
+      this.#control = control
+      const { realm: inSession, entropy } = this.#request
+      const config = JSON.stringify({
+        toolNames: this.#request.toolNames,
+        maxOutputBytes: limits.maxOutputBytes,
+        ...(inSession ? { session: true } : {}),
+        ...(entropy ? { entropy } : {}),
       })
-      const text: unknown = await this.#control.apply(undefined, ['start'], {
+      const started = control.apply(undefined, ['start', programFn.derefInto(), config], {
         result: { promise: true, copy: true },
         // The synchronous start of the program is its own time; what it awaits is bounded by the clocks.
         timeout: remaining(),
       })
+      // The tick behind 'start' runs the end-of-run idle check when the program did not wait for anything.
+      try {
+        control.applyIgnored(undefined, ['tick'])
+      } catch {
+        // disposed already: 'start' rejects
+      }
+      const text: unknown = await started
       if (this.#stopped) return this.#stoppedOutcome()
       await this.#drainLogs(text)
       return fromPrelude(text, limits)
@@ -236,7 +283,7 @@ export class IsolateRun {
       clock.dispose()
       clearTimeout(wall)
       clearInterval(cpu)
-      this.#control?.release()
+      if (!isolate.isDisposed && this.#control) releaseQuietly(this.#control)
       if (realm && !this.#request.realm) releaseRealm(realm, isolate)
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
@@ -289,6 +336,14 @@ function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
   }
   if (stack !== undefined) error.stack = stack
   return { ok: false, error, droppedOutputBytes: dropped, ...(Array.isArray(parsed.clock) ? { clock: parsed.clock } : {}) }
+}
+
+function releaseQuietly(reference: { release(): void }): void {
+  try {
+    reference.release()
+  } catch {
+    // disposed in between
+  }
 }
 
 function errorText(e: unknown): string {

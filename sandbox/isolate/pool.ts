@@ -9,6 +9,7 @@
  */
 import ivm from 'isolated-vm'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
+import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import type { ChildConfig } from './protocol.js'
 import { prepareRealm, prepareRealmSync, type Realm } from './realm.js'
@@ -24,6 +25,8 @@ export interface PooledIsolate {
   readonly lockdown: ivm.Script
   /** The prelude, compiled once per isolate; run in each fresh context. */
   readonly prelude: ivm.Script
+  /** The glue's setup (`glue.ts`), compiled once per isolate; run in each fresh context after the prelude. */
+  readonly glue: ivm.Script
   readonly memoryMb: number
   runs: number
   /** A realm prepared ahead for the next run (never used by any run yet). */
@@ -124,7 +127,8 @@ async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIso
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    const entry: PooledIsolate = { isolate, lockdown, prelude, memoryMb, runs: 0, ready: undefined, preparing: undefined }
+    const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
+    const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
     if (ahead) prepareAhead(entry)
     return entry
   } catch (e) {

@@ -16,6 +16,7 @@ import ivm from 'isolated-vm'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
 import { prepareRealm, type Realm } from './realm.js'
+import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import { PRELUDE_FILENAME, type PooledIsolate } from './pool.js'
 
@@ -87,9 +88,10 @@ async function createRealm(memoryMb: number): Promise<{ entry: PooledIsolate; re
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
+    const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
     // The lockdown, then the prelude's setup (which captures every intrinsic it uses), before any program.
-    const realm = await prepareRealm({ isolate, lockdown, prelude })
-    return { entry: { isolate, lockdown, prelude, memoryMb, runs: 0, ready: undefined, preparing: undefined }, realm }
+    const realm = await prepareRealm({ isolate, lockdown, prelude, glue })
+    return { entry: { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }, realm }
   } catch (e) {
     if (!isolate.isDisposed) isolate.dispose()
     throw e
