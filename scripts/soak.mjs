@@ -35,7 +35,7 @@ for (const w of r.windows)
   )
 console.log(`\nRSS from the first run: ${f(r.rssStartMb)} MB -> ${f(r.rssEndMb)} MB (${f(fromFirst)} MB, warm-up included)`)
 console.log(
-  `growth after warm-up (median of the last quarter of windows − the second quarter's): RSS ${f(r.growth.rssMb)} MB (goal ≤ ${GOAL.rssMb}), retained heap ${f(r.growth.heapRetainedMb)} MB (≤ ${GOAL.heapRetainedMb}), child RSS ${f(r.growth.childRssMb)} MB (≤ ${GOAL.childRssMb}), handles ${f(r.growth.activeResources, 0)} (≤ ${GOAL.activeResources})`,
+  `growth after warm-up (the last quarter of windows − the second quarter; medians, the child's floor): RSS ${f(r.growth.rssMb)} MB (goal ≤ ${GOAL.rssMb}), retained heap ${f(r.growth.heapRetainedMb)} MB (≤ ${GOAL.heapRetainedMb}), child RSS ${f(r.growth.childRssMb)} MB (≤ ${GOAL.childRssMb}), handles ${f(r.growth.activeResources, 0)} (≤ ${GOAL.activeResources})`,
 )
 console.log(
   `open fds: ${r.fdStart} -> ${r.fdEnd}; sandbox processes/containers: at most ${r.childrenDuring} during, ${r.childrenAfterClose} after close`,

@@ -38,7 +38,7 @@ export interface SoakReport {
   seconds: number
   /** One sample after each window of runs (about 20 windows). */
   windows: SoakWindow[]
-  /** After warm-up (median of the last quarter of windows minus the second quarter's), in MB or counts. */
+  /** After warm-up (the last quarter of windows against the second; the child by its floor), in MB or counts. */
   growth: { rssMb: number; heapRetainedMb: number; childRssMb: number; activeResources: number }
 }
 
@@ -164,15 +164,20 @@ function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
   return isolateChildren().length
 }
 
-function unansweredCount(events: readonly RunEvent[]): number {
+/**
+ * Tool calls without a result, counted live over every event (the log keeps only the newest, so a count
+ * over `rt.log.all()` at the end would see results whose calls were dropped).
+ */
+function trackCalls(rt: { log: { subscribe(listener: (e: RunEvent) => void): () => void } }): { unanswered(): number } {
   const open = new Map<string, number>()
-  for (const e of events) {
+  rt.log.subscribe((e) => {
     const id = (e.data as { id?: string }).id
-    if (id === undefined) continue
-    if (e.type === 'tool/call') open.set(id, (open.get(id) ?? 0) + 1)
-    if (e.type === 'tool/result') open.set(id, (open.get(id) ?? 0) - 1)
-  }
-  return [...open.values()].filter((n) => n !== 0).length
+    if (id === undefined || (e.type !== 'tool/call' && e.type !== 'tool/result')) return
+    const n = (open.get(id) ?? 0) + (e.type === 'tool/call' ? 1 : -1)
+    if (n === 0) open.delete(id)
+    else open.set(id, n)
+  })
+  return { unanswered: () => open.size }
 }
 
 export async function soak(options: SoakOptions): Promise<SoakReport> {
@@ -185,6 +190,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     sandbox,
     ...(sandbox === 'docker' ? { docker: { poolSize: concurrency } } : {}),
   })
+  const calls = trackCalls(rt)
   await rt.sandbox.start()
   await rt.runCode('return 1')
   const rssStartMb = rssMb()
@@ -232,7 +238,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   }
   await Promise.all(Array.from({ length: concurrency }, worker))
   const seconds = (performance.now() - t0) / 1000
-  const unanswered = unansweredCount(rt.log.all())
+  const unanswered = calls.unanswered()
   const rssEndMb = rssMb()
   const fdEnd = openFds()
   await rt.close()
@@ -254,7 +260,11 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     growth: {
       rssMb: growthAfterWarmUp(windows, (w) => w.rssMb),
       heapRetainedMb: growthAfterWarmUp(windows, (w) => w.heapRetainedMb),
-      childRssMb: growthAfterWarmUp(windows, (w) => w.childRssMb),
+      childRssMb: growthAfterWarmUp(
+        windows,
+        (w) => w.childRssMb,
+        (xs) => Math.min(...xs),
+      ),
       activeResources: growthAfterWarmUp(windows, (w) => w.activeResources),
     },
   }

@@ -5,9 +5,9 @@
  * pages back late, so RSS climbs for thousands of runs and then plateaus. Each window therefore records,
  * besides RSS, the host's JS heap *after a full collection* (what is retained), the sandbox children's RSS,
  * the event log's size (bounded by `logRetention`) and the host's active handles and timers (counts: a
- * listener or timer left per run shows here first). Growth is the median of the last quarter of windows
- * minus the median of the second quarter, so the warm-up (a second checker thread, heaps sizing up) is
- * not read as growth and one noisy sample does not decide it.
+ * listener or timer left per run shows here first). Growth compares the last quarter of windows with the
+ * second, so the warm-up (a second checker thread, heaps sizing up) is not read as growth and one noisy
+ * sample does not decide it.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -87,14 +87,20 @@ function median(xs: number[]): number {
 }
 
 /**
- * Growth of one figure after warm-up: median of the last quarter of windows minus median of the second
- * quarter (NaN with fewer than 4 windows or where the figure is not sampled).
+ * Growth of one figure after warm-up: `stat` (default the median) of the last quarter of windows minus
+ * that of the second quarter (NaN with fewer than 4 windows or where the figure is not sampled). The
+ * child's RSS is judged by its floor (Math.min): it peaks whenever a memory-limit run has just filled an
+ * isolate, which says when the sample fell, not what stays.
  */
-export function growthAfterWarmUp(windows: readonly SoakWindow[], pick: (w: SoakWindow) => number | undefined): number {
+export function growthAfterWarmUp(
+  windows: readonly SoakWindow[],
+  pick: (w: SoakWindow) => number | undefined,
+  stat: (xs: number[]) => number = median,
+): number {
   const q = Math.floor(windows.length / 4)
   if (q < 1) return Number.NaN
   const values = (ws: readonly SoakWindow[]) => ws.map(pick).filter((v): v is number => v !== undefined)
   const second = values(windows.slice(q, 2 * q))
   const last = values(windows.slice(windows.length - q))
-  return second.length && last.length ? median(last) - median(second) : Number.NaN
+  return second.length && last.length ? stat(last) - stat(second) : Number.NaN
 }
