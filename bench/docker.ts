@@ -1,8 +1,9 @@
 /**
  * The Docker backend, end to end through the Sandbox interface: a cold run (no pool), a warm-pool run (a
  * ready container taken; the refill happens between samples, untimed), the cost of a tool call inside a
- * container, and two baselines measured in the same run with the same image and hardening: `docker run`
- * per program (the CLI), and `docker exec` of a fresh `node` runner per program in one standing container.
+ * container, and baselines measured in the same run with the same image and hardening: the hop's floor (a
+ * line echoed through a standing container's attach stream), `docker run` per program (the CLI), and
+ * `docker exec` of a fresh `node` runner per program in one standing container.
  * The same cold and warm runs under gVisor (`runtime: 'runsc'`) where the engine has it, each against its
  * runc row. Returns no rows (with a note) when no engine or image is there.
  */
@@ -17,6 +18,19 @@ import { PRELUDE_SOURCE } from '../sdk/prelude.js'
 import type { BenchRow } from './types.js'
 
 const WARM_RUNS = 40
+const ECHOES = 100
+/** The backend's hardening, for the baselines' containers. */
+const HARDENED = {
+  NetworkMode: 'none',
+  ReadonlyRootfs: true,
+  CapDrop: ['ALL'],
+  SecurityOpt: ['no-new-privileges'],
+  PidsLimit: 128,
+  Memory: 128 << 20,
+  MemorySwap: 128 << 20,
+  Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
+  Init: true,
+}
 const COLD_RUNS = 6
 const BASELINE_RUNS = 6
 const CALLS = 500
@@ -103,6 +117,46 @@ function untilDone(child: ReturnType<typeof spawn>, start: number): Promise<numb
   })
 }
 
+/**
+ * The hop's floor: one line echoed by `cat` in a standing hardened container, over a hijacked attach
+ * connection like the backend's (host -> engine -> the container's stdin, its stdout -> engine -> host).
+ */
+async function attachRoundTrips(docker: Docker, runtime?: string): Promise<number[]> {
+  const c = await docker.createContainer({
+    Image: DEFAULT_IMAGE,
+    Entrypoint: ['/usr/bin/cat'],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: true,
+    Tty: false,
+    Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
+    HostConfig: { ...HARDENED, ...(runtime ? { Runtime: runtime } : {}) },
+  })
+  const samples: number[] = []
+  try {
+    const stream = (await c.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex
+    await c.start()
+    let waiting: (() => void) | undefined
+    stream.on('data', (d: Buffer) => {
+      if (d.includes(10)) waiting?.()
+    })
+    for (let i = 0; i < ECHOES + 10; i++) {
+      const start = performance.now()
+      await new Promise<void>((resolve) => {
+        waiting = resolve
+        stream.write('x\n')
+      })
+      if (i >= 10) samples.push(performance.now() - start) // the first lines warm the engine's path
+    }
+    stream.end()
+  } finally {
+    await c.remove({ force: true })
+  }
+  return samples
+}
+
 /** `docker exec` of a fresh runner (new node process) in one standing hardened container, via the API. */
 async function dockerExecRuns(docker: Docker): Promise<number[]> {
   const c = await docker.createContainer({
@@ -110,17 +164,7 @@ async function dockerExecRuns(docker: Docker): Promise<number[]> {
     Entrypoint: ['/usr/bin/sleep', '3600'],
     Env: [],
     Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
-    HostConfig: {
-      NetworkMode: 'none',
-      ReadonlyRootfs: true,
-      CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
-      PidsLimit: 128,
-      Memory: 128 << 20,
-      MemorySwap: 128 << 20,
-      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
-      Init: true,
-    },
+    HostConfig: HARDENED,
   })
   const samples: number[] = []
   try {
@@ -194,6 +238,9 @@ export default async function dockerBench(): Promise<BenchRow[]> {
   const coldGvisor = gvisor ? await coldRuns({ runtime: 'runsc' }) : undefined
   const warmGvisor = gvisor ? await warmRuns({ runtime: 'runsc' }) : undefined
 
+  const echo = await attachRoundTrips(docker)
+  const echoGvisor = gvisor ? await attachRoundTrips(docker, 'runsc') : undefined
+
   const runSamples: number[] = []
   for (let i = 0; i < BASELINE_RUNS; i++) runSamples.push(await dockerRunOnce())
   const execSamples = await dockerExecRuns(docker)
@@ -203,11 +250,14 @@ export default async function dockerBench(): Promise<BenchRow[]> {
   rows.push(
     row('cold run, trivial program (docker, no pool)', cold, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }),
   )
+  const ECHO = 'floor: one line through a container and back (attach, cat)'
+  rows.push(row(ECHO, echo))
+  const vsExec = (samples: number[]) => (percentile(samples, 50) / percentile(execSamples, 50)).toFixed(2)
   rows.push(
     row('warm-pool run, trivial program (docker)', warm.samples, {
-      baseline: 'docker exec of a fresh node runner per program (API)',
-      goal: 'p50 ≤ 30 ms',
-      note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container`,
+      baseline: ECHO,
+      goal: 'p50 ≤ 5 ms',
+      note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsExec(warm.samples)}× a docker exec per program`,
     }),
   )
   rows.push({
@@ -215,16 +265,19 @@ export default async function dockerBench(): Promise<BenchRow[]> {
     value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)),
     unit: 'µs per call',
   })
-  if (coldGvisor && warmGvisor) {
+  if (coldGvisor && warmGvisor && echoGvisor) {
+    const ECHO_GVISOR = 'floor: one line through a container and back (attach, cat, gVisor runsc)'
+    rows.push(row(ECHO_GVISOR, echoGvisor))
     rows.push(
       row('cold run, trivial program (docker, gVisor runsc, no pool)', coldGvisor, {
         baseline: 'cold run, trivial program (docker, no pool)',
       }),
     )
+    const vsRunc = (percentile(warmGvisor.samples, 50) / percentile(warm.samples, 50)).toFixed(2)
     rows.push(
       row('warm-pool run, trivial program (docker, gVisor runsc)', warmGvisor.samples, {
-        baseline: 'warm-pool run, trivial program (docker)',
-        note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container`,
+        baseline: ECHO_GVISOR,
+        note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsRunc}× the runc warm run`,
       }),
     )
     rows.push({
