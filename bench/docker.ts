@@ -54,7 +54,7 @@ function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
-const round = (n: number) => Number(n.toFixed(1))
+const round = (n: number) => Number(n.toFixed(n < 10 ? 2 : 1))
 const row = (name: string, samples: number[], extra: Partial<BenchRow> = {}): BenchRow => ({
   name,
   p50Ms: round(percentile(samples, 50)),
@@ -205,7 +205,7 @@ async function coldRuns(option: { runtime?: string }): Promise<number[]> {
 }
 
 /** Warm-pool runs (the refill between samples, untimed), then a loop of tool calls in one more run. */
-async function warmRuns(option: { runtime?: string }): Promise<{ samples: number[]; loopMs: number; hits: number }> {
+async function warmRuns(option: { runtime?: string }): Promise<{ samples: number[]; loopMs: number; gaps: number[]; hits: number }> {
   const warm = createDockerSandbox({ poolSize: 2, ...option })
   await warm.start()
   const samples: number[] = []
@@ -215,10 +215,22 @@ async function warmRuns(option: { runtime?: string }): Promise<{ samples: number
   }
   await warm.warm(1)
   const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
-  const loopMs = await timed(() => warm.run(loop, host, never))
+  // Between one call reaching the host and the next: one round trip plus a turn of the program's loop.
+  const gaps: number[] = []
+  let last: number | undefined
+  const timing: SandboxHost = {
+    ...host,
+    callTool: async () => {
+      const now = performance.now()
+      if (last !== undefined) gaps.push(now - last)
+      last = now
+      return '{"ok":true,"value":null}'
+    },
+  }
+  const loopMs = await timed(() => warm.run(loop, timing, never))
   const hits = warm.poolStats.hits
   await warm.close()
-  return { samples, loopMs, hits }
+  return { samples, loopMs, gaps, hits }
 }
 
 export default async function dockerBench(): Promise<BenchRow[]> {
@@ -260,11 +272,12 @@ export default async function dockerBench(): Promise<BenchRow[]> {
       note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsExec(warm.samples)}× a docker exec per program`,
     }),
   )
-  rows.push({
-    name: 'tool call inside a container (sequential, docker)',
-    value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)),
-    unit: 'µs per call',
-  })
+  rows.push(
+    row('tool call inside a container (sequential, docker)', warm.gaps, {
+      baseline: ECHO,
+      note: `call to call, ${CALLS} sequential calls; mean ${((warm.loopMs / CALLS) * 1000).toFixed(0)} µs`,
+    }),
+  )
   if (coldGvisor && warmGvisor && echoGvisor) {
     const ECHO_GVISOR = 'floor: one line through a container and back (attach, cat, gVisor runsc)'
     rows.push(row(ECHO_GVISOR, echoGvisor))
@@ -280,11 +293,12 @@ export default async function dockerBench(): Promise<BenchRow[]> {
         note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsRunc}× the runc warm run`,
       }),
     )
-    rows.push({
-      name: 'tool call inside a container (sequential, docker, gVisor runsc)',
-      value: Number(((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)),
-      unit: 'µs per call',
-    })
+    rows.push(
+      row('tool call inside a container (sequential, docker, gVisor runsc)', warmGvisor.gaps, {
+        baseline: ECHO_GVISOR,
+        note: `call to call, ${CALLS} sequential calls; mean ${((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)} µs`,
+      }),
+    )
   } else {
     rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see README, gVisor)' })
   }
