@@ -1,8 +1,9 @@
 /**
  * The Docker backend, end to end through the Sandbox interface: a cold run (no pool), a warm-pool run (a
  * ready container taken; the refill happens between samples, untimed), the cost of a tool call inside a
- * container, and two baselines measured in the same run with the same image and hardening: `docker run`
- * per program (the CLI), and `docker exec` of a fresh `node` runner per program in one standing container.
+ * container, and baselines measured in the same run with the same image and hardening: the hop's floor (a
+ * line echoed through a standing container's attach stream), `docker run` per program (the CLI), and
+ * `docker exec` of a fresh `node` runner per program in one standing container.
  * The same cold and warm runs under gVisor (`runtime: 'runsc'`) where the engine has it, each against its
  * runc row. Returns no rows (with a note) when no engine or image is there.
  */
@@ -17,6 +18,19 @@ import { PRELUDE_SOURCE } from '../sdk/prelude.js'
 import type { BenchRow } from './types.js'
 
 const WARM_RUNS = 40
+const ECHOES = 100
+/** The backend's hardening, for the baselines' containers. */
+const HARDENED = {
+  NetworkMode: 'none',
+  ReadonlyRootfs: true,
+  CapDrop: ['ALL'],
+  SecurityOpt: ['no-new-privileges'],
+  PidsLimit: 128,
+  Memory: 128 << 20,
+  MemorySwap: 128 << 20,
+  Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
+  Init: true,
+}
 const COLD_RUNS = 6
 const BASELINE_RUNS = 6
 const CALLS = 500
@@ -40,7 +54,7 @@ function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
-const round = (n: number) => Number(n.toFixed(1))
+const round = (n: number) => Number(n.toFixed(n < 10 ? 2 : 1))
 const row = (name: string, samples: number[], extra: Partial<BenchRow> = {}): BenchRow => ({
   name,
   p50Ms: round(percentile(samples, 50)),
@@ -103,6 +117,46 @@ function untilDone(child: ReturnType<typeof spawn>, start: number): Promise<numb
   })
 }
 
+/**
+ * The hop's floor: one line echoed by `cat` in a standing hardened container, over a hijacked attach
+ * connection like the backend's (host -> engine -> the container's stdin, its stdout -> engine -> host).
+ */
+async function attachRoundTrips(docker: Docker, runtime?: string): Promise<number[]> {
+  const c = await docker.createContainer({
+    Image: DEFAULT_IMAGE,
+    Entrypoint: ['/usr/bin/cat'],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    StdinOnce: true,
+    Tty: false,
+    Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
+    HostConfig: { ...HARDENED, ...(runtime ? { Runtime: runtime } : {}) },
+  })
+  const samples: number[] = []
+  try {
+    const stream = (await c.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex
+    await c.start()
+    let waiting: (() => void) | undefined
+    stream.on('data', (d: Buffer) => {
+      if (d.includes(10)) waiting?.()
+    })
+    for (let i = 0; i < ECHOES + 10; i++) {
+      const start = performance.now()
+      await new Promise<void>((resolve) => {
+        waiting = resolve
+        stream.write('x\n')
+      })
+      if (i >= 10) samples.push(performance.now() - start) // the first lines warm the engine's path
+    }
+    stream.end()
+  } finally {
+    await c.remove({ force: true })
+  }
+  return samples
+}
+
 /** `docker exec` of a fresh runner (new node process) in one standing hardened container, via the API. */
 async function dockerExecRuns(docker: Docker): Promise<number[]> {
   const c = await docker.createContainer({
@@ -110,17 +164,7 @@ async function dockerExecRuns(docker: Docker): Promise<number[]> {
     Entrypoint: ['/usr/bin/sleep', '3600'],
     Env: [],
     Labels: { codeact: '1', 'codeact.owner': `bench:${process.pid}` },
-    HostConfig: {
-      NetworkMode: 'none',
-      ReadonlyRootfs: true,
-      CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
-      PidsLimit: 128,
-      Memory: 128 << 20,
-      MemorySwap: 128 << 20,
-      Tmpfs: { '/tmp': 'rw,noexec,nosuid,nodev,size=64m' },
-      Init: true,
-    },
+    HostConfig: HARDENED,
   })
   const samples: number[] = []
   try {
@@ -161,7 +205,7 @@ async function coldRuns(option: { runtime?: string }): Promise<number[]> {
 }
 
 /** Warm-pool runs (the refill between samples, untimed), then a loop of tool calls in one more run. */
-async function warmRuns(option: { runtime?: string }): Promise<{ samples: number[]; loopMs: number; hits: number }> {
+async function warmRuns(option: { runtime?: string }): Promise<{ samples: number[]; loopMs: number; gaps: number[]; hits: number }> {
   const warm = createDockerSandbox({ poolSize: 2, ...option })
   await warm.start()
   const samples: number[] = []
@@ -171,10 +215,22 @@ async function warmRuns(option: { runtime?: string }): Promise<{ samples: number
   }
   await warm.warm(1)
   const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
-  const loopMs = await timed(() => warm.run(loop, host, never))
+  // Between one call reaching the host and the next: one round trip plus a turn of the program's loop.
+  const gaps: number[] = []
+  let last: number | undefined
+  const timing: SandboxHost = {
+    ...host,
+    callTool: async () => {
+      const now = performance.now()
+      if (last !== undefined) gaps.push(now - last)
+      last = now
+      return '{"ok":true,"value":null}'
+    },
+  }
+  const loopMs = await timed(() => warm.run(loop, timing, never))
   const hits = warm.poolStats.hits
   await warm.close()
-  return { samples, loopMs, hits }
+  return { samples, loopMs, gaps, hits }
 }
 
 export default async function dockerBench(): Promise<BenchRow[]> {
@@ -194,6 +250,9 @@ export default async function dockerBench(): Promise<BenchRow[]> {
   const coldGvisor = gvisor ? await coldRuns({ runtime: 'runsc' }) : undefined
   const warmGvisor = gvisor ? await warmRuns({ runtime: 'runsc' }) : undefined
 
+  const echo = await attachRoundTrips(docker)
+  const echoGvisor = gvisor ? await attachRoundTrips(docker, 'runsc') : undefined
+
   const runSamples: number[] = []
   for (let i = 0; i < BASELINE_RUNS; i++) runSamples.push(await dockerRunOnce())
   const execSamples = await dockerExecRuns(docker)
@@ -203,35 +262,43 @@ export default async function dockerBench(): Promise<BenchRow[]> {
   rows.push(
     row('cold run, trivial program (docker, no pool)', cold, { baseline: 'docker run per program, trivial program (CLI, same hardening)' }),
   )
+  const ECHO = 'floor: one line through a container and back (attach, cat)'
+  rows.push(row(ECHO, echo))
+  const vsExec = (samples: number[]) => (percentile(samples, 50) / percentile(execSamples, 50)).toFixed(2)
   rows.push(
     row('warm-pool run, trivial program (docker)', warm.samples, {
-      baseline: 'docker exec of a fresh node runner per program (API)',
-      goal: 'p50 ≤ 30 ms',
-      note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container`,
+      baseline: ECHO,
+      goal: 'p50 ≤ 5 ms',
+      note: `${warm.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsExec(warm.samples)}× a docker exec per program`,
     }),
   )
-  rows.push({
-    name: 'tool call inside a container (sequential, docker)',
-    value: Number(((warm.loopMs / CALLS) * 1000).toFixed(0)),
-    unit: 'µs per call',
-  })
-  if (coldGvisor && warmGvisor) {
+  rows.push(
+    row('tool call inside a container (sequential, docker)', warm.gaps, {
+      baseline: ECHO,
+      note: `call to call, ${CALLS} sequential calls; mean ${((warm.loopMs / CALLS) * 1000).toFixed(0)} µs`,
+    }),
+  )
+  if (coldGvisor && warmGvisor && echoGvisor) {
+    const ECHO_GVISOR = 'floor: one line through a container and back (attach, cat, gVisor runsc)'
+    rows.push(row(ECHO_GVISOR, echoGvisor))
     rows.push(
       row('cold run, trivial program (docker, gVisor runsc, no pool)', coldGvisor, {
         baseline: 'cold run, trivial program (docker, no pool)',
       }),
     )
+    const vsRunc = (percentile(warmGvisor.samples, 50) / percentile(warm.samples, 50)).toFixed(2)
     rows.push(
       row('warm-pool run, trivial program (docker, gVisor runsc)', warmGvisor.samples, {
-        baseline: 'warm-pool run, trivial program (docker)',
-        note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container`,
+        baseline: ECHO_GVISOR,
+        note: `${warmGvisor.hits} of ${WARM_RUNS + 1} runs took a warm container; ${vsRunc}× the runc warm run`,
       }),
     )
-    rows.push({
-      name: 'tool call inside a container (sequential, docker, gVisor runsc)',
-      value: Number(((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)),
-      unit: 'µs per call',
-    })
+    rows.push(
+      row('tool call inside a container (sequential, docker, gVisor runsc)', warmGvisor.gaps, {
+        baseline: ECHO_GVISOR,
+        note: `call to call, ${CALLS} sequential calls; mean ${((warmGvisor.loopMs / CALLS) * 1000).toFixed(0)} µs`,
+      }),
+    )
   } else {
     rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see README, gVisor)' })
   }

@@ -88,7 +88,7 @@ for (const key of Object.keys(programRequire)) guardedRequire[key] = programRequ
 // Runs in the program's realm, before the program. It keeps the runner's callbacks in its closure and
 // gives each promise it hands out an own `constructor` of undefined, so `then` on it uses the realm's true
 // Promise whatever the program does to `Promise[Symbol.species]` or `Promise.prototype.constructor`.
-const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
+const GLUE = `(function codeactGlue(prelude, send, log, configJson, arm) {
   'use strict';
   const ReflectApply = Reflect.apply, PromiseCtor = Promise, promiseThen = Promise.prototype.then;
   const MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
@@ -118,7 +118,18 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
     }));
   }
   function hostLog(level, text) { log(level, text); }
-  const runProgram = prelude(hostCall, hostLog, JSONparse(configJson));
+  // The prelude's timers (its end-of-run idle check, the program's setTimeout) on the runner's clock
+  // (arm, below): a 0 ms one is the next macrotask, not Node's 1 ms minimum under every run.
+  const disarms = new MapCtor();
+  let fireTimer;
+  function hostTimer(op, id, ms) {
+    const off = ReflectApply(mapGet, disarms, [id]);
+    if (off !== undefined) { ReflectApply(mapDelete, disarms, [id]); off(); }
+    if (op !== 'set') return;
+    ReflectApply(mapSet, disarms, [id, arm(function () { ReflectApply(mapDelete, disarms, [id]); fireTimer(id); }, ms)]);
+  }
+  const runProgram = prelude(hostCall, hostLog, JSONparse(configJson), hostTimer);
+  fireTimer = runProgram.fireTimer;
   const control = ObjectCreate(null);
   control.start = function (programFn, onConsole, done) {
     const wrapped = function (tools, ToolCallError, console) {
@@ -138,6 +149,44 @@ const GLUE = `(function codeactGlue(prelude, send, log, configJson) {
   };
   return control;
 })`
+
+// Node's timers as loaded, for the glue's host timers: delay 0 is the next macrotask (setImmediate), as
+// in the isolate backend; returns the timer's cancel.
+const setTimeoutFn = setTimeout
+const clearTimeoutFn = clearTimeout
+const setImmediateFn = setImmediate
+const clearImmediateFn = clearImmediate
+function arm(fn, ms) {
+  if (!(ms >= 1)) {
+    const immediate = setImmediateFn(fn)
+    return () => clearImmediateFn(immediate)
+  }
+  const timeout = setTimeoutFn(fn, ms)
+  return () => clearTimeoutFn(timeout)
+}
+
+/**
+ * Runs a fixed program of our own (a tool call, a console line, a returned object) through the prelude in
+ * a throwaway realm, on no wire. V8 compiles functions lazily, on their first call, and keeps the bytecode
+ * per script source for the whole process: so the program's realm, made next from the same prelude text,
+ * starts with the prelude's run path compiled instead of compiling it on the program's clock. Nothing of
+ * the throwaway realm is reachable from the program's: it is another context, dropped here.
+ */
+const WARM_UP_PROGRAM =
+  '(async function (tools, ToolCallError, console) {"use strict";\n' +
+  "const r = await tools.noop({ a: [1, 'b'] }); console.log('warm', r, [1, { b: 2 }]); try { JSON.parse('{') } catch (e) { console.error(e) }\n" +
+  "return { r, n: 1, s: 'x', xs: [1, 2, 3] }\n})"
+export function warmUp(preludeSource) {
+  const realm = createRealm(preludeSource)
+  let bridge
+  const send = (id) => queueMicrotask(() => bridge.deliver(id, '{"ok":true,"value":null}'))
+  bridge = realm.bind(send, () => {}, JSON.stringify({ toolNames: ['noop'], maxOutputBytes: 1 << 20 }))
+  bridge.start(
+    WARM_UP_PROGRAM,
+    () => {},
+    () => {},
+  )
+}
 
 /**
  * A new realm with the prelude compiled in it; `start` then runs one program there — or, in a session's
@@ -169,7 +218,7 @@ export function createRealm(preludeSource) {
         }
         entropy.reseed(seed)
       }
-      const control = glue(prelude, send, log, config)
+      const control = glue(prelude, send, log, config, arm)
       return {
         deliver: control.deliver,
         start(js, onConsole, done) {

@@ -25,7 +25,7 @@ syncBuiltinESMExports()
 // URL, and `require('/opt/codeact/wire.mjs')` (or an import of it) from a program would otherwise hand out the
 // very instance that holds the run's nonce. A program that loads the plain path gets fresh, unwired copies.
 const secretUrl = (file) => new URL(`./${file}?instance=${randomUUID()}`, import.meta.url).href
-const [{ instrument }, { cancelOp, serveOp }, { createRealm }, wire] = await Promise.all([
+const [{ instrument }, { cancelOp, serveOp }, { createRealm, warmUp }, wire] = await Promise.all([
   import(secretUrl('denials.mjs')),
   import(secretUrl('ops.mjs')),
   import(secretUrl('realm.mjs')),
@@ -138,10 +138,21 @@ function redirectOutput(programConsole) {
   process.stderr.write = writer('error')
 }
 
-// The prelude arrives once, right after `ready`; its realm is made while the container waits in the pool.
+// The prelude arrives once, right after `ready`; its realm is made while the container waits in the pool,
+// after a warm-up run in a throwaway realm (realm.mjs) — skipped when the program is already here (a cold
+// start sends `prepare` and `run` together), so it never delays one.
 function prepare(msg) {
+  const prelude = StringCtor(own(msg, 'prelude'))
+  setImmediateFn(() => {
+    if (runs > 0) return
+    try {
+      warmUp(prelude)
+    } catch (e) {
+      diagnostic('warm-up failed: ' + errorFields(e).message)
+    }
+  })
   try {
-    realm = createRealm(StringCtor(own(msg, 'prelude')))
+    realm = createRealm(prelude)
   } catch (e) {
     send({ type: 'fatal', message: 'the prelude failed: ' + errorFields(e).message })
   }

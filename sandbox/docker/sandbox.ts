@@ -151,8 +151,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       ready,
       abort: new AbortController(),
       release: () => {
-        void destroy(ready) // single use
-        pool.fill() // refill after the run, not during it: a container start competes for the CPU
+        // Single use. The engine requests (its removal, the refill's create) are made a macrotask later, so
+        // the run's outcome does not wait while they are built; close() waits for this as for a removal.
+        track(
+          new Promise<void>((resolve) =>
+            setImmediate(() => {
+              void destroy(ready)
+              pool.fill() // refill after the run, not during it: a container start competes for the CPU
+              resolve()
+            }),
+          ),
+        )
       },
     }
   }

@@ -122,4 +122,25 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: the program realm', ()
     expect(host.calls).toEqual([{ name: 'slow', args: { ms: 5000 } }])
     expect(answered).toBe(false)
   })
+
+  it("a pooled container's program finds no trace of the warm-up run (a throwaway realm): the same realm a cold container's program sees", async () => {
+    const probe = request(`
+      const names = Object.getOwnPropertyNames(globalThis).sort().join(',')
+      const runner = process.constructor.constructor('return globalThis')()
+      const listeners = ['uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e)).join(',')
+      const fired = []
+      setTimeout(() => fired.push('t0'), 0)
+      setTimeout(() => fired.push('t5'), 5)
+      await new Promise((r) => setTimeout(r, 20))
+      return { names, runnerHasNoop: typeof runner.tools, listeners, fired: fired.join(',') }`)
+    await sandbox.warm(1)
+    const warm = await sandbox.run(probe, testHost(), never())
+    const cold = createDockerSandbox({ poolSize: 0 }) // prepare and run arrive together: no warm-up
+    const coldOut = await cold.run(probe, testHost(), never())
+    await cold.close()
+    expect(warm).toMatchObject({ ok: true })
+    expect(coldOut).toMatchObject({ ok: true })
+    expect(JSON.parse((warm as { valueJson: string }).valueJson)).toEqual(JSON.parse((coldOut as { valueJson: string }).valueJson))
+    expect(JSON.parse((warm as { valueJson: string }).valueJson)).toMatchObject({ runnerHasNoop: 'undefined', fired: 't0,t5' })
+  })
 })

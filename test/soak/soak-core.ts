@@ -1,13 +1,16 @@
 /**
  * The soak: many mixed runs (successes, thrown errors, timeouts, memory kills) and fuzzed programs
  * (garbage, truncated valid programs, random tool arguments) through one runtime, a few at a time.
- * Every run must come back as a RunResult. Reports RSS, open file descriptors, child processes,
- * unanswered calls and throughput per window. Shared by `make soak` (scripts/soak.mjs) and test/soak.
+ * Every run must come back as a RunResult. Reports open file descriptors, child processes, unanswered
+ * calls, and per window of runs: throughput, RSS, the retained heap, the children's RSS, the log's size
+ * and the active handles (soak-memory.ts), with their growth after warm-up. Shared by `make soak`
+ * (scripts/soak.mjs) and test/soak.
  */
 import { execFileSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { createRuntime } from '../../runtime/index.js'
 import type { AnyToolDefinition, Limits, RunEvent } from '../../vocabulary/types.js'
+import { growthAfterWarmUp, isolateChildren, sampleWindow, type SoakWindow } from './soak-memory.js'
 
 export interface SoakOptions {
   runs: number
@@ -33,6 +36,10 @@ export interface SoakReport {
   childrenAfterClose: number
   runsPerSecond: number[]
   seconds: number
+  /** One sample after each window of runs (about 20 windows). */
+  windows: SoakWindow[]
+  /** After warm-up (the last quarter of windows against the second; the child by its floor), in MB or counts. */
+  growth: { rssMb: number; heapRetainedMb: number; childRssMb: number; activeResources: number }
 }
 
 const OPEN = { type: 'object' } as const
@@ -154,24 +161,23 @@ function sandboxChildren(sandbox: 'isolate' | 'docker' = 'isolate'): number {
       return 0
     }
   }
-  try {
-    return execFileSync('ps', ['--ppid', String(process.pid), '-o', 'args='], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes('isolate/child.js')).length
-  } catch {
-    return 0
-  }
+  return isolateChildren().length
 }
 
-function unansweredCount(events: readonly RunEvent[]): number {
+/**
+ * Tool calls without a result, counted live over every event (the log keeps only the newest, so a count
+ * over `rt.log.all()` at the end would see results whose calls were dropped).
+ */
+function trackCalls(rt: { log: { subscribe(listener: (e: RunEvent) => void): () => void } }): { unanswered(): number } {
   const open = new Map<string, number>()
-  for (const e of events) {
+  rt.log.subscribe((e) => {
     const id = (e.data as { id?: string }).id
-    if (id === undefined) continue
-    if (e.type === 'tool/call') open.set(id, (open.get(id) ?? 0) + 1)
-    if (e.type === 'tool/result') open.set(id, (open.get(id) ?? 0) - 1)
-  }
-  return [...open.values()].filter((n) => n !== 0).length
+    if (id === undefined || (e.type !== 'tool/call' && e.type !== 'tool/result')) return
+    const n = (open.get(id) ?? 0) + (e.type === 'tool/call' ? 1 : -1)
+    if (n === 0) open.delete(id)
+    else open.set(id, n)
+  })
+  return { unanswered: () => open.size }
 }
 
 export async function soak(options: SoakOptions): Promise<SoakReport> {
@@ -184,6 +190,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     sandbox,
     ...(sandbox === 'docker' ? { docker: { poolSize: concurrency } } : {}),
   })
+  const calls = trackCalls(rt)
   await rt.sandbox.start()
   await rt.runCode('return 1')
   const rssStartMb = rssMb()
@@ -194,6 +201,7 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
   let finished = 0
   let childrenDuring = 0
   const runsPerSecond: number[] = []
+  const windows: SoakWindow[] = []
   const t0 = performance.now()
   let windowStart = t0
   let windowRuns = 0
@@ -217,15 +225,20 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
         const now = performance.now()
         runsPerSecond.push(windowRuns / ((now - windowStart) / 1000))
         childrenDuring = Math.max(childrenDuring, sandboxChildren(sandbox))
-        options.progress?.(`${finished} runs, ${runsPerSecond.at(-1)!.toFixed(0)} runs/s, RSS ${rssMb().toFixed(0)} MB, fds ${openFds()}`)
-        windowStart = now
+        const w = sampleWindow(finished, runsPerSecond.at(-1)!, rt.log.all().length, sandbox)
+        windows.push(w)
+        const child = w.childRssMb !== undefined ? `, child RSS ${w.childRssMb.toFixed(0)} MB` : ''
+        options.progress?.(
+          `${finished} runs, ${w.runsPerSecond.toFixed(0)} runs/s, RSS ${w.rssMb.toFixed(0)} MB (heap ${w.heapTotalMb.toFixed(0)}, retained ${w.heapRetainedMb.toFixed(1)})${child}, log ${w.logEvents} events, handles ${w.activeResources}, fds ${openFds()}`,
+        )
+        windowStart = performance.now() // the sample's own time (a full collection) is not the runs'
         windowRuns = 0
       }
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))
   const seconds = (performance.now() - t0) / 1000
-  const unanswered = unansweredCount(rt.log.all())
+  const unanswered = calls.unanswered()
   const rssEndMb = rssMb()
   const fdEnd = openFds()
   await rt.close()
@@ -243,5 +256,16 @@ export async function soak(options: SoakOptions): Promise<SoakReport> {
     childrenAfterClose: sandboxChildren(sandbox),
     runsPerSecond,
     seconds,
+    windows,
+    growth: {
+      rssMb: growthAfterWarmUp(windows, (w) => w.rssMb),
+      heapRetainedMb: growthAfterWarmUp(windows, (w) => w.heapRetainedMb),
+      childRssMb: growthAfterWarmUp(
+        windows,
+        (w) => w.childRssMb,
+        (xs) => Math.min(...xs),
+      ),
+      activeResources: growthAfterWarmUp(windows, (w) => w.activeResources),
+    },
   }
 }
