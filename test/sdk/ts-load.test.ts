@@ -38,7 +38,7 @@ describe('loading TypeScript with a code cache', () => {
   it('ignores a corrupt cache and still loads TypeScript', () => {
     const { dir, file } = primed()
     const bytes = readFileSync(file)
-    bytes[bytes.length - 100] ^= 0xff
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 100) ^ 0xff, bytes.length - 100)
     writeFileSync(file, bytes, { mode: 0o600 })
     const load = loadTypeScript({ CODEACT_CACHE_DIR: dir })
     expect(load.cache).toBe('ignored')
