@@ -69,6 +69,9 @@ export async function dropPrestarted(): Promise<void> {
   prestarted = undefined
   const child = await left?.child
   if (child !== undefined && typeof child !== 'string') {
+    // Held while it dies: unheld, awaiting its end would leave nothing keeping the event loop up (a CLI
+    // that drops it just before exiting would exit 13, its top-level await unsettled).
+    child.hold(true)
     child.kill()
     await child.closed
   }
