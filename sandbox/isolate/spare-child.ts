@@ -112,6 +112,7 @@ export function retainSpare(): () => Promise<void> {
     spare = undefined
     const child = await last.child
     if (typeof child !== 'string') {
+      child.hold(true) // as in dropPrestarted: the loop stays up until it is gone
       child.kill()
       await child.closed
     }
