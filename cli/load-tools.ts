@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { basename, dirname, extname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { build } from 'esbuild'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
@@ -16,6 +15,8 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
   if (ext === '.ts' || ext === '.mts' || ext === '.cts' || ext === '.tsx') {
     const out = join(dirname(path), `.${basename(path, ext)}.${randomUUID().slice(0, 8)}.codeact.mjs`)
     try {
+      // esbuild is loaded only for a --tools module that needs bundling, not on every start-up.
+      const { build } = await import('esbuild')
       await build({
         entryPoints: [path],
         outfile: out,

@@ -4,18 +4,20 @@
  */
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
-import { parseJSONL } from '../runtime/event-log.js'
-import { replayObservations } from '../runtime/replay.js'
+import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { DOCKER_USAGE } from './docker-flags.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { watchLive } from './live.js'
 import { LIMIT_USAGE } from './limit-flags.js'
-import { REPL_USAGE, replCommand } from './repl.js'
+import { REPL_USAGE } from './repl-usage.js'
 import { terminalReview } from './review.js'
 import { summaryLines } from './summary.js'
 import type { RunResult } from '../vocabulary/types.js'
+
+// The runtime (and what it loads: zod, ajv, esbuild, the workspace tools …) is imported only once a command
+// needs it, and `codeact run` first starts its child and checker thread (prestart.ts) so they come up meanwhile.
+const loadRuntime = () => import('../runtime/create-runtime.js')
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
 
@@ -58,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
         // Loaded only for `codeact mcp`: `codeact run` never pulls in the MCP server SDK (a third of its start-up).
         return await (await import('./mcp.js')).mcpCommand(rest)
       case 'repl':
-        return await replCommand(rest)
+        return await (await import('./repl.js')).replCommand(rest)
       case undefined:
       case 'help':
       case '--help':
@@ -78,14 +80,28 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+const parseRun = (args: string[]) => parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true, strict: true })
+
 async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true, strict: true })
+  const { values, positionals } = parseRun(args)
   if (values.help) {
     process.stdout.write(USAGE + '\n')
     return EXIT.ok
   }
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('run takes exactly one PROGRAM')
+  const drop = (await import('./prestart.js')).prestart(values.sandbox)
+  try {
+    return await runProgram(file, values)
+  } finally {
+    await drop()
+  }
+}
+
+async function runProgram(file: string, values: ReturnType<typeof parseRun>['values']): Promise<number> {
+  const runtime = loadRuntime()
+  // Loaded meanwhile; a failure surfaces where it is awaited.
+  runtime.catch(() => {})
   const code =
     file === '-'
       ? await readStdin()
@@ -104,7 +120,7 @@ async function runCommand(args: string[]): Promise<number> {
       )
     if (values.json) throw new UsageError('--review is interactive; it does not combine with --json')
   }
-  const rt = await createRuntime(options)
+  const rt = await (await runtime).createRuntime(options)
   for (const r of rt.recovered) {
     if (r.action === 'finished')
       process.stderr.write(
@@ -158,6 +174,7 @@ async function replayCommand(args: string[]): Promise<number> {
   const text = await readFile(file, 'utf8').catch(() => {
     throw new UsageError(`cannot read ${file}`)
   })
+  const [{ parseJSONL }, { replayObservations }] = await Promise.all([import('../runtime/event-log.js'), import('../runtime/replay.js')])
   for (const o of replayObservations(parseJSONL(text))) process.stdout.write(`── ${o.name} ${o.id} ──\n${o.content}\n\n`)
   return EXIT.ok
 }
@@ -166,6 +183,7 @@ async function sdkCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { ...RUNTIME_FLAGS, ...MCP_FLAG_OPTIONS }, strict: true })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
+  const { createRuntime } = await loadRuntime()
   const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox(), typecheck: 'off' })
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   process.stdout.write(rt.sdk.declarations())

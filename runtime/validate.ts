@@ -2,8 +2,9 @@
  * Argument validation for zod and JSON Schema alike. A failure names the field, the expected type and
  * what was given, so a model can fix the call in one step.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { createRequire } from 'node:module'
+import type { Ajv2020 } from 'ajv/dist/2020.js'
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
 import type { ZodType } from 'zod'
 import { isZodSchema } from '../sdk/schema.js'
 import { closestNames } from '../sdk/suggest.js'
@@ -12,20 +13,36 @@ import type { JsonSchema, JsonValue, SchemaLike } from '../vocabulary/types.js'
 export type Validation = { ok: true; value: JsonValue } | { ok: false; message: string }
 export type Validator = (args: JsonValue) => Validation
 
-const ajv2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
-const ajv07 = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+// Loaded (and its two instances built) at the first JSON Schema validation, not at start-up: ~90 ms of CPU
+// that a process whose tools are zod, or that calls none, never needs (`codeact run` of a plain program).
+let ajvs: [Ajv2020, Ajv] | undefined
+function validators(): [Ajv2020, Ajv] {
+  if (ajvs) return ajvs
+  const require = createRequire(import.meta.url)
+  const options = { strict: false, allErrors: true, validateFormats: false }
+  const draft2020 = (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020
+  const draft07 = (require('ajv') as typeof import('ajv')).Ajv
+  ajvs = [new draft2020(options), new draft07(options)]
+  return ajvs
+}
 
-/** Builds the validator of a tool's `parameters`. A schema no validator understands accepts any object. */
+/**
+ * Builds the validator of a tool's `parameters` (a JSON Schema is compiled at its first use). A schema no
+ * validator understands accepts any object.
+ */
 export function createValidator(schema: SchemaLike): Validator {
   if (isZodSchema(schema)) return zodValidator(schema)
-  const fn = compileJsonSchema(schema)
-  if (!fn) return (args) => ({ ok: true, value: args })
-  return (args) => (fn(args) ? { ok: true, value: args } : { ok: false, message: describeAjvErrors(fn.errors ?? [], args, schema) })
+  let fn: ValidateFunction | null | undefined
+  return (args) => {
+    if (fn === undefined) fn = compileJsonSchema(schema) ?? null
+    if (fn === null) return { ok: true, value: args }
+    return fn(args) ? { ok: true, value: args } : { ok: false, message: describeAjvErrors(fn.errors ?? [], args, schema) }
+  }
 }
 
 function compileJsonSchema(schema: JsonSchema): ValidateFunction | undefined {
   const { $schema: _ignored, ...rest } = schema
-  for (const ajv of [ajv2020, ajv07]) {
+  for (const ajv of validators()) {
     try {
       return ajv.compile(rest)
     } catch {

@@ -2,13 +2,13 @@
  * The TypeScript plumbing the type checker stands on: the compiler itself, the compiler options a program is
  * checked with, an in-memory compiler host, and the process-wide cache of parsed lib files.
  */
-import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import type TS from 'typescript'
+import { loadTypeScript } from './ts-load.js'
 
-// require, not import: importing the 9 MB CommonJS file from ESM makes Node scan it for named exports first,
-// which costs a few hundred milliseconds of a fresh process's first check.
-export const ts = createRequire(import.meta.url)('typescript') as typeof TS
+// Loaded as CommonJS with a V8 code cache (ts-load.ts), not imported: importing the 9 MB file from ESM makes
+// Node scan it for named exports first, which costs a few hundred milliseconds of a fresh process's first check.
+export const ts = loadTypeScript().ts
 
 /**
  * ES2023, no DOM and no Node (the sandbox has neither). Strict, without `catch (e) { e.code }` errors

@@ -11,8 +11,8 @@ import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
 import { ProgramClock } from '../program-clock.js'
 import { type CallAnswer, DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
-import { retainSpare, spawnSharedChild } from './spare-child.js'
-import { type ChildExit, SupervisedChild } from './supervisor.js'
+import { retainSpare, spawnChild } from './spare-child.js'
+import type { ChildExit, SupervisedChild } from './supervisor.js'
 
 export interface IsolateSandboxOptions {
   /** Warm isolates kept ready per memory limit (default 1; 0 creates one per run). */
@@ -112,7 +112,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
       spawn: async () => {
         const found = entry !== undefined ? { ok: true as const, path: entry } : resolveChildEntry()
         if (!found.ok) return found.message
-        const child = await (share ? spawnSharedChild : SupervisedChild.spawn)(found.path, this.#config, listener)
+        const child = await spawnChild(share, found.path, this.#config, listener)
         // A child holds the caller's event loop only while runs are in flight in it.
         if (typeof child !== 'string') child.hold(false)
         return child

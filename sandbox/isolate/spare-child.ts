@@ -8,6 +8,11 @@
  * pool that took it (caller-pool.ts: one caller for its whole life). Opt-in (`shareSpare`), because it is
  * one more process: it is kept only while a sandbox that asked for it is open, and never holds the
  * process's event loop.
+ *
+ * A process that knows it is about to create a sandbox (the CLI, before it loads the runtime) can also
+ * `prestartChild`: one child started early, taken by the first sandbox of this process that spawns one with
+ * the same entry and config, never replaced and never handed out twice; `dropPrestarted` ends it if no
+ * sandbox took it.
  */
 import type { ChildConfig, FromChild } from './protocol.js'
 import { type ChildExit, type ChildListener, SupervisedChild } from './supervisor.js'
@@ -35,6 +40,63 @@ interface Spare {
 
 let spare: Spare | undefined
 let open = 0
+let prestarted: Spare | undefined
+
+function startChild(key: string, entry: string, config: ChildConfig, onGone: (mine: Spare) => void): Spare {
+  const relay = new Relay()
+  const child = SupervisedChild.spawn(entry, config, relay).then((c) => {
+    if (typeof c !== 'string') c.hold(false)
+    return c
+  })
+  const mine: Spare = { key, relay, child }
+  relay.onExitUnowned = () => onGone(mine)
+  // A child that could not start is dropped; the next spawn tries again.
+  void child.then((c) => typeof c === 'string' && onGone(mine))
+  return mine
+}
+
+/** Starts the one child the next sandbox of this process will spawn (same entry and config), ahead of time. */
+export function prestartChild(entry: string, config: ChildConfig): void {
+  if (prestarted) return
+  prestarted = startChild(`${entry}\n${JSON.stringify(config)}`, entry, config, (mine) => {
+    if (prestarted === mine) prestarted = undefined
+  })
+}
+
+/** Ends the prestarted child if no sandbox took it. */
+export async function dropPrestarted(): Promise<void> {
+  const left = prestarted
+  prestarted = undefined
+  const child = await left?.child
+  if (child !== undefined && typeof child !== 'string') {
+    // Held while it dies: unheld, awaiting its end would leave nothing keeping the event loop up (a CLI
+    // that drops it just before exiting would exit 13, its top-level await unsettled).
+    child.hold(true)
+    child.kill()
+    await child.closed
+  }
+}
+
+/** What a sandbox's pool calls for each child: the prestarted one if it matches, else shared or fresh. */
+export async function spawnChild(
+  share: boolean,
+  entry: string,
+  config: ChildConfig,
+  listener: ChildListener,
+): Promise<SupervisedChild | string> {
+  const key = `${entry}\n${JSON.stringify(config)}`
+  const early = prestarted?.key === key ? prestarted : undefined
+  if (early) {
+    prestarted = undefined
+    if (share && open > 0) startSpare(key, entry, config)
+    const child = await early.child
+    if (typeof child !== 'string' && child.alive) {
+      early.relay.target = listener
+      return child
+    }
+  }
+  return share ? spawnSharedChild(entry, config, listener) : SupervisedChild.spawn(entry, config, listener)
+}
 
 /** A sandbox that shares the spare opened. Returns its release (call once, on close). */
 export function retainSpare(): () => Promise<void> {
@@ -50,6 +112,7 @@ export function retainSpare(): () => Promise<void> {
     spare = undefined
     const child = await last.child
     if (typeof child !== 'string') {
+      child.hold(true) // as in dropPrestarted: the loop stays up until it is gone
       child.kill()
       await child.closed
     }
@@ -57,7 +120,7 @@ export function retainSpare(): () => Promise<void> {
 }
 
 /** A ready child for `listener`: the spare when one matches (and a new spare starts), else a fresh spawn. */
-export async function spawnSharedChild(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
+async function spawnSharedChild(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
   const key = `${entry}\n${JSON.stringify(config)}`
   const taken = spare?.key === key ? spare : undefined
   if (taken) spare = undefined
@@ -79,16 +142,7 @@ function startSpare(key: string, entry: string, config: ChildConfig): void {
     const old = spare.child
     void old.then((c) => typeof c !== 'string' && c.kill())
   }
-  const relay = new Relay()
-  const child = SupervisedChild.spawn(entry, config, relay).then((c) => {
-    if (typeof c !== 'string') c.hold(false)
-    return c
-  })
-  const mine: Spare = { key, relay, child }
-  relay.onExitUnowned = () => {
+  spare = startChild(key, entry, config, (mine) => {
     if (spare === mine) spare = undefined
-  }
-  spare = mine
-  // A spare that could not start is dropped; the next spawn tries again.
-  void child.then((c) => typeof c === 'string' && spare === mine && (spare = undefined))
+  })
 }

@@ -1,0 +1,23 @@
+/**
+ * What `codeact run` starts before it loads the runtime (a few hundred milliseconds of module loading on
+ * the host's thread): the isolate child (Node start-up + isolated-vm + the first isolate, in its own process)
+ * and a checker thread (loading TypeScript in its own thread), so they start on the other core while the host
+ * imports. The runtime then takes that very child for its one caller (spare-child.ts: never used before, taken
+ * once) and the thread from the process-wide pool, instead of starting them after the imports.
+ */
+import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
+import { DEFAULT_CHILD_CONFIG } from '../sandbox/isolate/protocol.js'
+import { dropPrestarted, prestartChild } from '../sandbox/isolate/spare-child.js'
+import { checkInPool } from '../sdk/typecheck-pool.js'
+
+/** Starts them; returns what ends the child if the runtime never took it. */
+export function prestart(sandbox: string | undefined): () => Promise<void> {
+  if (sandbox === undefined || sandbox === 'isolate') {
+    const found = resolveChildEntry()
+    // The runtime's own isolate sandbox spawns with exactly this entry and config (the CLI sets no isolate options).
+    if (found.ok) prestartChild(found.path, DEFAULT_CHILD_CONFIG)
+  }
+  // A trivial program prepared in the pool: the thread starts and loads its parser meanwhile.
+  void checkInPool(undefined, 'return 0', 5000, { allowNodeImports: false })
+  return dropPrestarted
+}
