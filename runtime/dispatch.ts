@@ -117,7 +117,10 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
   const answer = (value: unknown): ToolResult => {
     const json = toJson(value)
     if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
-    return concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
+    const result: ToolResult = concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
+    if (json.text.length > KEEP_TEXT_CHARS)
+      resultTexts.set(result, `{"ok":true,"value":${json.text}${concludes ? ',"concludesTurn":true' : ''}}`)
+    return result
   }
   let returned: unknown
   try {
@@ -164,6 +167,8 @@ export function finish(env: DispatchEnv, call: ToolCall, result: ToolResult): To
 }
 
 async function postExecute(hooks: readonly HookMap['post-execute'][], call: ToolCall, result: ToolResult): Promise<ToolResult> {
+  // A hook may change the result in place: its kept text no longer says what the result is.
+  resultTexts.delete(result)
   let current = result
   for (const hook of hooks) {
     try {
@@ -200,12 +205,25 @@ export function messageOf(e: unknown): string {
 }
 
 /** Normalises a tool's value to JSON: `undefined` becomes null; BigInt, cycles and the like are refused. */
-export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: false; why: string } {
-  if (value === undefined) return { ok: true, value: null }
+export function toJson(value: unknown): { ok: true; value: JsonValue; text: string } | { ok: false; why: string } {
+  if (value === undefined || value === null) return { ok: true, value: null, text: 'null' }
+  // Primitives are their own copy; objects are copied through their JSON text (a tool's later change to the
+  // object it returned reaches neither the log nor the program).
+  if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value, text: JSON.stringify(value) }
+  if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: value === 0 ? 0 : value, text: JSON.stringify(value) }
   try {
     const text = JSON.stringify(value)
-    return { ok: true, value: text === undefined ? null : (JSON.parse(text) as JsonValue) }
+    return text === undefined ? { ok: true, value: null, text: 'null' } : { ok: true, value: JSON.parse(text) as JsonValue, text }
   } catch (e) {
     return { ok: false, why: messageOf(e) }
   }
+}
+
+/** Past this length a result's JSON text is kept for the sandbox, which would otherwise serialise the value again. */
+const KEEP_TEXT_CHARS = 256
+const resultTexts = new WeakMap<ToolResult, string>()
+
+/** The JSON text of a committed result (`JSON.stringify(result)`, without serialising a big value twice). */
+export function resultJson(result: ToolResult): string {
+  return resultTexts.get(result) ?? JSON.stringify(result)
 }

@@ -15,6 +15,12 @@ export class Queue<T> {
     return this.#items[this.#head]
   }
 
+  map<U>(fn: (item: T) => U): U[] {
+    const out: U[] = []
+    for (let i = this.#head; i < this.#items.length; i++) out.push(fn(this.#items[i] as T))
+    return out
+  }
+
   shift(): T | undefined {
     if (this.#head >= this.#items.length) return undefined
     const item = this.#items[this.#head]

@@ -9,7 +9,7 @@ import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
-import { failure, type DispatchEnv } from './dispatch.js'
+import { failure, resultJson, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
@@ -23,7 +23,6 @@ import type {
   RunError,
   RunResult,
   ToolCall,
-  ToolResult,
 } from '../vocabulary/types.js'
 import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
@@ -179,18 +178,14 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))
   options.signal?.addEventListener('abort', onOuterAbort, { once: true })
-  const pending = new Map<string, string>()
-  const scheduler = new CallScheduler({
-    env,
-    signal: controller.signal,
-    maxParallel: limits.maxParallelToolCalls,
-    onCommit: ({ call }) => pending.delete(call.id),
-  })
+  const scheduler = new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
   let issued = 0
   let overLimit = false
+  // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
+  let over = false
   const host: SandboxHost = {
     callTool: async (name, argsJson) => {
-      if (controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
+      if (over || controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
       if (++issued > limits.maxToolCalls) {
         overLimit = true
         controller.abort(new Error('tool call limit'))
@@ -199,20 +194,16 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         )
       }
       const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
-      let result: ToolResult
       const parsed = parseArgs(argsJson)
-      if (parsed.ok) call.args = parsed.value
-      pending.set(call.id, name)
       if (!parsed.ok) {
         // Logged like any call, so the observation lists it; never dispatched.
         env.log.append('tool/call', call)
-        result = failure('EINVAL', `${name}: ${parsed.message}`)
+        const result = failure('EINVAL', `${name}: ${parsed.message}`)
         env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
-        pending.delete(call.id)
-      } else {
-        result = await scheduler.submit(call)
+        return JSON.stringify(result)
       }
-      return JSON.stringify(result)
+      call.args = parsed.value
+      return resultJson(await scheduler.submit(call))
     },
     log: (entries) => {
       // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
@@ -239,16 +230,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     deps.workspace.runOps.set(runId, wsRun.ops)
   }
   await deps.sandbox.start()
-  let timer: NodeJS.Timeout | undefined
-  // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
-  // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
-  const deadline = new Promise<'timeout'>(
-    (resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))),
-  )
   const request: SandboxRunRequest = {
     runId,
     js: compiled.program.js,
-    toolNames: env.registry.programNames(),
+    toolNames: env.registry.programNameList(),
     limits: {
       timeoutMs: limits.timeoutMs,
       deadlineMs: limits.deadlineMs,
@@ -259,13 +244,21 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   const runOnce = (r: SandboxRunRequest) => deps.sandbox.run(r, host, controller.signal)
   const run = session ? session.run(request, runOnce, controller.signal) : runOnce(request)
-  // The backend enforces the deadline; this is the backstop for a backend that stops answering.
-  const raced = await Promise.race([run, deadline])
+  // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
+  // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
+  let timer: NodeJS.Timeout | undefined
+  const raced = await new Promise<SandboxOutcome | 'timeout'>((resolve, reject) => {
+    timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))
+    run.then(resolve, reject)
+  })
   clearTimeout(timer)
-  const pendingAtEnd = [...pending.values()]
-  controller.abort(new Error('run over'))
+  over = true
+  const pendingAtEnd = scheduler.pendingNames()
+  // Calls still in flight are cancelled (and a backend that stopped answering is told); when the sandbox
+  // answered and every call has committed, nothing listens and the abort is skipped.
+  if (raced === 'timeout' || pendingAtEnd.length) controller.abort(new Error('run over'))
   options.signal?.removeEventListener('abort', onOuterAbort)
-  await scheduler.drain()
+  if (pendingAtEnd.length) await scheduler.drain()
   unscope()
 
   const outcome: SandboxOutcome =

@@ -37,7 +37,7 @@ export class CallScheduler implements Cancellation {
   #env: DispatchEnv
   #signal: AbortSignal
   #maxParallel: number
-  #onCommit: (c: Committed) => void
+  #onCommit: ((c: Committed) => void) | undefined
   #toStage = new Queue<Slot>()
   #ready = new Queue<Slot>()
   #toCommit = new Queue<Slot>()
@@ -56,7 +56,7 @@ export class CallScheduler implements Cancellation {
   aborted = false
   reason: unknown = undefined
 
-  constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit: (c: Committed) => void }) {
+  constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit?: (c: Committed) => void }) {
     this.#env = options.env
     this.#signal = options.signal
     // One listener on the caller's signal however many calls are in flight (100k parallel calls are a
@@ -92,6 +92,11 @@ export class CallScheduler implements Cancellation {
   drain(): Promise<void> {
     if (this.#committed >= this.#submitted) return Promise.resolve()
     return new Promise((resolve) => this.#drains.push({ upTo: this.#submitted, resolve }))
+  }
+
+  /** The names of the calls submitted and not yet committed, in submission order. */
+  pendingNames(): string[] {
+    return this.#toCommit.map((slot) => slot.call.name)
   }
 
   /** Cancellation of the calls running under this scheduler (dispatch's `execute` registers here). */
@@ -230,7 +235,7 @@ export class CallScheduler implements Cancellation {
     const durationMs = Date.now() - slot.started
     this.#env.log.append('tool/result', { id: slot.call.id, name: slot.call.name, result, durationMs })
     try {
-      this.#onCommit({ call: slot.prepared!.call, result, durationMs })
+      this.#onCommit?.({ call: slot.prepared!.call, result, durationMs })
     } catch {
       // The caller's bookkeeping must not stall the calls after this one.
     }
