@@ -11,6 +11,7 @@ import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '..
 import { compile, locateInSource, userStack, type CompiledProgram } from './compile.js'
 import { failure, resultJson, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
+import { runMarks } from './run-marks.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
 import type {
@@ -90,6 +91,7 @@ export interface RunCodeOptions {
 
 /** `session`: a session run (runtime/sessions.ts resolves `options.session` to it). */
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}, session?: SessionRun): Promise<RunResult> {
+  runMarks.at?.('start')
   const { env } = deps
   // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
   const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
@@ -174,6 +176,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // Cancelled while it was being prepared (a check takes a moment; a REPL's Ctrl-C lands here): nothing runs.
   if (options.signal?.aborted)
     return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
+  runMarks.at?.('staged')
   const unscope = options.onApproval && env.approvals ? env.approvals.scope(runId, options.onApproval) : () => {}
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))
@@ -242,6 +245,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     },
     ...(options.caller !== undefined ? { callerId: options.caller } : {}),
   }
+  runMarks.at?.('sandbox')
   const runOnce = (r: SandboxRunRequest) => deps.sandbox.run(r, host, controller.signal)
   const run = session ? session.run(request, runOnce, controller.signal) : runOnce(request)
   // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
@@ -252,6 +256,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     run.then(resolve, reject)
   })
   clearTimeout(timer)
+  runMarks.at?.('ran')
   over = true
   const pendingAtEnd = scheduler.pendingNames()
   // Calls still in flight are cancelled (and a backend that stopped answering is told); when the sandbox
@@ -367,7 +372,7 @@ function finishRun(
   const events = eventsOfRun(log.since(firstSeq), runId)
   unpin()
   const record = recordFromEvents(events, runId)!
-  return withCompactJson({
+  const result = withCompactJson({
     ok: data.ok,
     value: data.value,
     logs: record.logs,
@@ -376,4 +381,6 @@ function finishRun(
     observation: renderObservation(record, maxObservationBytes),
     events,
   })
+  runMarks.at?.('end')
+  return result
 }

@@ -164,7 +164,11 @@ export class CallScheduler implements Cancellation {
   #stage(slot: Slot): Prepared | Promise<Prepared> {
     const { call } = slot
     if (this.aborted) return { ok: false, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
-    const refused = (e: unknown): Prepared => ({ ok: false, call, result: failure('EIO', `the call could not be dispatched: ${messageOf(e)}`) })
+    const refused = (e: unknown): Prepared => ({
+      ok: false,
+      call,
+      result: failure('EIO', `the call could not be dispatched: ${messageOf(e)}`),
+    })
     try {
       const staged = prepare(this.#env, call, this.#signal)
       return staged instanceof Promise ? staged.catch(refused) : staged

@@ -99,7 +99,12 @@ describe('the scheduler under a flood and at the edges of a run', () => {
         return n
       },
     })
-    const quick = defineTool({ name: 'quick', description: 'Answers at once.', parameters: z.object({ n: z.number() }), execute: ({ n }) => n })
+    const quick = defineTool({
+      name: 'quick',
+      description: 'Answers at once.',
+      parameters: z.object({ n: z.number() }),
+      execute: ({ n }) => n,
+    })
     const rt = await testRuntime({ tools: [slow, quick], limits: { maxParallelToolCalls: 2 } })
     const r = await rt.runCode(`
       return await Promise.all(Array.from({ length: 12 }, (_, n) => (n % 3 === 0 ? tools.slow({ n }) : tools.quick({ n }))))`)
