@@ -225,5 +225,6 @@ const resultTexts = new WeakMap<ToolResult, string>()
 
 /** The JSON text of a committed result (`JSON.stringify(result)`, without serialising a big value twice). */
 export function resultJson(result: ToolResult): string {
-  return resultTexts.get(result) ?? JSON.stringify(result)
+  const kept = result.ok && (typeof result.value === 'object' || typeof result.value === 'string') ? resultTexts.get(result) : undefined
+  return kept ?? JSON.stringify(result)
 }

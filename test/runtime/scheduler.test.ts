@@ -65,6 +65,24 @@ describe('the scheduler under a flood and at the edges of a run', () => {
     expect(logged.result.value).toEqual({ items: [1, 2, 3] })
   })
 
+  it('a big result reaches the program whole, and a post-execute hook that edits it in place is what the program sees', async () => {
+    const big = defineTool({
+      name: 'big',
+      description: 'Returns 2,000 lines.',
+      parameters: z.object({ tag: z.boolean() }),
+      execute: () => ({ lines: Array.from({ length: 2000 }, (_, i) => `line ${i} "quoted" \u2028`) }),
+    })
+    const rt = await testRuntime({ tools: [big] })
+    const plain = await rt.runCode('const r = await tools.big({ tag: false }); return [r.lines.length, r.lines[1999]]')
+    expect(plain.value).toEqual([2000, 'line 1999 "quoted" \u2028'])
+    rt.hooks.on('post-execute', (call, result) => {
+      if (result.ok && (call.args as { tag: boolean }).tag) (result.value as { lines: string[] }).lines.push('edited')
+    })
+    const edited = await rt.runCode('const r = await tools.big({ tag: true }); return [r.lines.length, r.lines[2000]]')
+    expect(edited.value).toEqual([2001, 'edited'])
+    expect((edited.calls[0]!.result as { lines: string[] }).lines).toHaveLength(2001)
+  })
+
   it('a tool that reads ctx.signal only after its timeout finds it aborted', async () => {
     let seen: { aborted: boolean; reason: string } | undefined
     const late = defineTool({
