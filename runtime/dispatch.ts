@@ -8,7 +8,7 @@ import type { Approvals } from './approval.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
-import type { JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from '../vocabulary/types.js'
+import type { HookMap, JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from '../vocabulary/types.js'
 
 export interface DispatchEnv {
   registry: ToolRegistry
@@ -26,11 +26,21 @@ export interface DispatchEnv {
 
 export type Prepared = { ok: true; call: ToolCall; tool: RegisteredTool } | { ok: false; call: ToolCall; result: ToolResult }
 
+/** Where a running call learns that its run or batch was cancelled (the scheduler: one listener for all calls). */
+export interface Cancellation {
+  readonly aborted: boolean
+  readonly reason: unknown
+  /** `onCancel` runs once, when cancelled (not if already cancelled: check `aborted` first). */
+  add(onCancel: () => void): void
+  delete(onCancel: () => void): void
+}
+
 export function failure(code: string, message: string): ToolResult {
   return { ok: false, error: { code, message } }
 }
 
-export async function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal): Promise<Prepared> {
+/** Lookup, validation, then pre-execute hooks; synchronous when no hook is registered. */
+export function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal): Prepared | Promise<Prepared> {
   const gated = env.gate?.(call)
   if (gated) return { ok: false, call, result: { ok: false, error: gated } }
   const tool = env.registry.get(call.name)
@@ -40,8 +50,20 @@ export async function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSi
   }
   const checked = tool.validate(call.args)
   if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
-  let current: ToolCall = { ...call, args: checked.value }
-  for (const hook of env.hooks.list('pre-execute')) {
+  const current: ToolCall = { ...call, args: checked.value }
+  const hooks = env.hooks.list('pre-execute')
+  return hooks.length ? preExecute(env, hooks, current, tool, signal) : { ok: true, call: current, tool }
+}
+
+async function preExecute(
+  env: DispatchEnv,
+  hooks: readonly HookMap['pre-execute'][],
+  call: ToolCall,
+  tool: RegisteredTool,
+  signal: AbortSignal | undefined,
+): Promise<Prepared> {
+  let current = call
+  for (const hook of hooks) {
     try {
       const decision = await hook(current)
       if (decision && 'deny' in decision) {
@@ -66,57 +88,89 @@ export async function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSi
   return { ok: true, call: current, tool }
 }
 
-export async function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, signal: AbortSignal): Promise<ToolResult> {
+/**
+ * Runs the tool. A tool that answers synchronously is answered synchronously (no timer, no listener);
+ * `ctx.signal`'s controller is made only when the tool reads it, already aborted if the call was stopped.
+ */
+export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, cancel: Cancellation): ToolResult | Promise<ToolResult> {
   const { call, tool } = prepared
-  const timeoutMs = tool.definition.timeoutMs ?? env.toolTimeoutMs
-  const controller = new AbortController()
+  let controller: AbortController | undefined
+  let stopped: { reason: unknown } | undefined
   let concludes = false
   const runId = call.parentId
   const ctx: ToolContext = {
     callId: call.id,
     parentId: call.parentId,
     origin: call.origin,
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController()
+        if (stopped) controller.abort(stopped.reason)
+      }
+      return controller.signal
+    },
     concludeTurn: () => void (concludes = true),
     reportDenial: (d) =>
       void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
     services: env.services(runId),
   }
-  let timer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
-  const stop = new Promise<ToolResult>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error('timeout'))
-      resolve(failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`))
-    }, timeoutMs)
-    onAbort = () => {
-      controller.abort(signal.reason)
-      resolve(failure('ECANCELED', `${call.name} was cancelled`))
-    }
-    if (signal.aborted) onAbort()
-    else signal.addEventListener('abort', onAbort, { once: true })
-  })
-  const run = (async (): Promise<ToolResult> => {
-    try {
-      const value = await tool.definition.execute(call.args, ctx)
-      const json = toJson(value)
-      if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
-      return concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
-    } catch (e) {
-      return { ok: false, error: errorOf(e) }
-    }
-  })()
-  try {
-    return await Promise.race([run, stop])
-  } finally {
-    clearTimeout(timer)
-    if (onAbort) signal.removeEventListener('abort', onAbort)
+  const answer = (value: unknown): ToolResult => {
+    const json = toJson(value)
+    if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
+    const result: ToolResult = concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
+    if (json.text.length > KEEP_TEXT_CHARS)
+      resultTexts.set(result, `{"ok":true,"value":${json.text}${concludes ? ',"concludesTurn":true' : ''}}`)
+    return result
   }
+  let returned: unknown
+  try {
+    returned = tool.definition.execute(call.args, ctx)
+  } catch (e) {
+    return { ok: false, error: errorOf(e) }
+  }
+  if (!isThenable(returned)) return answer(returned)
+  const timeoutMs = tool.definition.timeoutMs ?? env.toolTimeoutMs
+  return new Promise<ToolResult>((resolve) => {
+    let settled = false
+    let timer: NodeJS.Timeout | undefined
+    const settle = (result: ToolResult) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      cancel.delete(onCancel)
+      resolve(result)
+    }
+    const stop = (reason: unknown, result: ToolResult) => {
+      stopped = { reason }
+      controller?.abort(reason)
+      settle(result)
+    }
+    const onCancel = () => stop(cancel.reason, failure('ECANCELED', `${call.name} was cancelled`))
+    timer = setTimeout(() => stop(new Error('timeout'), failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`)), timeoutMs)
+    if (cancel.aborted) onCancel()
+    else cancel.add(onCancel)
+    Promise.resolve(returned).then(
+      (value) => settle(answer(value)),
+      (e: unknown) => settle({ ok: false, error: errorOf(e) }),
+    )
+  })
 }
 
-export async function finish(env: DispatchEnv, call: ToolCall, result: ToolResult): Promise<ToolResult> {
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { then?: unknown }).then === 'function'
+}
+
+/** Post-execute hooks, in order; synchronous when none is registered. */
+export function finish(env: DispatchEnv, call: ToolCall, result: ToolResult): ToolResult | Promise<ToolResult> {
+  const hooks = env.hooks.list('post-execute')
+  return hooks.length ? postExecute(hooks, call, result) : result
+}
+
+async function postExecute(hooks: readonly HookMap['post-execute'][], call: ToolCall, result: ToolResult): Promise<ToolResult> {
+  // A hook may change the result in place: its kept text no longer says what the result is.
+  resultTexts.delete(result)
   let current = result
-  for (const hook of env.hooks.list('post-execute')) {
+  for (const hook of hooks) {
     try {
       const replaced = await hook(call, current)
       if (replaced && typeof replaced === 'object' && 'ok' in replaced) current = replaced
@@ -151,12 +205,26 @@ export function messageOf(e: unknown): string {
 }
 
 /** Normalises a tool's value to JSON: `undefined` becomes null; BigInt, cycles and the like are refused. */
-export function toJson(value: unknown): { ok: true; value: JsonValue } | { ok: false; why: string } {
-  if (value === undefined) return { ok: true, value: null }
+export function toJson(value: unknown): { ok: true; value: JsonValue; text: string } | { ok: false; why: string } {
+  if (value === undefined || value === null) return { ok: true, value: null, text: 'null' }
+  // Primitives are their own copy; objects are copied through their JSON text (a tool's later change to the
+  // object it returned reaches neither the log nor the program).
+  if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value, text: JSON.stringify(value) }
+  if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: value === 0 ? 0 : value, text: JSON.stringify(value) }
   try {
     const text = JSON.stringify(value)
-    return { ok: true, value: text === undefined ? null : (JSON.parse(text) as JsonValue) }
+    return text === undefined ? { ok: true, value: null, text: 'null' } : { ok: true, value: JSON.parse(text) as JsonValue, text }
   } catch (e) {
     return { ok: false, why: messageOf(e) }
   }
+}
+
+/** Past this length a result's JSON text is kept for the sandbox, which would otherwise serialise the value again. */
+const KEEP_TEXT_CHARS = 256
+const resultTexts = new WeakMap<ToolResult, string>()
+
+/** The JSON text of a committed result (`JSON.stringify(result)`, without serialising a big value twice). */
+export function resultJson(result: ToolResult): string {
+  const kept = result.ok && (typeof result.value === 'object' || typeof result.value === 'string') ? resultTexts.get(result) : undefined
+  return kept ?? JSON.stringify(result)
 }

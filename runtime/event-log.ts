@@ -61,7 +61,9 @@ export class EventLog {
     this.#pins.set(token, seq)
     return () => {
       this.#pins.delete(token)
-      if (this.#events.length > this.maxRetained) this.#trim()
+      // Trimmed in steps of a quarter of the retention, not on every run's release: each trim moves the
+      // whole array, and a busy runtime releases a pin per run.
+      if (this.#events.length > this.maxRetained + Math.ceil(this.maxRetained / 4)) this.#trim()
     }
   }
 

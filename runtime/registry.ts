@@ -17,6 +17,7 @@ export interface RegisteredTool {
 export class ToolRegistry {
   #tools = new Map<string, RegisteredTool>()
   #listeners = new Set<() => void>()
+  #programNames: readonly string[] | undefined
 
   /** Adds or replaces tools. Throws on a definition that is not a tool (API misuse, not model input). */
   register(definitions: readonly AnyToolDefinition[], options: { nativeOnly?: boolean } = {}): void {
@@ -52,6 +53,11 @@ export class ToolRegistry {
     return this.names().filter((n) => !this.#tools.get(n)!.nativeOnly)
   }
 
+  /** The same list, frozen and kept until the registry changes (what every run's request carries). */
+  programNameList(): readonly string[] {
+    return (this.#programNames ??= Object.freeze(this.programNames()))
+  }
+
   /** Definitions of the tools a program may call, sorted by name. */
   definitions(): AnyToolDefinition[] {
     return this.programNames().map((n) => this.#tools.get(n)!.definition)
@@ -64,6 +70,7 @@ export class ToolRegistry {
   }
 
   #changed(): void {
+    this.#programNames = undefined
     for (const l of this.#listeners) l()
   }
 }

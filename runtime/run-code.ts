@@ -9,8 +9,9 @@ import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, compiledProgram, locateInSource, userStack, type CompiledProgram } from './compile.js'
-import { failure, type DispatchEnv } from './dispatch.js'
+import { failure, resultJson, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
+import { runMarks } from './run-marks.js'
 import { withCompactJson } from './run-result-json.js'
 import { CallScheduler } from './scheduler.js'
 import type {
@@ -23,7 +24,6 @@ import type {
   RunError,
   RunResult,
   ToolCall,
-  ToolResult,
 } from '../vocabulary/types.js'
 import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
@@ -91,6 +91,7 @@ export interface RunCodeOptions {
 
 /** `session`: a session run (runtime/sessions.ts resolves `options.session` to it). */
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}, session?: SessionRun): Promise<RunResult> {
+  runMarks.at?.('start')
   const { env } = deps
   // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
   const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
@@ -178,22 +179,19 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // Cancelled while it was being prepared (a check takes a moment; a REPL's Ctrl-C lands here): nothing runs.
   if (options.signal?.aborted)
     return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
+  runMarks.at?.('staged')
   const unscope = options.onApproval && env.approvals ? env.approvals.scope(runId, options.onApproval) : () => {}
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))
   options.signal?.addEventListener('abort', onOuterAbort, { once: true })
-  const pending = new Map<string, string>()
-  const scheduler = new CallScheduler({
-    env,
-    signal: controller.signal,
-    maxParallel: limits.maxParallelToolCalls,
-    onCommit: ({ call }) => pending.delete(call.id),
-  })
+  const scheduler = new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
   let issued = 0
   let overLimit = false
+  // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
+  let over = false
   const host: SandboxHost = {
     callTool: async (name, argsJson) => {
-      if (controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
+      if (over || controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
       if (++issued > limits.maxToolCalls) {
         overLimit = true
         controller.abort(new Error('tool call limit'))
@@ -202,20 +200,16 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         )
       }
       const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
-      let result: ToolResult
       const parsed = parseArgs(argsJson)
-      if (parsed.ok) call.args = parsed.value
-      pending.set(call.id, name)
       if (!parsed.ok) {
         // Logged like any call, so the observation lists it; never dispatched.
         env.log.append('tool/call', call)
-        result = failure('EINVAL', `${name}: ${parsed.message}`)
+        const result = failure('EINVAL', `${name}: ${parsed.message}`)
         env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
-        pending.delete(call.id)
-      } else {
-        result = await scheduler.submit(call)
+        return JSON.stringify(result)
       }
-      return JSON.stringify(result)
+      call.args = parsed.value
+      return resultJson(await scheduler.submit(call))
     },
     log: (entries) => {
       // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
@@ -242,16 +236,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     deps.workspace.runOps.set(runId, wsRun.ops)
   }
   await deps.sandbox.start()
-  let timer: NodeJS.Timeout | undefined
-  // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
-  // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
-  const deadline = new Promise<'timeout'>(
-    (resolve) => (timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))),
-  )
   const request: SandboxRunRequest = {
     runId,
     js: compiled.program.js,
-    toolNames: env.registry.programNames(),
+    toolNames: env.registry.programNameList(),
     limits: {
       timeoutMs: limits.timeoutMs,
       deadlineMs: limits.deadlineMs,
@@ -260,15 +248,25 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     },
     ...(options.caller !== undefined ? { callerId: options.caller } : {}),
   }
+  runMarks.at?.('sandbox')
   const runOnce = (r: SandboxRunRequest) => deps.sandbox.run(r, host, controller.signal)
   const run = session ? session.run(request, runOnce, controller.signal) : runOnce(request)
-  // The backend enforces the deadline; this is the backstop for a backend that stops answering.
-  const raced = await Promise.race([run, deadline])
+  // The backend owns the deadline (its clock starts when the program does); this backstop only catches a
+  // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
+  let timer: NodeJS.Timeout | undefined
+  const raced = await new Promise<SandboxOutcome | 'timeout'>((resolve, reject) => {
+    timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))
+    run.then(resolve, reject)
+  })
   clearTimeout(timer)
-  const pendingAtEnd = [...pending.values()]
-  controller.abort(new Error('run over'))
+  runMarks.at?.('ran')
+  over = true
+  const pendingAtEnd = scheduler.pendingNames()
+  // Calls still in flight are cancelled (and a backend that stopped answering is told); when the sandbox
+  // answered and every call has committed, nothing listens and the abort is skipped.
+  if (raced === 'timeout' || pendingAtEnd.length) controller.abort(new Error('run over'))
   options.signal?.removeEventListener('abort', onOuterAbort)
-  await scheduler.drain()
+  if (pendingAtEnd.length) await scheduler.drain()
   unscope()
 
   const outcome: SandboxOutcome =
@@ -377,7 +375,7 @@ function finishRun(
   const events = eventsOfRun(log.since(firstSeq), runId)
   unpin()
   const record = recordFromEvents(events, runId)!
-  return withCompactJson({
+  const result = withCompactJson({
     ok: data.ok,
     value: data.value,
     logs: record.logs,
@@ -386,4 +384,6 @@ function finishRun(
     observation: renderObservation(record, maxObservationBytes),
     events,
   })
+  runMarks.at?.('end')
+  return result
 }

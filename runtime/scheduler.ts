@@ -5,9 +5,13 @@
  *   call to commit and holds back every later one (its pre-execute stage included) until it commits;
  * - results commit (post-execute hooks, log, caller) strictly in submission order.
  * On abort, started calls are told and settle as ECANCELED; unstarted calls get a synthetic ECANCELED.
+ *
+ * Three queues (to stage, ready to run, to commit) and one pump, not a chain of promises per call: a call
+ * costs the caller's promise and what its hooks and its tool take. The pump starts in a microtask after
+ * `submit`, so calls submitted together log every `tool/call` before any of them runs.
  */
-import { setMaxListeners } from 'node:events'
-import { execute, failure, finish, prepare, type DispatchEnv } from './dispatch.js'
+import { execute, failure, finish, messageOf, prepare, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
+import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
 export interface Committed {
@@ -16,26 +20,49 @@ export interface Committed {
   durationMs: number
 }
 
-export class CallScheduler {
+interface Slot {
+  /** Submission index (0-based). */
+  index: number
+  call: ToolCall
+  exclusive: boolean
+  started: number
+  /** The pre-execute stage's outcome (the call with its final args, or its refusal). */
+  prepared?: Prepared
+  /** The result before post-execute hooks; set once the call has run (or was refused). */
+  raw?: ToolResult
+  resolve: (result: ToolResult) => void
+}
+
+export class CallScheduler implements Cancellation {
   #env: DispatchEnv
   #signal: AbortSignal
   #maxParallel: number
-  #onCommit: (c: Committed) => void
-  #stageChain: Promise<unknown> = Promise.resolve()
-  #commitChain: Promise<unknown> = Promise.resolve()
-  #barrier: Promise<unknown> = Promise.resolve()
+  #onCommit: ((c: Committed) => void) | undefined
+  #toStage = new Queue<Slot>()
+  #ready = new Queue<Slot>()
+  #toCommit = new Queue<Slot>()
+  /** Submission indices of the exclusive calls not yet committed, oldest first. */
+  #exclusives = new Queue<number>()
+  #submitted = 0
+  #committed = 0
   #running = 0
-  #waiting: (() => void)[] = []
+  #staging = false
+  #committing = false
+  #pumping = false
+  #again = false
+  #queued = false
+  #drains: { upTo: number; resolve: () => void }[] = []
+  #cancels = new Set<() => void>()
+  aborted = false
+  reason: unknown = undefined
 
-  constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit: (c: Committed) => void }) {
+  constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit?: (c: Committed) => void }) {
     this.#env = options.env
-    // One internal signal follows the caller's; every in-flight call listens to it, so lift the listener cap
-    // (100k parallel calls are a legitimate flood, not a leak) without touching the caller's signal.
-    const inner = new AbortController()
-    setMaxListeners(0, inner.signal)
-    if (options.signal.aborted) inner.abort(options.signal.reason)
-    else options.signal.addEventListener('abort', () => inner.abort(options.signal.reason), { once: true })
-    this.#signal = inner.signal
+    this.#signal = options.signal
+    // One listener on the caller's signal however many calls are in flight (100k parallel calls are a
+    // legitimate flood, not a leak): running calls register with the scheduler instead (`add`).
+    if (options.signal.aborted) this.#abort(options.signal.reason)
+    else options.signal.addEventListener('abort', () => this.#abort(options.signal.reason), { once: true })
     this.#maxParallel = Math.max(1, options.maxParallel)
     this.#onCommit = options.onCommit
   }
@@ -45,60 +72,178 @@ export class CallScheduler {
     this.#env.log.append('tool/call', call)
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
-    const barrier = this.#barrier
-    const allEarlier = this.#commitChain
-    // The pre-execute stage: after the previous stage, after the last exclusive call, and (when exclusive)
-    // after every earlier call has committed.
-    const staged = this.#stageChain.then(() => (exclusive ? allEarlier : barrier)).then(() => this.#stage(call))
-    this.#stageChain = staged
-    const executed = staged.then((prepared) => (prepared.ok ? this.#run(prepared) : prepared.result))
-    const committed = this.#commitChain.then(async () => {
-      const raw = await executed
-      const prepared = await staged
-      // A call that finished keeps its real result even if the run was aborted meanwhile: its effects happened.
-      const result = await finish(this.#env, prepared.call, raw)
-      const entry = { call: prepared.call, result, durationMs: Date.now() - started }
-      this.#env.log.append('tool/result', { id: call.id, name: call.name, result, durationMs: entry.durationMs })
-      this.#onCommit(entry)
-      return result
-    })
-    this.#commitChain = committed
-    if (exclusive) this.#barrier = committed
+    let resolve!: (result: ToolResult) => void
+    const committed = new Promise<ToolResult>((r) => (resolve = r))
+    const slot: Slot = { index: this.#submitted++, call, exclusive, started, resolve }
+    if (exclusive) this.#exclusives.push(slot.index)
+    this.#toStage.push(slot)
+    this.#toCommit.push(slot)
+    if (!this.#queued) {
+      this.#queued = true
+      queueMicrotask(() => {
+        this.#queued = false
+        this.#pump()
+      })
+    }
     return committed
   }
 
-  /** Resolves when every submitted call has committed. */
+  /** Resolves when every call submitted so far has committed. */
   drain(): Promise<void> {
-    return this.#commitChain.then(() => undefined)
+    if (this.#committed >= this.#submitted) return Promise.resolve()
+    return new Promise((resolve) => this.#drains.push({ upTo: this.#submitted, resolve }))
   }
 
-  async #stage(call: ToolCall) {
-    if (this.#signal.aborted)
-      return { ok: false as const, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
-    return prepare(this.#env, call, this.#signal)
+  /** The names of the calls submitted and not yet committed, in submission order. */
+  pendingNames(): string[] {
+    return this.#toCommit.map((slot) => slot.call.name)
   }
 
-  async #run(prepared: Parameters<typeof execute>[1]): Promise<ToolResult> {
-    await this.#acquire()
+  /** Cancellation of the calls running under this scheduler (dispatch's `execute` registers here). */
+  add(onCancel: () => void): void {
+    this.#cancels.add(onCancel)
+  }
+
+  delete(onCancel: () => void): void {
+    this.#cancels.delete(onCancel)
+  }
+
+  #abort(reason: unknown): void {
+    this.aborted = true
+    this.reason = reason
+    const cancels = [...this.#cancels]
+    this.#cancels.clear()
+    for (const onCancel of cancels) {
+      try {
+        onCancel()
+      } catch {
+        // One call's cancellation must not stop the others'.
+      }
+    }
+  }
+
+  /** Moves every queue as far as it can go; never re-entered (a nested call makes the running one loop again). */
+  #pump(): void {
+    if (this.#pumping) {
+      this.#again = true
+      return
+    }
+    this.#pumping = true
     try {
-      if (this.#signal.aborted) return failure('ECANCELED', `${prepared.call.name} was cancelled before it started`)
-      return await execute(this.#env, prepared, this.#signal)
+      do this.#again = false
+      while (this.#stages() || this.#starts() || this.#commits() || this.#again)
     } finally {
-      this.#release()
+      this.#pumping = false
     }
   }
 
-  #acquire(): Promise<void> {
-    if (this.#running < this.#maxParallel) {
+  /** Pre-execute stages, one at a time in submission order, as far as the barriers allow. */
+  #stages(): boolean {
+    let moved = false
+    while (!this.#staging && this.#toStage.size) {
+      const slot = this.#toStage.peek()!
+      // An exclusive call waits for every earlier call to commit; any call waits for an earlier exclusive one.
+      if (slot.exclusive ? this.#committed < slot.index : (this.#exclusives.peek() ?? Infinity) < slot.index) break
+      this.#toStage.shift()
+      moved = true
+      const staged = this.#stage(slot)
+      if (staged instanceof Promise) {
+        this.#staging = true
+        staged.then((prepared) => {
+          this.#staging = false
+          this.#staged(slot, prepared)
+          this.#pump()
+        })
+        break
+      }
+      this.#staged(slot, staged)
+    }
+    return moved
+  }
+
+  #stage(slot: Slot): Prepared | Promise<Prepared> {
+    const { call } = slot
+    if (this.aborted) return { ok: false, call, result: failure('ECANCELED', `${call.name} was cancelled before it started`) }
+    const refused = (e: unknown): Prepared => ({
+      ok: false,
+      call,
+      result: failure('EIO', `the call could not be dispatched: ${messageOf(e)}`),
+    })
+    try {
+      const staged = prepare(this.#env, call, this.#signal)
+      return staged instanceof Promise ? staged.catch(refused) : staged
+    } catch (e) {
+      return refused(e)
+    }
+  }
+
+  #staged(slot: Slot, prepared: Prepared): void {
+    slot.prepared = prepared
+    if (prepared.ok) this.#ready.push(slot)
+    else slot.raw = prepared.result
+  }
+
+  /** Starts ready calls while the pool has room. */
+  #starts(): boolean {
+    let moved = false
+    while (this.#running < this.#maxParallel && this.#ready.size) {
+      const slot = this.#ready.shift()!
+      moved = true
+      const prepared = slot.prepared as Prepared & { ok: true }
+      if (this.aborted) {
+        slot.raw = failure('ECANCELED', `${prepared.call.name} was cancelled before it started`)
+        continue
+      }
+      const ran = execute(this.#env, prepared, this)
+      if (!(ran instanceof Promise)) {
+        slot.raw = ran
+        continue
+      }
       this.#running++
-      return Promise.resolve()
+      ran.then((raw) => {
+        this.#running--
+        slot.raw = raw
+        this.#pump()
+      })
     }
-    return new Promise((resolve) => this.#waiting.push(resolve))
+    return moved
   }
 
-  #release(): void {
-    const next = this.#waiting.shift()
-    if (next) next()
-    else this.#running--
+  /** Commits the finished calls at the head of the queue, in submission order. */
+  #commits(): boolean {
+    let moved = false
+    while (!this.#committing && this.#toCommit.size) {
+      const slot = this.#toCommit.peek()!
+      if (slot.raw === undefined) break
+      moved = true
+      // A call that finished keeps its real result even if the run was aborted meanwhile: its effects happened.
+      const done = finish(this.#env, slot.prepared!.call, slot.raw)
+      if (done instanceof Promise) {
+        this.#committing = true
+        done.then((result) => {
+          this.#committing = false
+          this.#commit(slot, result)
+          this.#pump()
+        })
+        break
+      }
+      this.#commit(slot, done)
+    }
+    return moved
+  }
+
+  #commit(slot: Slot, result: ToolResult): void {
+    this.#toCommit.shift()
+    this.#committed++
+    if (slot.exclusive) this.#exclusives.shift()
+    const durationMs = Date.now() - slot.started
+    this.#env.log.append('tool/result', { id: slot.call.id, name: slot.call.name, result, durationMs })
+    try {
+      this.#onCommit?.({ call: slot.prepared!.call, result, durationMs })
+    } catch {
+      // The caller's bookkeeping must not stall the calls after this one.
+    }
+    slot.resolve(result)
+    while (this.#drains.length && this.#drains[0]!.upTo <= this.#committed) this.#drains.shift()!.resolve()
   }
 }
