@@ -18,6 +18,12 @@ export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
 /** Memory limits kept warm at once; an unusual limit should not pin isolates forever. */
 const MAX_WARM_KEYS = 3
+/**
+ * How long a returned isolate may take to answer. One that does not is still running what the program left
+ * behind as it ended (an endless chain of promise callbacks queued by a `toJSON` of its value): its run's
+ * watchdogs are gone, so it is disposed here, which stops it; kept, it would spin a core for good.
+ */
+const IDLE_ANSWER_MS = 2000
 
 export interface PooledIsolate {
   readonly isolate: ivm.Isolate
@@ -68,7 +74,8 @@ export class IsolatePool {
     entry.runs++
     if (!reusable || entry.isolate.isDisposed || entry.runs >= this.#config.maxRunsPerIsolate) return dispose(entry)
     try {
-      const heap = await entry.isolate.getHeapStatistics()
+      const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
+      if (heap === undefined) return dispose(entry)
       const used = heap.used_heap_size + heap.externally_allocated_size
       if (used > entry.memoryMb * MB * this.#config.maxHeapFraction) return dispose(entry)
     } catch {
@@ -150,6 +157,20 @@ function prepareAhead(entry: PooledIsolate): void {
       entry.preparing = undefined
     },
   )
+}
+
+/** `work`'s answer, or undefined if it did not come within `ms` (a late rejection is dropped). */
+async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  work.catch(() => {})
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 function dispose(entry: PooledIsolate): void {

@@ -1,5 +1,6 @@
 // Infrastructure failures are `sandbox_unavailable` outcomes that say what to do, never "your program
 // failed" and never a stack trace: no engine, no image, a workspace that cannot be mounted, root.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -88,10 +89,15 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
   }
 
   it('a runner that does not say ready in time is a message, not a hang', async () => {
-    const sandbox = createDockerSandbox({ image: 'codeact-runner:latest', poolSize: 0, startTimeoutMs: 1 })
+    // A runner that never says ready (the real image, its entry point replaced by an idle Node): a short
+    // start timeout on the real runner can lose to a `ready` already waiting when the container has started.
+    const silent = 'codeact-runner-silent:test'
+    const dockerfile = `FROM codeact-runner:latest\nENTRYPOINT ["/opt/codeact/node", "-e", "setInterval(() => {}, 1e6)"]\n`
+    execFileSync('docker', ['build', '-q', '-t', silent, '-'], { input: dockerfile, stdio: ['pipe', 'ignore', 'inherit'] })
+    const sandbox = createDockerSandbox({ image: silent, poolSize: 0, startTimeoutMs: 300 })
     const out = await sandbox.run(request(`return 1`), testHost(), never())
     await sandbox.close()
-    expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: 'the runner did not start within 1 ms' } })
+    expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', message: 'the runner did not start within 300 ms' } })
   })
 
   it('a workspace that does not exist, escapes through a read-only entry, or cannot be used by an explicitly chosen container user is refused', async () => {

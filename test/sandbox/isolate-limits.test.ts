@@ -3,6 +3,7 @@
  * aborted, runtime), the caller's process lives on, and the next run works.
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../../sandbox/isolate/index.js'
 import type { Sandbox, SandboxLimits, SandboxOutcome } from '../../sandbox/types.js'
@@ -140,6 +141,37 @@ describe('isolate sandbox: abort and close', () => {
     expect(pids).toHaveLength(1)
     expect(pids.filter(isAlive)).toEqual([])
   })
+})
+
+describe('isolate sandbox: nothing a program leaves behind outlives its run', () => {
+  /** CPU time (ms) the process has used, from /proc (utime + stime, at 100 ticks a second). */
+  const cpuMs = (pid: number): number => {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = s.slice(s.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
+  it.each([
+    [
+      'a toJSON that starts an endless chain of promise callbacks',
+      'return { toJSON() { const f = () => Promise.resolve().then(f); f(); return 1 } }',
+    ],
+    ['a getter read while the value is copied out', 'return { get x() { const f = () => Promise.resolve().then(f); f(); return 1 } }'],
+    ['an endless async loop started by toJSON', 'return { toJSON() { (async () => { for (;;) await null })(); return 1 } }'],
+  ])(
+    '%s: the run answers, and its isolate is stopped instead of spinning a core',
+    async (_, body) => {
+      const { own, pids } = await ownSandbox()
+      for (let i = 0; i < 3; i++) expect(await run(body, {}, undefined, own)).toMatchObject({ ok: true })
+      // Past the pool's idle check (2 s), the child must be idle: a spinning isolate uses ~1 s of CPU per second.
+      await new Promise((r) => setTimeout(r, 3_000))
+      const before = cpuMs(pids[0] as number)
+      await new Promise((r) => setTimeout(r, 1_500))
+      expect(cpuMs(pids[0] as number) - before).toBeLessThan(300)
+      await expectNextRunWorks(own)
+      await own.close()
+    },
+    30_000,
+  )
 })
 
 describe('isolate sandbox: a child process that dies or hangs is replaced', () => {
