@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto'
 import { lstatSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { join } from 'node:path'
+import { relBelow } from '../paths.js'
 import type { EntryType, ExecRequest, ExecResult, WorkspaceOps } from '../ops.js'
 import { compareWalkPaths } from './view.js'
 
@@ -93,7 +94,7 @@ export class ChangeTracker {
     options: { wholeRun?: boolean } = {},
   ) {
     this.start = options.wholeRun ? snapshotTree(root) : undefined
-    const rel = (p: string): string => relative(root, p).split(sep).join('/')
+    const rel = (p: string): string => relBelow(root, p)
     this.ops = {
       readFile: async (path, maxBytes) => {
         const text = await base.readFile(path, maxBytes)
@@ -129,7 +130,7 @@ export class ChangeTracker {
 
   /** Records what `path` was (and, for a create, each missing folder above it) before the first change. */
   private async remember(path: string, creates: boolean): Promise<void> {
-    let r = relative(this.root, path).split(sep).join('/')
+    let r = relBelow(this.root, path)
     for (;;) {
       if (r === '' || r.startsWith('..')) return
       const known = this.before.get(r)

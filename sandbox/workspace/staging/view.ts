@@ -10,8 +10,9 @@
 import { closeSync, constants, lstatSync, open as openCb, write as writeCb, writeSync } from 'node:fs'
 import { chmod, lstat, mkdir, open } from 'node:fs/promises'
 import { promisify } from 'node:util'
-import { join, relative, sep } from 'node:path'
+import { join, relative } from 'node:path'
 import { createHostOps } from '../host-ops.js'
+import { relBelow } from '../paths.js'
 import {
   WorkspaceError,
   type DirEntry,
@@ -83,9 +84,9 @@ export class StagedView implements WorkspaceOps {
 
   /** `a/b` for a path inside the root ('' for the root); EACCES otherwise. */
   rel(path: string): string {
-    const r = relative(this.root, path)
-    if (r.startsWith('..') || r.startsWith(sep)) throw new WorkspaceError('EACCES', `${path} is outside the workspace`)
-    return r.split(sep).join('/')
+    const r = relBelow(this.root, path)
+    if (r.startsWith('..') || r.startsWith('/')) throw new WorkspaceError('EACCES', `${path} is outside the workspace`)
+    return r
   }
 
   upperPath(rel: string): string {
