@@ -203,9 +203,7 @@ async function finishStaged(
     const acceptedPaths = new Set(accepted.map((a) => asFileChange(a).path))
     const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
     const result = (applyError?: string): FinishedChanges => ({
-      changes: (review ? listed.filter((l) => acceptedPaths.has(l.path)) : listed).map(
-        ({ diff: _d, ...c }) => c,
-      ),
+      changes: (review ? listed.filter((l) => acceptedPaths.has(l.path)) : listed).map(({ diff: _d, ...c }) => c),
       applied: applyError ? 'partial' : applied,
       unchanged,
       ...(applyError ? { applyError } : {}),

@@ -215,7 +215,11 @@ export class StagedView implements WorkspaceOps {
     }
     // Creating the file changes its folder (the costly step: through the thread pool, where a batch's
     // writes overlap); the small write and the close stay synchronous.
-    const fd = await openAsync(this.upperPath(rel), constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644)
+    const fd = await openAsync(
+      this.upperPath(rel),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o644,
+    )
     try {
       const bytes = Buffer.from(content, 'utf8')
       if (bytes.length <= SMALL_BYTES) for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
