@@ -4,7 +4,7 @@
  * steps: a read and a write per file), with the tools called directly and plain node:fs as baselines.
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { readFile, writeFile } from 'node:fs/promises'
+import { open, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRuntime } from '../runtime/create-runtime.js'
@@ -86,6 +86,33 @@ export default async function batch(): Promise<BenchRow[]> {
         check,
       )
 
+    // The floor of an atomic replacement: node:fs again, each write a new temp file renamed over the old
+    // one (what write_file does so a reader never sees half a file), no policy, no descriptor walk.
+    let seq = 0
+    const renameJob = (): Promise<number[]> =>
+      timed(
+        1,
+        reseed,
+        async () => {
+          for (let i = 0; i < paths.length; i += 10) {
+            await Promise.all(
+              paths.slice(i, i + 10).map(async (p) => {
+                const text = await readFile(join(root, p), 'utf8')
+                const temp = join(root, `${p}.tmp-${seq++}`)
+                const fh = await open(temp, 'wx')
+                try {
+                  await fh.writeFile(text.replace('status=draft', 'status=final'))
+                } finally {
+                  await fh.close()
+                }
+                await rename(temp, join(root, p))
+              }),
+            )
+          }
+        },
+        check,
+      )
+
     // The workspace tools called directly: policy hook + guarded ops, no runtime.
     const ws = createWorkspace({ root })
     const byName = new Map(ws.tools.map((t) => [t.name, t]))
@@ -124,6 +151,7 @@ export default async function batch(): Promise<BenchRow[]> {
     // One run_code program through the whole runtime (isolate sandbox, dispatch, event log).
     const rt = await createRuntime({ workspace: { root }, typecheck: 'off', limits: { maxToolCalls: 5_000, timeoutMs: 120_000 } })
     const raw: number[] = []
+    const renamed: number[] = []
     const direct: number[] = []
     let program: number[]
     let atomic: number[]
@@ -141,6 +169,7 @@ export default async function batch(): Promise<BenchRow[]> {
       dryRun = []
       for (let i = 0; i < RUNS; i++) {
         raw.push(...(await rawJob()))
+        renamed.push(...(await renameJob()))
         direct.push(...(await directJob()))
         program.push(...(await timed(1, reseed, job('apply'), check)))
         atomic.push(...(await timed(1, reseed, job('atomic'), check)))
@@ -158,6 +187,13 @@ export default async function batch(): Promise<BenchRow[]> {
         p50Ms: quantile(raw, 0.5),
         p95Ms: quantile(raw, 0.95),
         note: `${RUNS} runs`,
+      },
+      {
+        name: 'batch 1,000 files: node:fs with temp file + rename per write (atomic-replace floor)',
+        p50Ms: quantile(renamed, 0.5),
+        p95Ms: quantile(renamed, 0.95),
+        baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
+        note: 'what the file system charges for never showing half a file',
       },
       {
         name: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)',

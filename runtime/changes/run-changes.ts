@@ -4,13 +4,14 @@
  * the view as their ops) and at the end the view is applied all at once (atomic, ended ok), offered for
  * review, or thrown away — so a failed, timed-out, killed or cancelled atomic run leaves the tree as it was.
  */
-import { readFile, readlink } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
+import { readlink } from 'node:fs/promises'
 import type { StagedRun } from '../../sandbox/types.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig, type WorkspaceOps } from '../../sandbox/workspace/ops.js'
 import { copyRemovals, overlayRemovals } from '../../sandbox/workspace/staging/overlay-upper.js'
 import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
 import { createStage, type Stage } from '../../sandbox/workspace/staging/stage-dir.js'
-import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
+import { bytesOf, stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
 import { StagedView } from '../../sandbox/workspace/staging/view.js'
 import type { ChangeMode, ChangeOutcome, FileChange } from '../../vocabulary/types.js'
@@ -61,7 +62,12 @@ function asFileChange(c: { rel: string; change: FileChange['change']; kind: stri
 }
 
 async function bytes(path: string): Promise<Buffer | undefined> {
-  return readFile(path).catch(() => undefined)
+  try {
+    const st = lstatSync(path, { throwIfNoEntry: false })
+    return st === undefined ? undefined : await bytesOf(path, st.size)
+  } catch {
+    return undefined
+  }
 }
 
 async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
@@ -85,7 +91,8 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
       ops: tracker.ops,
       finish: async () => {
         const { changes, unchanged } = await tracker.changes()
-        const read = [...tracker.read].filter((r) => !changes.some((c) => c.rel === r))
+        const changed = new Set(changes.map((c) => c.rel))
+        const read = [...tracker.read].filter((r) => !changed.has(r))
         return { changes: changes.map(asFileChange), applied: 'applied', unchanged: [...new Set([...unchanged, ...read])].sort() }
       },
     }
@@ -170,7 +177,8 @@ async function finishStaged(
   let keepStage = false
   try {
     const set = await stagedChanges(view, copy)
-    const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !set.changes.some((c) => c.rel === r))])].sort()
+    const changed = new Set(set.changes.map((c) => c.rel))
+    const unchanged = [...new Set([...set.unchanged, ...[...read].filter((r) => !changed.has(r))])].sort()
     const withDiffs = mode === 'dry-run' || (review !== undefined && ok)
     const listed: FileChange[] = set.changes.map(asFileChange)
     if (withDiffs)
@@ -192,11 +200,10 @@ async function finishStaged(
         if (answer === 'apply' || answer === 'all') accepted.push(set.changes[i]!)
       }
     }
+    const acceptedPaths = new Set(accepted.map((a) => asFileChange(a).path))
     const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
     const result = (applyError?: string): FinishedChanges => ({
-      changes: (review ? listed.filter((l) => accepted.some((a) => asFileChange(a).path === l.path)) : listed).map(
-        ({ diff: _d, ...c }) => c,
-      ),
+      changes: (review ? listed.filter((l) => acceptedPaths.has(l.path)) : listed).map(({ diff: _d, ...c }) => c),
       applied: applyError ? 'partial' : applied,
       unchanged,
       ...(applyError ? { applyError } : {}),

@@ -9,6 +9,7 @@ import {
   fchownSync,
   fstatSync,
   fsync,
+  lstatSync,
   open as openCb,
   openSync,
   read,
@@ -286,12 +287,16 @@ export async function statBeneath(root: string, rel: string): Promise<FileInfo> 
     mode: st.mode & 0o7777,
   })
   if (splitRel(rel).length === 0) return withDir(root, '.', async (dir) => info(await lstat(dirPath(dir))))
+  // One metadata call, synchronous (beneath.ts says why); a missing entry is answered without an fs Error.
   return withParent(root, rel, false, async (parent, name, at) => {
+    let st: Stats | undefined
     try {
-      return info(await lstat(entryPath(parent, name)))
+      st = lstatSync(entryPath(parent, name), { throwIfNoEntry: false })
     } catch (err) {
       throw beneathError(err, at)
     }
+    if (st === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${at}`)
+    return info(st)
   })
 }
 

@@ -5,8 +5,7 @@
  * The read-only check is repeated here on the walked path: with no symlink followed, the name the walk
  * took is where the operation lands.
  */
-import { relative, sep } from 'node:path'
-import { isWithin } from './paths.js'
+import { isWithin, relBelow } from './paths.js'
 import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath, writeBeneath } from './beneath-files.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
 
@@ -21,8 +20,8 @@ export class HostFs {
   private relOf(path: string): string {
     const { root } = this.config
     if (!isWithin(path, root)) throw new WorkspaceError('EACCES', 'the path is outside the workspace')
-    const rel = relative(root, path)
-    return rel === '' ? '.' : rel.split(sep).join('/')
+    const rel = relBelow(root, path)
+    return rel === '' ? '.' : rel
   }
 
   private writable(path: string): string {

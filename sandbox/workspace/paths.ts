@@ -89,8 +89,25 @@ export function lexicalPath(roots: readonly string[], input: string): { root: st
 }
 
 export function toRel(root: string, real: string): string {
-  const rel = relative(root, real)
-  return rel === '' ? '.' : rel.split(sep).join('/')
+  const rel = relBelow(root, real)
+  return rel === '' ? '.' : rel
+}
+
+/** A component that `path.relative` would normalise away: empty, `.` or `..`. */
+const UNNORMAL = /(?:^|\/)\.{0,2}(?:\/|$)/
+
+/**
+ * `relative(root, path)`, `/`-separated ('' for the root itself). A call makes several of these, so a
+ * normalised path beneath the root (what realpath and join give) is sliced instead of re-parsed; anything
+ * else goes through `path.relative`.
+ */
+export function relBelow(root: string, path: string): string {
+  if (path === root) return ''
+  if (sep === '/' && !root.endsWith('/') && path.length > root.length + 1 && path.startsWith(root) && path[root.length] === '/') {
+    const rest = path.slice(root.length + 1)
+    if (!UNNORMAL.test(rest)) return rest
+  }
+  return relative(root, path).split(sep).join('/')
 }
 
 function outside(input: string, why: string): WorkspaceError {

@@ -3,7 +3,8 @@
  * entry, as `created` / `modified` / `deleted` (folders end in `/`). A file written back with the same
  * bytes is `unchanged`, not a change.
  */
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import { lstatSync, readFileSync } from 'node:fs'
+import { readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EntryType } from '../ops.js'
 import { inPool } from './apply.js'
@@ -37,14 +38,23 @@ async function upperEntries(dir: string, prefix: string, out: { rel: string; kin
   }
 }
 
-/** The real tree's entry type, whiteouts ignored. */
-async function realType(view: StagedView, rel: string): Promise<EntryType | undefined> {
+/** Files up to this size are compared with synchronous reads (page-cache copies; a thread-pool trip costs more). */
+const SMALL_BYTES = 256 * 1024
+
+/** The real tree's entry type, whiteouts ignored. One synchronous lstat per staged entry. */
+function realType(view: StagedView, rel: string): EntryType | undefined {
   try {
-    const st = await lstat(view.lowerPath(rel))
+    const st = lstatSync(view.lowerPath(rel), { throwIfNoEntry: false })
+    if (st === undefined) return undefined
     return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
   } catch {
     return undefined
   }
+}
+
+/** A file's bytes: small ones synchronously. */
+export async function bytesOf(path: string, size: number): Promise<Buffer> {
+  return size <= SMALL_BYTES ? readFileSync(path) : readFile(path)
 }
 
 /**
@@ -54,10 +64,11 @@ async function realType(view: StagedView, rel: string): Promise<EntryType | unde
 async function compare(a: string, b: string, kind: EntryType, copy: boolean): Promise<'untouched' | 'same' | 'differs'> {
   try {
     if (kind === 'symlink') return (await readlink(a)) === (await readlink(b)) ? (copy ? 'untouched' : 'same') : 'differs'
-    const [x, y] = await Promise.all([lstat(a), lstat(b)])
+    const x = lstatSync(a)
+    const y = lstatSync(b)
     if (x.size !== y.size) return 'differs'
     if (copy && x.mtimeMs === y.mtimeMs) return 'untouched'
-    return (await readFile(a)).equals(await readFile(b)) ? 'same' : 'differs'
+    return (await bytesOf(a, x.size)).equals(await bytesOf(b, y.size)) ? 'same' : 'differs'
   } catch {
     return 'differs'
   }
@@ -72,7 +83,7 @@ export async function stagedChanges(view: StagedView, copy = false): Promise<Sta
   const inUpper = new Set(uppers.map((u) => u.rel))
   await inPool(uppers, 8, async ({ rel, kind }) => {
     let seen: 'untouched' | 'same' | 'differs'
-    const lowerKind = await realType(view, rel)
+    const lowerKind = realType(view, rel)
     if (lowerKind === undefined) {
       byPath.set(rel, { rel, change: 'created', kind })
     } else if (lowerKind === 'dir' && kind === 'dir') {
@@ -84,7 +95,7 @@ export async function stagedChanges(view: StagedView, copy = false): Promise<Sta
     }
   })
   for (const w of view.whiteouts) {
-    const kind = await realType(view, w)
+    const kind = realType(view, w)
     if (kind === undefined) continue
     const gone = [{ rel: w, kind }]
     if (kind === 'dir') {

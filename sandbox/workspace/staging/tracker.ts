@@ -5,8 +5,10 @@
  * is compared with what is there now.
  */
 import { createHash } from 'node:crypto'
+import { lstatSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { join } from 'node:path'
+import { relBelow } from '../paths.js'
 import type { EntryType, ExecRequest, ExecResult, WorkspaceOps } from '../ops.js'
 import { compareWalkPaths } from './view.js'
 
@@ -31,10 +33,27 @@ function kindOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(
   return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
 }
 
+function signed(st: { size: number; mtimeMs: number; ino: number; mode: number } & Parameters<typeof kindOf>[0]): Before {
+  return { type: kindOf(st), sig: `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}` }
+}
+
 async function entryNow(abs: string): Promise<Before> {
   try {
-    const st = await lstat(abs)
-    return { type: kindOf(st), sig: `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}` }
+    return signed(await lstat(abs))
+  } catch {
+    return { type: undefined }
+  }
+}
+
+/**
+ * `entryNow`, synchronously: one lstat, which a batch makes once per file it touches (and again at the
+ * end), costs less than a thread-pool round trip — and a missing entry returns undefined instead of
+ * building an Error.
+ */
+function entryNowSync(abs: string): Before {
+  try {
+    const st = lstatSync(abs, { throwIfNoEntry: false })
+    return st ? signed(st) : { type: undefined }
   } catch {
     return { type: undefined }
   }
@@ -75,13 +94,13 @@ export class ChangeTracker {
     options: { wholeRun?: boolean } = {},
   ) {
     this.start = options.wholeRun ? snapshotTree(root) : undefined
-    const rel = (p: string): string => relative(root, p).split(sep).join('/')
+    const rel = (p: string): string => relBelow(root, p)
     this.ops = {
       readFile: async (path, maxBytes) => {
         const text = await base.readFile(path, maxBytes)
         const r = rel(path)
         this.read.add(r)
-        if (!this.before.has(r)) this.before.set(r, { type: 'file', hash: hashOf(text), sig: (await entryNow(path)).sig })
+        if (!this.before.has(r)) this.before.set(r, { type: 'file', hash: hashOf(text), sig: entryNowSync(path).sig })
         return text
       },
       writeFile: async (path, content) => {
@@ -111,12 +130,12 @@ export class ChangeTracker {
 
   /** Records what `path` was (and, for a create, each missing folder above it) before the first change. */
   private async remember(path: string, creates: boolean): Promise<void> {
-    let r = relative(this.root, path).split(sep).join('/')
+    let r = relBelow(this.root, path)
     for (;;) {
       if (r === '' || r.startsWith('..')) return
       const known = this.before.get(r)
       if (known === undefined) {
-        const now = await entryNow(join(this.root, r))
+        const now = entryNowSync(join(this.root, r))
         this.before.set(r, now)
         if (now.type !== undefined || !creates) return
       } else if (known.type !== undefined || !creates) return
@@ -155,7 +174,7 @@ export class ChangeTracker {
     const changes: TrackedChange[] = []
     const unchanged: string[] = []
     for (const [r, b] of this.before) {
-      const now = await entryNow(join(this.root, r))
+      const now = entryNowSync(join(this.root, r))
       if (b.type === undefined && now.type === undefined) continue
       if (b.type === undefined) changes.push({ rel: r, change: 'created', kind: now.type! })
       else if (now.type === undefined) changes.push({ rel: r, change: 'deleted', kind: b.type })

@@ -7,10 +7,12 @@
  * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
  * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
  */
-import { constants } from 'node:fs'
-import { chmod, lstat, mkdir, open, writeFile } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
+import { closeSync, constants, lstatSync, open as openCb, write as writeCb, writeSync } from 'node:fs'
+import { chmod, lstat, mkdir, open } from 'node:fs/promises'
+import { promisify } from 'node:util'
+import { join, relative } from 'node:path'
 import { createHostOps } from '../host-ops.js'
+import { relBelow } from '../paths.js'
 import {
   WorkspaceError,
   type DirEntry,
@@ -36,6 +38,10 @@ export interface StagedLayers {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
+const openAsync = promisify(openCb)
+const writeAsync = promisify(writeCb)
+/** Content up to this size is written with synchronous calls once the file is open (as beneath-files.ts does). */
+const SMALL_BYTES = 256 * 1024
 
 function codeOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
@@ -78,9 +84,9 @@ export class StagedView implements WorkspaceOps {
 
   /** `a/b` for a path inside the root ('' for the root); EACCES otherwise. */
   rel(path: string): string {
-    const r = relative(this.root, path)
-    if (r.startsWith('..') || r.startsWith(sep)) throw new WorkspaceError('EACCES', `${path} is outside the workspace`)
-    return r.split(sep).join('/')
+    const r = relBelow(this.root, path)
+    if (r.startsWith('..') || r.startsWith('/')) throw new WorkspaceError('EACCES', `${path} is outside the workspace`)
+    return r
   }
 
   upperPath(rel: string): string {
@@ -102,9 +108,14 @@ export class StagedView implements WorkspaceOps {
     }
   }
 
+  /**
+   * Asked once or twice per call: one synchronous lstat of the private stage costs less than a thread-pool
+   * round trip, and a missing entry (the usual answer) returns undefined instead of building an Error.
+   */
   async upperType(rel: string): Promise<EntryType | undefined> {
     try {
-      return typeOf(await lstat(this.upperPath(rel)))
+      const st = lstatSync(this.upperPath(rel), { throwIfNoEntry: false })
+      return st ? typeOf(st) : undefined
     } catch {
       return undefined
     }
@@ -202,10 +213,20 @@ export class StagedView implements WorkspaceOps {
       await mkdir(this.upperPath(parent), { recursive: true, mode: 0o755 })
       this.upperDirs.add(parent)
     }
-    await writeFile(this.upperPath(rel), content, {
-      flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      mode: 0o644,
-    })
+    // Creating the file changes its folder (the costly step: through the thread pool, where a batch's
+    // writes overlap); the small write and the close stay synchronous.
+    const fd = await openAsync(
+      this.upperPath(rel),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o644,
+    )
+    try {
+      const bytes = Buffer.from(content, 'utf8')
+      if (bytes.length <= SMALL_BYTES) for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
+      else for (let off = 0; off < bytes.length; ) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
+    } finally {
+      closeSync(fd)
+    }
   }
 
   readFile = async (path: string, maxBytes: number): Promise<string> => {
