@@ -5,37 +5,38 @@
  * host (typecheck-pool.ts) sends one request at a time and terminates this thread when one runs past its budget.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { checkWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
+import { liteAnswers } from './lite/prepare.js'
 import { wrapProgram } from './program-wrap.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ProgramProblem } from './program-wrap.js'
-import { rewriteSessionProgram, SESSION_CHANGE, type SessionRewrite } from './session-text.js'
-import { untypedDeclarations } from './session-types.js'
-import { normaliseSafely } from './typecheck-normalise.js'
+import type { SessionRewrite } from './session-text.js'
 import type {
   CheckerThreadData,
   CheckRequest,
   CheckResponse,
   NormalisedMessage,
   ParseAnswer,
-  ParseTask,
   SessionPrepared,
   WarmedMessage,
 } from './typecheck-protocol.js'
-import { nodeAmbientFiles } from './node-types.js'
-import { createTypeChecker, type TypeChecker } from './typecheck.js'
+import type { TypeChecker } from './typecheck.js'
+
+/** TypeScript and what stands on it, loaded by the first request that needs it (sdk/typecheck-ts.ts). */
+type Full = typeof import('./typecheck-ts.js')
+let full: Promise<Full> | undefined
+const loadFull = (): Promise<Full> => (full ??= import('./typecheck-ts.js'))
 
 /** Checkers by SDK text, newest last: a few runtimes (or SDK versions) share one thread. */
 const MAX_CHECKERS = 4
 const checkers = new Map<string, TypeChecker>()
 
-function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
+function checkerFor(t: Full, declarations: string, nodeTypes: boolean): TypeChecker {
   const key = `${nodeTypes ? 'node' : 'sandbox'}\n${declarations}`
   let checker = checkers.get(key)
   if (checker !== undefined) {
     checkers.delete(key)
   } else {
-    checker = createTypeChecker(nodeTypes ? { ambientFiles: nodeAmbientFiles() } : {})
+    checker = t.createTypeChecker(nodeTypes ? { ambientFiles: t.nodeAmbientFiles() } : {})
     checker.setDeclarations(declarations)
   }
   checkers.set(key, checker)
@@ -43,22 +44,17 @@ function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
   return checker
 }
 
-function parse(task: ParseTask): ParseAnswer {
-  if (task.kind === 'shape') return { shape: checkWrappedShape(task.text, task.language) }
-  return { spans: topLevelNamespaceSpans(task.source) }
-}
-
 /** The lib is parsed (once per thread, ~0.5 s and ~20 MB): only in a process that checks programs. */
 let libParsed = false
-function parseLib(): void {
-  createTypeChecker().check('return 1')
+function parseLib(t: Full): void {
+  t.createTypeChecker().check('return 1')
   libParsed = true
 }
 
 /** The session rewrite, made total: if it fails, the cell does not run (unrewritten, its bindings would be lost unseen). */
-function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { problem: ProgramProblem } {
+function rewriteSafely(t: Full, normalised: NormalisedProgram): SessionRewrite | { problem: ProgramProblem } {
   try {
-    return rewriteSessionProgram(normalised.text)
+    return t.rewriteSessionProgram(normalised.text)
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e)
     return { problem: { message: `the program could not be prepared as a session cell (${why}); nothing ran`, line: 1, column: 1 } }
@@ -67,38 +63,43 @@ function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { proble
 
 const port = parentPort
 if (port !== null) {
-  port.on('message', (request: CheckRequest) => {
+  // A check-off one-shot request (and every parse task) is answered without TypeScript (sdk/lite/).
+  const answer = (t: Full, request: CheckRequest): void => {
     let response: CheckResponse
     try {
       if (request.declarations !== undefined && !libParsed) {
-        parseLib()
+        parseLib(t)
         port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
       }
       if (request.task !== undefined) {
-        port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) } satisfies CheckResponse)
+        // A parse task the lite parsers could not finish (sdk/lite/prepare.ts): TypeScript's reading.
+        const task = request.task
+        const parsed: ParseAnswer =
+          task.kind === 'shape' ? { shape: t.checkWrappedShape(task.text, task.language) } : { spans: t.topLevelNamespaceSpans(task.source) }
+        port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed } satisfies CheckResponse)
         return
       }
       let source = request.source ?? 'return 1'
       const session = request.session
       if (request.normalise && request.source !== undefined) {
-        const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
+        const normalised = t.normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
         // A session cell runs rewritten (its declarations made globals) and is checked as written.
-        const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
+        const rewritten = session && !normalised.problem ? rewriteSafely(t, normalised) : undefined
         const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined
         const runnable: NormalisedProgram =
           rewritten && 'problem' in rewritten
             ? { ...normalised, problem: rewritten.problem }
             : rewrite && rewrite.bindings.length > 0
-              ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
+              ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, t.SESSION_CHANGE] }
               : normalised
-        const shape = runnable.problem ? undefined : checkWrappedShape(wrapProgram(runnable.text).text, 'ts')
+        const shape = runnable.problem ? undefined : t.checkWrappedShape(wrapProgram(runnable.text).text, 'ts')
         // Until the check answers (or without one), the cell's names are declared untyped; with the check
         // off, the declarations stay as given.
         const prepared: SessionPrepared | undefined = session && {
           declarations:
             request.declarations === undefined || !rewrite
               ? session.declarations
-              : untypedDeclarations(session.declarations, rewrite.bindings),
+              : t.untypedDeclarations(session.declarations, rewrite.bindings),
           bindings: rewrite?.bindings ?? [],
         }
         port.postMessage({
@@ -114,7 +115,7 @@ if (port !== null) {
         source = normalised.text
       }
       if (request.declarations !== undefined && session !== undefined) {
-        const checked = checkerFor(request.declarations, request.nodeTypes === true).checkSession(source, session.declarations)
+        const checked = checkerFor(t, request.declarations, request.nodeTypes === true).checkSession(source, session.declarations)
         const declarations = checked.declarations
         port.postMessage({
           id: request.id,
@@ -125,15 +126,34 @@ if (port !== null) {
         return
       }
       const diagnostics =
-        request.declarations === undefined ? [] : checkerFor(request.declarations, request.nodeTypes === true).check(source)
+        request.declarations === undefined ? [] : checkerFor(t, request.declarations, request.nodeTypes === true).check(source)
       response = { id: request.id, ok: true, diagnostics }
     } catch (e) {
       response = { id: request.id, ok: false, message: e instanceof Error ? e.message : String(e) }
     }
     port.postMessage(response)
+  }
+  port.on('message', (request: CheckRequest) => {
+    const lite = liteAnswers(request)
+    if (lite !== undefined) for (const message of lite) port.postMessage(message)
+    else {
+      // Loading TypeScript is the thread's start-up, not the request's work: its budget starts again.
+      const first = full === undefined
+      loadFull().then(
+        (t) => {
+          if (first) port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
+          answer(t, request)
+        },
+        (e: unknown) => port.postMessage({ id: request.id, ok: false, message: String(e) } satisfies CheckResponse),
+      )
+    }
   })
   // In a process that checks programs, parse the lib before saying ready, so a first check's budget is the
   // check's own. With the check off the thread only normalises and parses: the lib is never needed.
-  if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false) parseLib()
-  port.postMessage({ ready: true })
+  if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false)
+    void loadFull().then((t) => {
+      parseLib(t)
+      port.postMessage({ ready: true })
+    })
+  else port.postMessage({ ready: true })
 }
