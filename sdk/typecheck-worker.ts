@@ -75,7 +75,9 @@ if (port !== null) {
         // A parse task the lite parsers could not finish (sdk/lite/prepare.ts): TypeScript's reading.
         const task = request.task
         const parsed: ParseAnswer =
-          task.kind === 'shape' ? { shape: t.checkWrappedShape(task.text, task.language) } : { spans: t.topLevelNamespaceSpans(task.source) }
+          task.kind === 'shape'
+            ? { shape: t.checkWrappedShape(task.text, task.language) }
+            : { spans: t.topLevelNamespaceSpans(task.source) }
         port.postMessage({ id: request.id, ok: true, diagnostics: [], parsed } satisfies CheckResponse)
         return
       }

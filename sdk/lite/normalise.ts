@@ -17,7 +17,21 @@ import { isInert, skipTrivia, type TopStatement, topStatements } from './stateme
 const PROGRAM_GLOBALS: readonly string[] = ['tools', 'ToolCallError', 'console']
 
 /** Calls whose value is noise as an answer (as sdk/program-text.ts). */
-const MUTATOR_METHODS = new Set(['push', 'unshift', 'set', 'add', 'delete', 'clear', 'splice', 'forEach', 'log', 'info', 'warn', 'error', 'debug'])
+const MUTATOR_METHODS = new Set([
+  'push',
+  'unshift',
+  'set',
+  'add',
+  'delete',
+  'clear',
+  'splice',
+  'forEach',
+  'log',
+  'info',
+  'warn',
+  'error',
+  'debug',
+])
 
 const NODE_BUILTINS = new Set(
   'assert buffer child_process crypto events fs fs/promises os path process stream string_decoder timers timers/promises url util zlib readline http https net'.split(
@@ -204,7 +218,7 @@ function answersWith(expr: Expression): boolean {
   while (e.type === 'ParenthesizedExpression') e = e.expression
   if (e.type === 'AssignmentExpression' || e.type === 'UpdateExpression') return false
   if (e.type === 'UnaryExpression' && (e.operator === 'delete' || e.operator === 'void')) return false
-  if ((e.type === 'CallExpression' || e.type === 'OptionalCallExpression')) {
+  if (e.type === 'CallExpression' || e.type === 'OptionalCallExpression') {
     const callee = e.callee
     if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && !callee.computed) {
       const receiver = callee.object

@@ -156,7 +156,7 @@ export function lineAndColumn(text: string, pos: number): { line: number; charac
 }
 
 /** Calls `visit` on every node below `root` (not `root` itself); `visit` returns false to skip a node's children. */
-export function walk(root: Node, visit: (node: Node) => boolean | void): void {
+export function walk(root: Node, visit: (node: Node) => boolean): void {
   const stack: Node[] = []
   const push = (value: unknown): void => {
     if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) push(value[i])

@@ -9,12 +9,6 @@ import type { CheckRequest, CheckResponse, NormalisedMessage, ParseAnswer, Parse
 import { normaliseLite } from './normalise.js'
 import { checkWrappedShapeLite, topLevelNamespaceSpansLite } from './shape.js'
 
-/** The parsing compile() needs (runtime/compile.ts's ProgramShapes, synchronous), without TypeScript. */
-export const liteShapes = {
-  checkShape: checkWrappedShapeLite,
-  namespaceSpans: topLevelNamespaceSpansLite,
-}
-
 /** Normalises a one-shot program and proves its wrapped text's shape (typecheck-worker.ts's normalise step). */
 export function prepareLite(source: string, allowNodeImports: boolean): { normalised: NormalisedProgram; shape?: ShapeResult } {
   const normalised = normaliseLite(source, { allowNodeImports })

@@ -84,11 +84,11 @@ function outputStatements(text: string): StatementShape[] {
 
 function wrapperFunction(statements: StatementShape[]): FunctionShape | undefined {
   const first = statements[0]
-  if (!first || first.type !== 'ExpressionStatement') return undefined
+  if (first?.type !== 'ExpressionStatement') return undefined
   const paren = first.expression
-  if (!paren || paren.type !== 'ParenthesizedExpression') return undefined
+  if (paren?.type !== 'ParenthesizedExpression') return undefined
   const e = paren.expression
-  if (!e || e.type !== 'FunctionExpression' || e.id || e.params.length !== 0) return undefined
+  if (e?.type !== 'FunctionExpression' || e.id || e.params.length !== 0) return undefined
   if (!e.async || e.generator) return undefined
   return e
 }

@@ -111,7 +111,8 @@ function exportKeyword(text: string, start: number, declaration: Node): number {
 export function skipTrivia(text: string, at: number): number {
   for (;;) {
     const c = text.charCodeAt(at)
-    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029) at++
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12 || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029)
+      at++
     else if (c === 47 && text.charCodeAt(at + 1) === 47) {
       while (at < text.length && !/[\n\r\u2028\u2029]/.test(text[at]!)) at++
     } else if (c === 47 && text.charCodeAt(at + 1) === 42) {

@@ -59,9 +59,15 @@ describe("a check-off checker's thread", () => {
     await t.next((m) => m.ready === true)
     t.send({ id: 1, source: 'const n: number = await tools.add({ a: 1 })\nn', normalise: { allowNodeImports: false } })
     const normalised = await t.next((m) => m.id === 1 && 'normalised' in m)
-    expect(normalised).toMatchObject({ normalised: { text: 'const n: number = await tools.add({ a: 1 })\nreturn await (n)' }, shape: { ok: true } })
+    expect(normalised).toMatchObject({
+      normalised: { text: 'const n: number = await tools.add({ a: 1 })\nreturn await (n)' },
+      shape: { ok: true },
+    })
     expect(await t.next((m) => m.id === 1 && 'diagnostics' in m)).toMatchObject({ ok: true, diagnostics: [] })
-    t.send({ id: 2, task: { kind: 'shape', text: '(async function () {\n"use strict";\n}); evil(); (function () {\n});\n', language: 'js' } })
+    t.send({
+      id: 2,
+      task: { kind: 'shape', text: '(async function () {\n"use strict";\n}); evil(); (function () {\n});\n', language: 'js' },
+    })
     expect(await t.next((m) => m.id === 2)).toMatchObject({ parsed: { shape: { ok: false } } })
     t.send({ id: 3, task: { kind: 'namespaces', source: 'namespace A { export const x = 1 }\nA.x' } })
     expect(await t.next((m) => m.id === 3)).toMatchObject({ parsed: { spans: [{ start: 0, end: 34 }] } })
