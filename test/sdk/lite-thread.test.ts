@@ -71,12 +71,22 @@ describe("a check-off checker's thread", () => {
     expect(await t.next((m) => m.id === 2)).toMatchObject({ parsed: { shape: { ok: false } } })
     t.send({ id: 3, task: { kind: 'namespaces', source: 'namespace A { export const x = 1 }\nA.x' } })
     expect(await t.next((m) => m.id === 3)).toMatchObject({ parsed: { spans: [{ start: 0, end: 34 }] } })
+    // Compiled in the same request, without TypeScript: oxc behind Babel's gate, esbuild for what it does not pass.
+    const compile = (id: number, source: string) => t.send({ id, source, normalise: { allowNodeImports: false, compile: true } })
+    compile(5, 'const xs: number[] = [1, 2]\nreturn xs.map((x) => x * 2)')
+    expect(await t.next((m) => m.id === 5 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'oxc' } })
+    compile(6, 'namespace N { export const a = 1 }\nreturn N.a')
+    expect(await t.next((m) => m.id === 6 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'esbuild' } })
+    compile(7, `return ${'['.repeat(300)}1${']'.repeat(300)}`)
+    expect(await t.next((m) => m.id === 7 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'esbuild' } })
+    for (const id of [5, 6, 7]) expect(await t.next((m) => m.id === id && 'diagnostics' in m)).toMatchObject({ ok: true })
     expect(await probe(t)).toMatchObject({ requested: [], cached: [] })
 
     t.send({ id: 4, declarations: 'declare const x: number', source: 'return x' })
     expect(await t.next((m) => m.id === 4 && 'diagnostics' in m)).toMatchObject({ ok: true })
     const after = await probe(t)
-    expect(after.requested).toContain('typescript')
-    expect(after.cached.length).toBeGreaterThan(0)
+    // sdk/ts-load.ts resolves `typescript/package.json` and compiles the compiler itself (its code cache), so
+    // the load shows as that request; a plain `require('typescript')` would show as itself and in require.cache.
+    expect(after.requested.some((r) => /^typescript(\/|$)/.test(r))).toBe(true)
   }, 120_000)
 })
