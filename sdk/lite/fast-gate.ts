@@ -40,6 +40,12 @@ export function plainLite(parsed: LiteParse): boolean {
   if (syntaxError || file === undefined || ((file as { errors?: unknown[] }).errors?.length ?? 0) > 0) return false
   const nodes: Node[] = [file]
   const depths: number[] = [0]
+  const push = (value: unknown, depth: number): void => {
+    if (isNode(value)) {
+      nodes.push(value)
+      depths.push(depth)
+    }
+  }
   while (nodes.length > 0) {
     const node = nodes.pop()!
     const depth = depths.pop()!
@@ -48,9 +54,8 @@ export function plainLite(parsed: LiteParse): boolean {
     for (const key of Object.keys(node)) {
       if (SKIPPED_KEYS.has(key)) continue
       const value = (node as unknown as Record<string, unknown>)[key]
-      if (Array.isArray(value)) {
-        for (const item of value) if (isNode(item)) (nodes.push(item), depths.push(depth + 1))
-      } else if (isNode(value)) (nodes.push(value), depths.push(depth + 1))
+      if (Array.isArray(value)) for (const item of value) push(item, depth + 1)
+      else push(value, depth + 1)
     }
   }
   return true
