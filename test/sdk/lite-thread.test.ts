@@ -2,7 +2,9 @@
  * A checker's thread that only prepares check-off programs never loads TypeScript (sdk/lite/): the real
  * thread (dist/sdk/typecheck-worker.js), started as the pool starts it with the check off, is sent what a
  * check-off run sends (normalise + shape, the output's shape, namespaces) and then asked what it loaded.
- * The same thread, sent a check, does load TypeScript — so the probe can see a load.
+ * The same thread compiles check-off programs in the same request (oxc behind Babel's gate, esbuild
+ * otherwise) still without TypeScript; a text past the lite parsers falls back to TypeScript, and so does a
+ * check — so the probe can see a load.
  */
 import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -81,6 +83,15 @@ describe("a check-off checker's thread", () => {
     expect(await t.next((m) => m.id === 7 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'esbuild' } })
     for (const id of [5, 6, 7]) expect(await t.next((m) => m.id === id && 'diagnostics' in m)).toMatchObject({ ok: true })
     expect(await probe(t)).toMatchObject({ requested: [], cached: [] })
+
+    // A text past the lite parsers' stacks falls back to TypeScript's path (loaded then: 'warmed' restarts the budget).
+    compile(8, `return ${Array(50_000).fill('1').join('+')}`)
+    expect(await t.next((m) => m.id === 8 && 'warmed' in m)).toMatchObject({ warmed: true })
+    expect(await t.next((m) => m.id === 8 && 'normalised' in m)).toMatchObject({
+      shape: { ok: true },
+      compiled: { ok: true, by: 'esbuild' },
+    })
+    expect(await t.next((m) => m.id === 8 && 'diagnostics' in m)).toMatchObject({ ok: true })
 
     t.send({ id: 4, declarations: 'declare const x: number', source: 'return x' })
     expect(await t.next((m) => m.id === 4 && 'diagnostics' in m)).toMatchObject({ ok: true })
