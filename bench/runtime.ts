@@ -382,7 +382,7 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     value: round(rss.host + rss.child, 0),
     unit: 'MB',
     goal: '≤ 120 MB',
-    note: `host ${round(rss.host, 0)} + child ${round(rss.child, 0)}; each counts its ~40 MB of mapped node binary, and the host its checker thread (TypeScript)`,
+    note: `host ${round(rss.host, 0)} + child ${round(rss.child, 0)}; each counts its ~40 MB of mapped node binary, and the host its checker thread (Babel + acorn + oxc with the check off: no TypeScript)`,
   })
   return rows
 }

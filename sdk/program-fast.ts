@@ -8,15 +8,15 @@
  * that fails the proof goes to esbuild too, which then decides.
  *
  * Why the depth gate: oxc recurses on the native stack, and a native stack overflow ends the process, not
- * the request (functions nested 2,000 deep do in a worker's stack; 1,000 do not). TypeScript's parse of
- * the same text (the source's shape proof) is walked first, and a tree deeper than MAX_DEPTH nodes never
- * reaches oxc: a margin of more than 10× on the shallowest nesting that overflowed.
+ * the request (functions nested 2,000 deep do in a worker's stack; 1,000 do not). The parse tree of the
+ * source's shape proof is walked first — TypeScript's (sdk/program-fast-ts.ts) or, in a check-off thread
+ * that never loads TypeScript, Babel's (sdk/lite/fast-gate.ts) — and a tree deeper than MAX_FAST_DEPTH nodes
+ * never reaches oxc: a margin of more than 10× on the shallowest nesting that overflowed. This module itself
+ * stands on no parser.
  */
-import type TS from 'typescript'
-import { ts } from './ts-host.js'
 
 /** Deeper parse trees go to esbuild (its own process, Go's growable stacks). */
-const MAX_DEPTH = 200
+export const MAX_FAST_DEPTH = 200
 /** Larger programs go to esbuild: the hop matters less, and a large text is where oxc is least proven here. */
 const MAX_CHARS = 64 * 1024
 
@@ -38,13 +38,17 @@ export function loadFastCompiler(): Promise<void> {
   return loading
 }
 
+/** Whether oxc may be asked at all for this wrapped text (loaded, not too large, no HTML-like comments); the parse tree's gate comes on top. */
+export function fastCandidate(wrapped: string): boolean {
+  return !!oxc && wrapped.length <= MAX_CHARS && !wrapped.includes('<!--') && !wrapped.includes('-->')
+}
+
 /**
- * `wrapped` (the wrapped program text) compiled by oxc, with its source map; undefined when it must go to
- * esbuild. `file`: TypeScript's parse of `wrapped` (the source's shape proof).
+ * `wrapped` compiled by oxc, with its source map; undefined when it must go to esbuild. Only for a text a
+ * gate (sdk/program-fast-ts.ts, sdk/lite/fast-gate.ts) has passed: fastCandidate and a plain parse tree.
  */
-export function fastCompile(wrapped: string, file: TS.SourceFile): { code: string; map: string } | undefined {
-  if (!oxc || wrapped.length > MAX_CHARS || wrapped.includes('<!--') || wrapped.includes('-->')) return undefined
-  if (file.text !== wrapped || parseErrors(file) > 0 || !plain(file, 0)) return undefined
+export function oxcCompile(wrapped: string): { code: string; map: string } | undefined {
+  if (!oxc || !fastCandidate(wrapped)) return undefined
   let result: ReturnType<Oxc['transformSync']>
   try {
     result = oxc.transformSync('program.ts', wrapped, { lang: 'ts', sourceType: 'script', target: 'es2022', sourcemap: true })
@@ -53,18 +57,4 @@ export function fastCompile(wrapped: string, file: TS.SourceFile): { code: strin
   }
   if (result.errors.length > 0 || Object.keys(result.helpersUsed).length > 0 || !result.map || !result.code) return undefined
   return { code: result.code, map: JSON.stringify(result.map) }
-}
-
-/** TypeScript's own syntax errors in the parse (not part of its public types). */
-function parseErrors(file: TS.SourceFile): number {
-  return (file as unknown as { parseDiagnostics?: readonly unknown[] }).parseDiagnostics?.length ?? 1
-}
-
-/** No syntax oxc would compile differently or not lower for es2022, and no deeper than MAX_DEPTH. */
-function plain(node: TS.Node, depth: number): boolean {
-  if (depth > MAX_DEPTH) return false
-  if (ts.isDecorator(node) || ts.isModuleDeclaration(node) || node.kind === ts.SyntaxKind.AccessorKeyword) return false
-  if (ts.isImportDeclaration(node) || ts.isImportEqualsDeclaration(node) || ts.isExportDeclaration(node)) return false
-  if (ts.isVariableDeclarationList(node) && (node.flags & ts.NodeFlags.Using) !== 0) return false
-  return !ts.forEachChild(node, (child) => (plain(child, depth + 1) ? undefined : true))
 }

@@ -1,21 +1,21 @@
 /**
- * The type checker's thread (a worker_threads Worker): TypeScript is loaded here and only here, so the host's
- * thread never parses a 9 MB compiler nor a program. Everything that parses a program runs here: normalising,
- * the wrapper's shape check (of the source and of esbuild's output), finding namespaces, the type check; and
- * compiling, so a run is prepared and compiled in one request (this thread talks to esbuild's service, its
- * own process, itself). The host (typecheck-pool.ts) sends one request at a time and terminates this thread
- * when one runs past its budget.
+ * The type checker's thread (a worker_threads Worker): everything that parses a program runs here, so the
+ * host's thread never parses a 9 MB compiler nor a program: normalising, the wrapper's shape check (of the
+ * source and of the compiled output), finding namespaces, the type check; and compiling, so a run is
+ * prepared and compiled in one request (oxc in this thread, or esbuild's service, its own process, which
+ * this thread talks to). A check-off one-shot request and every parse task are answered by sdk/lite/
+ * (Babel and acorn); TypeScript (sdk/typecheck-ts.ts) is loaded by the first request that needs it — a
+ * check, a session cell, a text past the lite parsers' stacks. The host (typecheck-pool.ts) sends one
+ * request at a time and terminates this thread when one runs past its budget.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { liteShapes, parseLite, prepareLiteRequest } from './lite/prepare.js'
 import { compileBody, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
-import { fastCompile, loadFastCompiler } from './program-fast.js'
-import { checkWrappedShape, parseWrappedShape, topLevelNamespaceSpans } from './program-shape.js'
-import { wrapProgram } from './program-wrap.js'
+import { loadFastCompiler } from './program-fast.js'
 import type { NormalisedProgram } from './program-text.js'
-import type { ProgramProblem } from './program-wrap.js'
-import { rewriteSessionProgram, SESSION_CHANGE, type SessionRewrite } from './session-text.js'
-import { untypedDeclarations } from './session-types.js'
-import { normaliseSafely } from './typecheck-normalise.js'
+import type { ProgramProblem, ShapeResult } from './program-wrap.js'
+import { wrapProgram } from './program-wrap.js'
+import type { SessionRewrite } from './session-text.js'
 import type {
   CheckerThreadData,
   CheckRequest,
@@ -23,25 +23,28 @@ import type {
   CompiledMessage,
   NormalisedMessage,
   ParseAnswer,
-  ParseTask,
   SessionPrepared,
   StageMessage,
   WarmedMessage,
 } from './typecheck-protocol.js'
-import { nodeAmbientFiles } from './node-types.js'
-import { createTypeChecker, type TypeChecker } from './typecheck.js'
+import type { TypeChecker } from './typecheck.js'
+
+/** TypeScript and what stands on it, loaded by the first request that needs it (sdk/typecheck-ts.ts). */
+type Full = typeof import('./typecheck-ts.js')
+let full: Promise<Full> | undefined
+const loadFull = (): Promise<Full> => (full ??= import('./typecheck-ts.js'))
 
 /** Checkers by SDK text, newest last: a few runtimes (or SDK versions) share one thread. */
 const MAX_CHECKERS = 4
 const checkers = new Map<string, TypeChecker>()
 
-function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
+function checkerFor(t: Full, declarations: string, nodeTypes: boolean): TypeChecker {
   const key = `${nodeTypes ? 'node' : 'sandbox'}\n${declarations}`
   let checker = checkers.get(key)
   if (checker !== undefined) {
     checkers.delete(key)
   } else {
-    checker = createTypeChecker(nodeTypes ? { ambientFiles: nodeAmbientFiles() } : {})
+    checker = t.createTypeChecker(nodeTypes ? { ambientFiles: t.nodeAmbientFiles() } : {})
     checker.setDeclarations(declarations)
   }
   checkers.set(key, checker)
@@ -49,22 +52,17 @@ function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
   return checker
 }
 
-function parse(task: ParseTask): ParseAnswer {
-  if (task.kind === 'shape') return { shape: checkWrappedShape(task.text, task.language) }
-  return { spans: topLevelNamespaceSpans(task.source) }
-}
-
 /** The lib is parsed (once per thread, ~0.5 s and ~20 MB): only in a process that checks programs. */
 let libParsed = false
-function parseLib(): void {
-  createTypeChecker().check('return 1')
+function parseLib(t: Full): void {
+  t.createTypeChecker().check('return 1')
   libParsed = true
 }
 
 /** The session rewrite, made total: if it fails, the cell does not run (unrewritten, its bindings would be lost unseen). */
-function rewriteSafely(normalised: NormalisedProgram): SessionRewrite | { problem: ProgramProblem } {
+function rewriteSafely(t: Full, normalised: NormalisedProgram): SessionRewrite | { problem: ProgramProblem } {
   try {
-    return rewriteSessionProgram(normalised.text)
+    return t.rewriteSessionProgram(normalised.text)
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e)
     return { problem: { message: `the program could not be prepared as a session cell (${why}); nothing ran`, line: 1, column: 1 } }
@@ -97,38 +95,47 @@ function waitOn(port: MessagePort, id: number): EsbuildWait {
   }
 }
 
-/** The thread's own parsing, for compiling: the shape proofs and namespaces, synchronous here. */
-const threadShapes: ProgramShapes = { checkShape: checkWrappedShape, namespaceSpans: topLevelNamespaceSpans }
+/** TypeScript's parsing, for compiling: the shape proofs and namespaces, synchronous here. */
+const tsShapes = (t: Full): ProgramShapes => ({ checkShape: t.checkWrappedShape, namespaceSpans: t.topLevelNamespaceSpans })
 
-/** Normalising, the session rewrite and the source's shape proof: the text to run, or why there is none. */
-function prepareText(request: CheckRequest & { source: string; normalise: { allowNodeImports: boolean } }) {
+interface Prepared {
+  /** The text the check reads (a session cell as written). */
+  checked: string
+  runnable: NormalisedProgram
+  shape?: ShapeResult
+  prepared?: SessionPrepared
+  fast?: FastCompiler
+}
+
+/** TypeScript's path: normalising, the session rewrite and the source's shape proof. */
+function prepareText(t: Full, request: CheckRequest & { source: string; normalise: { allowNodeImports: boolean } }): Prepared {
   const session = request.session
-  const normalised = normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
+  const normalised = t.normaliseSafely(request.source, request.normalise.allowNodeImports, session !== undefined)
   // A session cell runs rewritten (its declarations made globals) and is checked as written.
-  const rewritten = session && !normalised.problem ? rewriteSafely(normalised) : undefined
+  const rewritten = session && !normalised.problem ? rewriteSafely(t, normalised) : undefined
   const rewrite = rewritten && 'text' in rewritten ? rewritten : undefined
   const runnable: NormalisedProgram =
     rewritten && 'problem' in rewritten
       ? { ...normalised, problem: rewritten.problem }
       : rewrite && rewrite.bindings.length > 0
-        ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, SESSION_CHANGE] }
+        ? { ...normalised, text: rewrite.text, changes: [...normalised.changes, t.SESSION_CHANGE] }
         : normalised
-  const parsed = runnable.problem ? undefined : parseWrappedShape(wrapProgram(runnable.text).text, 'ts')
+  const parsed = runnable.problem ? undefined : t.parseWrappedShape(wrapProgram(runnable.text).text, 'ts')
   const file = parsed?.file
-  const fast: FastCompiler | undefined = file && ((wrapped) => fastCompile(wrapped, file))
+  const fast: FastCompiler | undefined = file && ((wrapped) => t.fastCompile(wrapped, file))
   // Until the check answers (or without one), the cell's names are declared untyped; with the check
   // off, the declarations stay as given.
   const prepared: SessionPrepared | undefined = session && {
     declarations:
-      request.declarations === undefined || !rewrite ? session.declarations : untypedDeclarations(session.declarations, rewrite.bindings),
+      request.declarations === undefined || !rewrite ? session.declarations : t.untypedDeclarations(session.declarations, rewrite.bindings),
     bindings: rewrite?.bindings ?? [],
   }
   return { checked: normalised.text, runnable, shape: parsed?.shape, prepared, fast }
 }
 
 /** The type check of `source` (a session cell's against the session's declarations). */
-function typeCheck(request: CheckRequest & { declarations: string }, source: string): CheckResponse {
-  const checker = checkerFor(request.declarations, request.nodeTypes === true)
+function typeCheck(t: Full, request: CheckRequest & { declarations: string }, source: string): CheckResponse {
+  const checker = checkerFor(t, request.declarations, request.nodeTypes === true)
   if (request.session === undefined) return { id: request.id, ok: true, diagnostics: checker.check(source) }
   const checked = checker.checkSession(source, request.session.declarations)
   const declarations = checked.declarations
@@ -153,21 +160,43 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     port.postMessage({ id: request.id, stage: 'compile' } satisfies StageMessage)
     since = performance.now()
   }
+  /** TypeScript, loaded for this request: loading it is the thread's start-up, not the request's work (its budget starts again). */
+  const typescript = async (): Promise<Full> => {
+    const first = full === undefined
+    const t = await loadFull()
+    if (first) port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
+    since = performance.now()
+    return t
+  }
   if (request.declarations !== undefined && !libParsed) {
-    parseLib()
+    parseLib(await loadFull())
     port.postMessage({ id: request.id, warmed: true } satisfies WarmedMessage)
   }
-  if (request.task !== undefined) return { id: request.id, ok: true, diagnostics: [], parsed: parse(request.task) }
+  if (request.task !== undefined) {
+    const task = request.task
+    const parsed: ParseAnswer | undefined = parseLite(task)
+    if (parsed) return { id: request.id, ok: true, diagnostics: [], parsed }
+    // A parse task the lite parsers could not finish: TypeScript's reading.
+    const t = await typescript()
+    const answer: ParseAnswer =
+      task.kind === 'shape' ? { shape: t.checkWrappedShape(task.text, task.language) } : { spans: t.topLevelNamespaceSpans(task.source) }
+    return { id: request.id, ok: true, diagnostics: [], parsed: answer }
+  }
   const { source, normalise, declarations } = request
   if (!normalise || source === undefined) {
     if (declarations === undefined) return { id: request.id, ok: true, diagnostics: [] }
-    return typeCheck({ ...request, declarations }, source ?? 'return 1')
+    return typeCheck(await loadFull(), { ...request, declarations }, source ?? 'return 1')
   }
-  const { checked, runnable, shape, prepared, fast } = prepareText({ ...request, source, normalise })
+  const lite = prepareLiteRequest(request)
+  const t = lite ? undefined : await typescript()
+  const { checked, runnable, shape, prepared, fast }: Prepared = lite
+    ? { checked: lite.normalised.text, runnable: lite.normalised, shape: lite.shape, fast: lite.fast }
+    : prepareText(t!, { ...request, source, normalise })
+  const shapes = t ? tsShapes(t) : liteShapes(async () => tsShapes(await typescript()))
   const compile = normalise.compile && !runnable.problem
   if (compile && declarations === undefined) nextStage()
   if (compile) await fastLoaded
-  const compiling = compile ? compileBody(runnable.text, threadShapes, shape, fast, waitOn(port, request.id)) : undefined
+  const compiling = compile ? compileBody(runnable.text, shapes, shape, fast, waitOn(port, request.id)) : undefined
   const compiled = declarations === undefined ? await compiling : undefined
   port.postMessage({
     id: request.id,
@@ -176,9 +205,9 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     ...(prepared ? { session: prepared } : {}),
     ...(compiled ? { compiled } : {}),
   } satisfies NormalisedMessage)
-  if (runnable.problem || declarations === undefined) return { id: request.id, ok: true, diagnostics: [] }
+  if (runnable.problem || declarations === undefined || !t) return { id: request.id, ok: true, diagnostics: [] }
   since = performance.now() // the pool gave the check its own budget on NormalisedMessage
-  const response = typeCheck({ ...request, declarations }, checked)
+  const response = typeCheck(t, { ...request, declarations }, checked)
   if (compiling) nextStage()
   if (compiling) port.postMessage({ id: request.id, compiled: await compiling } satisfies CompiledMessage)
   return response
@@ -193,8 +222,12 @@ if (port !== null) {
       (e: unknown) => port.postMessage(failed(e)),
     )
   })
-  // In a process that checks programs, parse the lib before saying ready, so a first check's budget is the
-  // check's own. With the check off the thread only normalises and parses: the lib is never needed.
-  if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false) parseLib()
-  port.postMessage({ ready: true })
+  // In a process that checks programs, load TypeScript and parse the lib before saying ready, so a first
+  // check's budget is the check's own. With the check off the thread prepares with sdk/lite/: neither is needed.
+  if ((workerData as CheckerThreadData | undefined)?.warmChecker !== false)
+    void loadFull().then((t) => {
+      parseLib(t)
+      port.postMessage({ ready: true })
+    })
+  else port.postMessage({ ready: true })
 }

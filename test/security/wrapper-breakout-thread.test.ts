@@ -2,6 +2,8 @@
 // that normalises the program (oxc in the thread for plain programs, esbuild from the thread otherwise).
 // Every breakout is refused or compiles to a function that runs nothing at load; oxc's output is attacked
 // on its own (valid programs with every lexical trap the boundary has), and it must behave as esbuild's.
+// Twice: with the check off (sdk/lite/: Babel proves the source and gates oxc, acorn proves the output; no
+// TypeScript in the thread) and with it on (TypeScript's parse proves the source and gates oxc).
 import vm from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { compile, compiledProgram } from '../../runtime/compile.js'
@@ -9,10 +11,14 @@ import { createProgramPrep } from '../../runtime/typecheck.js'
 import { checkWrappedShape } from '../../sdk/program-text.js'
 import { BOUNDARY_PIECES, BREAKOUTS, evaluateInert, RAN } from './breakouts.js'
 
-const prep = createProgramPrep()
+type Prep = ReturnType<typeof createProgramPrep>
+const PREPS: [string, Prep][] = [
+  ['check off: Babel gates oxc', createProgramPrep()],
+  ['check on: TypeScript gates oxc', createProgramPrep({}, () => 'declare const tools: {}')],
+]
 
 /** Compiled as runCode compiles: the thread's one request. */
-async function threadCompile(body: string) {
+async function threadCompile(prep: Prep, body: string) {
   const prepared = await prep.prepare(body, false)
   const text = prepared.normalised?.text
   if (prepared.unprepared || prepared.normalised?.problem || text === undefined) return undefined
@@ -21,8 +27,8 @@ async function threadCompile(body: string) {
   return out.ok ? { js: out.program.js, by: prepared.compiled?.ok ? prepared.compiled.by : undefined } : undefined
 }
 
-async function assertNoBreakout(body: string): Promise<'refused' | 'oxc' | 'esbuild'> {
-  const out = await threadCompile(body)
+async function assertNoBreakout(prep: Prep, body: string): Promise<'refused' | 'oxc' | 'esbuild'> {
+  const out = await threadCompile(prep, body)
   if (out === undefined) return 'refused'
   expect(checkWrappedShape(out.js, 'js').ok, body).toBe(true)
   expect(evaluateInert(out.js), JSON.stringify(body)).toEqual({ ran: 0, type: 'function' })
@@ -68,9 +74,9 @@ async function answerOf(js: string): Promise<unknown> {
   return JSON.stringify(await fn())
 }
 
-describe('the program wrapper cannot be ended early, compiled in the checker thread', () => {
+describe.each(PREPS)('the program wrapper cannot be ended early, compiled in the checker thread (%s)', (_gate, prep) => {
   it('refuses every hand-written breakout, or compiles it to a function that runs nothing at load', async () => {
-    for (const body of BREAKOUTS) await assertNoBreakout(body)
+    for (const body of BREAKOUTS) await assertNoBreakout(prep, body)
     const plain = await prep.prepare(`const a = 1\n}); ${RAN}; (async function () {`, false)
     const out = compiledProgram(plain.compiled!, plain.normalised!.text)
     expect(out.ok).toBe(false)
@@ -85,7 +91,7 @@ describe('the program wrapper cannot be ended early, compiled in the checker thr
       let body = ''
       const n = 1 + rand(8)
       for (let k = 0; k < n; k++) body += BOUNDARY_PIECES[rand(BOUNDARY_PIECES.length)]! + (rand(3) === 0 ? ' ' : '')
-      counts[await assertNoBreakout(body)]++
+      counts[await assertNoBreakout(prep, body)]++
     }
     expect(counts.refused).toBeGreaterThan(0)
     expect(counts.oxc).toBeGreaterThan(0)
@@ -93,7 +99,7 @@ describe('the program wrapper cannot be ended early, compiled in the checker thr
 
   it('compiles valid programs full of lexical traps with oxc, to JS that answers what esbuild’s does', async () => {
     for (const body of TRAPS) {
-      const fast = await threadCompile(body)
+      const fast = await threadCompile(prep, body)
       expect(fast?.by, body).toBe('oxc')
       expect(evaluateInert(fast!.js), body).toEqual({ ran: 0, type: 'function' })
       const slow = await compile(body)

@@ -1,0 +1,70 @@
+/**
+ * The check-off path of the checker's thread (sdk/typecheck-worker.ts): a request with no declarations and
+ * no session is prepared here — normalised, its wrapper's shape proved, oxc's gate passed on the same parse,
+ * parse tasks answered — with Babel and acorn, so the thread of a process that never checks a program never
+ * loads TypeScript. A text past these parsers' stacks (a RangeError) goes to TypeScript's path instead.
+ */
+import type { FastCompiler, ProgramShapes, ShapeAnswer } from '../program-compile.js'
+import type { NormalisedProgram } from '../program-text.js'
+import { type ShapeResult, wrapProgram } from '../program-wrap.js'
+import type { CheckRequest, ParseAnswer, ParseTask } from '../typecheck-protocol.js'
+import { fastCompileLite } from './fast-gate.js'
+import { normaliseLite } from './normalise.js'
+import { checkWrappedShapeLite, parseWrappedShapeLite, topLevelNamespaceSpansLite } from './shape.js'
+
+export interface LitePrepared {
+  normalised: NormalisedProgram
+  shape?: ShapeResult
+  /** oxc behind Babel's gate, for the proved source (undefined: esbuild compiles). */
+  fast?: FastCompiler
+}
+
+/** Normalises a one-shot program and proves its wrapped text's shape; throws (a RangeError) past the parsers' stacks. */
+export function prepareLite(source: string, allowNodeImports: boolean): LitePrepared {
+  const normalised = normaliseLite(source, { allowNodeImports })
+  if (normalised.problem) return { normalised }
+  const wrapped = wrapProgram(normalised.text).text
+  const { shape, parsed } = parseWrappedShapeLite(wrapped, 'ts')
+  const fast: FastCompiler | undefined = parsed && ((text) => (text === wrapped ? fastCompileLite(text, parsed) : undefined))
+  return { normalised, shape, ...(fast ? { fast } : {}) }
+}
+
+/** The request prepared without TypeScript, or undefined: it needs TypeScript (a check, a session cell, a text the lite parsers could not finish). */
+export function prepareLiteRequest(request: CheckRequest): LitePrepared | undefined {
+  if (request.declarations !== undefined || request.session !== undefined) return undefined
+  if (!request.normalise || request.source === undefined) return undefined
+  try {
+    return prepareLite(request.source, request.normalise.allowNodeImports)
+  } catch {
+    return undefined
+  }
+}
+
+/** A parse task read by Babel or acorn; undefined if they could not finish it (TypeScript's reading then answers). */
+export function parseLite(task: ParseTask): ParseAnswer | undefined {
+  try {
+    if (task.kind === 'shape') return { shape: checkWrappedShapeLite(task.text, task.language) }
+    return { spans: topLevelNamespaceSpansLite(task.source) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Compiling's parsing (sdk/program-compile.ts) without TypeScript; a text past the lite parsers' stacks
+ * (esbuild's output of an absurdly nested program) is read by `fallback`'s, TypeScript's.
+ */
+export function liteShapes(fallback: () => Promise<ProgramShapes>): ProgramShapes {
+  return {
+    checkShape(text: string, language: 'ts' | 'js'): ShapeAnswer | Promise<ShapeAnswer> {
+      const answer = parseLite({ kind: 'shape', text, language })
+      if (answer && 'shape' in answer) return answer.shape
+      return fallback().then((shapes) => shapes.checkShape(text, language))
+    },
+    namespaceSpans(source: string) {
+      const answer = parseLite({ kind: 'namespaces', source })
+      if (answer && 'spans' in answer) return answer.spans
+      return fallback().then((shapes) => shapes.namespaceSpans(source))
+    },
+  }
+}

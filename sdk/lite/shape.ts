@@ -1,0 +1,114 @@
+/**
+ * sdk/program-shape.ts's proofs without TypeScript: the wrapped source as Babel reads TypeScript, and
+ * esbuild's output as acorn (a spec-conforming JavaScript parser, as V8 is) reads JavaScript. Both, because
+ * the danger is exactly a text two parsers read differently: each must be the wrapper's one function.
+ */
+import { parse as parseJs } from 'acorn'
+import type { Node } from '@babel/types'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from '../program-wrap.js'
+import { type LiteParse, lineAndColumn, parseProgram } from './parse.js'
+import { topStatements } from './statements.js'
+
+/** A function expression as either parser has it. */
+interface FunctionShape {
+  type: string
+  id?: unknown
+  params: unknown[]
+  async: boolean
+  generator: boolean
+  body: { end: number }
+}
+
+interface StatementShape {
+  type: string
+  end: number
+  expression?: { type: string; expression?: FunctionShape }
+}
+
+/**
+ * checkWrappedShape (sdk/program-shape.ts), same answers: `ts` reads the wrapped source, `js` esbuild's
+ * output. Throws a RangeError past the parser's stack (a 50,000-term `1+1+…`): the caller asks TypeScript's
+ * proof instead, which reads such a text without recursing.
+ */
+export function checkWrappedShapeLite(text: string, language: 'ts' | 'js' = 'ts'): ShapeResult {
+  return parseWrappedShapeLite(text, language).shape
+}
+
+/** checkWrappedShapeLite, with Babel's parse of a `ts` text (oxc's gate, sdk/lite/fast-gate.ts, walks it). */
+export function parseWrappedShapeLite(text: string, language: 'ts' | 'js' = 'ts'): { shape: ShapeResult; parsed?: LiteParse } {
+  let statements: StatementShape[]
+  let parsed: LiteParse | undefined
+  try {
+    if (language === 'ts') {
+      parsed = parseProgram(text)
+      statements = sourceStatements(parsed)
+    } else statements = outputStatements(text)
+  } catch (e) {
+    if (e instanceof RangeError) throw e
+    // A text the parser rejects is not proven (esbuild accepted it, or this would not be asked).
+    return { shape: { ok: false, problem: unparsed(text, e) } }
+  }
+  return { shape: wrapperShape(text, language, statements), ...(parsed ? { parsed } : {}) }
+}
+
+function wrapperShape(text: string, language: 'ts' | 'js', statements: StatementShape[]): ShapeResult {
+  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
+    const lc = lineAndColumn(text, Math.min(Math.max(pos, 0), text.length))
+    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
+    return {
+      ok: false,
+      problem: {
+        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
+        line,
+        column: lc.character + 1,
+      },
+    }
+  }
+  const fn = wrapperFunction(statements)
+  if (!fn) return early(statements[0]?.end ?? 0)
+  const close = fn.body.end - 1
+  const tail = text.slice(fn.body.end).replace(/^\s*\)\s*;?\s*$/, '')
+  if (statements.length !== 1 || tail !== '') return early(close)
+  if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
+  return { ok: true }
+}
+
+/** topLevelNamespaceSpans (sdk/program-shape.ts): each top-level `namespace X { … }` (or `module`, `declare global`). */
+export function topLevelNamespaceSpansLite(source: string): { start: number; end: number }[] {
+  const parsed = parseProgram(source)
+  if (parsed.file === undefined) return []
+  return topStatements(parsed.file, source)
+    .filter((s) => s.kind === 'module')
+    .map((s) => ({ start: s.exported?.start ?? s.start, end: s.end }))
+}
+
+function sourceStatements(parsed: LiteParse): StatementShape[] {
+  if (parsed.file === undefined) throw new SyntaxError('the wrapped program does not parse')
+  const statements: Node[] = [...parsed.file.program.directives, ...parsed.file.program.body]
+  return statements as unknown as StatementShape[]
+}
+
+function outputStatements(text: string): StatementShape[] {
+  // allowImportExportEverywhere: `import.meta` parses (as TypeScript's JS parser lets it; V8 rejects it later).
+  const program = parseJs(text, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowImportExportEverywhere: true })
+  return program.body as unknown as StatementShape[]
+}
+
+function wrapperFunction(statements: StatementShape[]): FunctionShape | undefined {
+  const first = statements[0]
+  if (first?.type !== 'ExpressionStatement') return undefined
+  const paren = first.expression
+  if (paren?.type !== 'ParenthesizedExpression') return undefined
+  const e = paren.expression
+  if (e?.type !== 'FunctionExpression' || e.id || e.params.length !== 0) return undefined
+  if (!e.async || e.generator) return undefined
+  return e
+}
+
+function unparsed(text: string, e: unknown): ProgramProblem {
+  const pos = typeof (e as { pos?: unknown }).pos === 'number' ? (e as { pos: number }).pos : 0
+  const lc = lineAndColumn(text, Math.min(pos, text.length))
+  const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
+  const why = e instanceof Error ? e.message.replace(/ \(\d+:\d+\)$/, '') : String(e)
+  return { message: `line ${line}: the program's wrapper could not be proved (${why})`, line, column: lc.character + 1 }
+}
