@@ -339,7 +339,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
         // V8 does not say which isolate ran out; with company, say so rather than blame this run alone.
         const outcome = stoppedOutcome('memory', run.limits)
         if (!outcome.ok && dying.length > 1)
-          outcome.error.message += ` (or one of ${dying.length - 1} other runs of the same caller beside it did)`
+          outcome.error.message += ` (or one of ${dying.length - 1} other runs of the same caller beside it did: they share one sandbox process, and it ran out of memory)`
         this.#finish(run, outcome)
       } else {
         const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
