@@ -4,7 +4,7 @@
  * the checker's thread (TypeScript's parser), never on the host's.
  */
 import type TS from 'typescript'
-import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from './program-wrap.js'
+import { type ShapeResult, wrapperVerdict } from './program-wrap.js'
 import { ts } from './ts-host.js'
 
 /**
@@ -31,25 +31,9 @@ export function parseWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): {
 }
 
 function shapeOf(file: TS.SourceFile, text: string, language: 'ts' | 'js'): ShapeResult {
-  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
-    const lc = file.getLineAndCharacterOfPosition(Math.min(Math.max(pos, 0), text.length))
-    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
-    return {
-      ok: false,
-      problem: {
-        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
-        line,
-        column: lc.character + 1,
-      },
-    }
-  }
   const fn = wrapperFunction(file)
-  if (!fn) return early(firstStatementEnd(file))
-  const close = fn.body.end - 1 // the `}` that ended the function
-  const tail = text.slice(fn.body.end).replace(/^\s*\)\s*;?\s*$/, '')
-  if (file.statements.length !== 1 || tail !== '') return early(close)
-  if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
-  return { ok: true }
+  const found = fn ? { bodyEnd: fn.body.end, statements: file.statements.length } : undefined
+  return wrapperVerdict(text, language, found, firstStatementEnd(file), (pos) => file.getLineAndCharacterOfPosition(pos))
 }
 
 /**

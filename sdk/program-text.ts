@@ -15,6 +15,7 @@
 import type TS from 'typescript'
 import { ts } from './ts-host.js'
 import type { ProgramProblem } from './program-wrap.js'
+import { MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS, stripFences } from './program-rules.js'
 
 export { checkWrappedShape } from './program-shape.js'
 export { type ProgramProblem, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
@@ -39,56 +40,6 @@ export interface NormalisedProgram {
   changes: string[]
   problem?: ProgramProblem
 }
-
-/** The names the sandbox gives every program; an import of only these is dropped. */
-export const PROGRAM_GLOBALS = ['tools', 'ToolCallError', 'console'] as const
-
-/** Function names models use for an entry point they then forget to call. */
-const MAIN_NAMES = new Set(['main', 'run', 'start', 'execute', 'program', 'solve', 'task', 'handler', 'go', 'script'])
-
-/**
- * Calls whose value is noise as an answer (`list.push(x)` is a length, `map.set(k, v)` the whole map):
- * a last statement calling one of these is not turned into the return value.
- */
-const MUTATOR_METHODS = new Set([
-  'push',
-  'unshift',
-  'set',
-  'add',
-  'delete',
-  'clear',
-  'splice',
-  'forEach',
-  'log',
-  'info',
-  'warn',
-  'error',
-  'debug',
-])
-
-const NODE_BUILTINS = new Set([
-  'assert',
-  'buffer',
-  'child_process',
-  'crypto',
-  'events',
-  'fs',
-  'fs/promises',
-  'os',
-  'path',
-  'process',
-  'stream',
-  'string_decoder',
-  'timers',
-  'timers/promises',
-  'url',
-  'util',
-  'zlib',
-  'readline',
-  'http',
-  'https',
-  'net',
-])
 
 interface Edit {
   start: number
@@ -157,36 +108,6 @@ export function returnLastExpression(body: string): string {
 }
 
 // --- normalisation steps -------------------------------------------------------------------------------
-
-/**
- * A model often answers in markdown: keep the code of every fenced block (ts, js or unlabelled) and blank
- * every other line, so line numbers stay the model's own. A line starting with ``` cannot be valid
- * TypeScript (a backtick inside a template literal must be escaped), so this never changes a real program.
- */
-export function stripFences(text: string): string {
-  const lines = text.split('\n')
-  // Backtick fences only: a line like `~~~x` is valid JavaScript (three bitwise NOTs).
-  const fence = /^\s{0,3}(```+)\s*([\w+-]*)\s*$/
-  if (!lines.some((l) => fence.test(l))) return text
-  const codeLangs = new Set(['', 'ts', 'typescript', 'js', 'javascript', 'tsx', 'jsx', 'mjs', 'cjs', 'mts'])
-  const out: string[] = []
-  let inside: { marker: string; keep: boolean } | undefined
-  let sawBlock = false
-  for (const line of lines) {
-    const m = fence.exec(line)
-    if (!inside && m) {
-      inside = { marker: m[1]!, keep: codeLangs.has(m[2]!.toLowerCase()) }
-      sawBlock = true
-      out.push('')
-    } else if (inside && m && m[1]!.startsWith(inside.marker[0]!) && m[1]!.length >= inside.marker.length && m[2] === '') {
-      inside = undefined
-      out.push('')
-    } else out.push(inside?.keep ? line : '')
-  }
-  // An opening fence with no closing one: the model was cut off; keep what followed the fence.
-  if (!sawBlock) return text
-  return out.join('\n')
-}
 
 function parseBody(text: string): TS.SourceFile {
   return ts.createSourceFile('program.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)

@@ -37,3 +37,43 @@ export function wrapProgram(body: string): WrappedProgram {
     bodyEnd: WRAP_HEAD.length + body.length,
   }
 }
+
+/** Where a parser found the wrapper's own function in a wrapped text. */
+export interface WrapperFound {
+  /** One past the `}` that ends the function's body. */
+  bodyEnd: number
+  /** How many top-level statements the text has. */
+  statements: number
+}
+
+/**
+ * The wrapper proof's verdict from what a parser found — sdk/program-shape.ts reads the text with
+ * TypeScript's parser, sdk/lite/shape.ts with Babel's or acorn's — so the rule and its message are one,
+ * whichever parser read it. `position` turns an offset into a 0-based line and character.
+ */
+export function wrapperVerdict(
+  text: string,
+  language: 'ts' | 'js',
+  found: WrapperFound | undefined,
+  firstStatementEnd: number,
+  position: (pos: number) => { line: number; character: number },
+): ShapeResult {
+  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
+    const lc = position(Math.min(Math.max(pos, 0), text.length))
+    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
+    return {
+      ok: false,
+      problem: {
+        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
+        line,
+        column: lc.character + 1,
+      },
+    }
+  }
+  if (!found) return early(firstStatementEnd)
+  const close = found.bodyEnd - 1 // the `}` that ended the function
+  const tail = text.slice(found.bodyEnd).replace(/^\s*\)\s*;?\s*$/, '')
+  if (found.statements !== 1 || tail !== '') return early(close)
+  if (language === 'ts' && found.bodyEnd !== text.length - WRAP_TAIL.length + 2) return early(close)
+  return { ok: true }
+}

@@ -4,11 +4,9 @@
  * when nothing at the top level refers to it already.
  */
 import type { File, FunctionDeclaration, Node } from '@babel/types'
+import { MAIN_NAMES } from '../program-rules.js'
 import { walk } from './parse.js'
 import { isInert, type TopStatement } from './statements.js'
-
-/** Function names models use for an entry point they then forget to call (as sdk/program-text.ts). */
-const MAIN_NAMES = new Set(['main', 'run', 'start', 'execute', 'program', 'solve', 'task', 'handler', 'go', 'script'])
 
 export function entryPoint(
   file: File,

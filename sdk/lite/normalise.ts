@@ -7,37 +7,11 @@
  */
 import type { Expression, FunctionDeclaration, ImportDeclaration, Node } from '@babel/types'
 import type { NormaliseOptions, NormalisedProgram } from '../program-text.js'
+import { MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS, stripFences } from '../program-rules.js'
 import type { ProgramProblem } from '../program-wrap.js'
 import { entryPoint } from './entry.js'
 import { lineAndColumn, parseProgram } from './parse.js'
-import { stripFences } from './fences.js'
 import { isInert, skipTrivia, type TopStatement, topStatements } from './statements.js'
-
-/** The names the sandbox gives every program; an import of only these is dropped (as sdk/program-text.ts). */
-const PROGRAM_GLOBALS: readonly string[] = ['tools', 'ToolCallError', 'console']
-
-/** Calls whose value is noise as an answer (as sdk/program-text.ts). */
-const MUTATOR_METHODS = new Set([
-  'push',
-  'unshift',
-  'set',
-  'add',
-  'delete',
-  'clear',
-  'splice',
-  'forEach',
-  'log',
-  'info',
-  'warn',
-  'error',
-  'debug',
-])
-
-const NODE_BUILTINS = new Set(
-  'assert buffer child_process crypto events fs fs/promises os path process stream string_decoder timers timers/promises url util zlib readline http https net'.split(
-    ' ',
-  ),
-)
 
 interface Edit {
   start: number

@@ -5,7 +5,7 @@
  */
 import { parse as parseJs } from 'acorn'
 import type { Node } from '@babel/types'
-import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, WRAP_TAIL } from '../program-wrap.js'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapperVerdict } from '../program-wrap.js'
 import { type LiteParse, lineAndColumn, parseProgram } from './parse.js'
 import { topStatements } from './statements.js'
 
@@ -52,25 +52,9 @@ export function parseWrappedShapeLite(text: string, language: 'ts' | 'js' = 'ts'
 }
 
 function wrapperShape(text: string, language: 'ts' | 'js', statements: StatementShape[]): ShapeResult {
-  const early = (pos: number): { ok: false; problem: ProgramProblem } => {
-    const lc = lineAndColumn(text, Math.min(Math.max(pos, 0), text.length))
-    const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
-    return {
-      ok: false,
-      problem: {
-        message: `line ${line}: this \`}\` closes the program itself (it has no matching \`{\`); remove it. The program is the body of one async function.`,
-        line,
-        column: lc.character + 1,
-      },
-    }
-  }
   const fn = wrapperFunction(statements)
-  if (!fn) return early(statements[0]?.end ?? 0)
-  const close = fn.body.end - 1
-  const tail = text.slice(fn.body.end).replace(/^\s*\)\s*;?\s*$/, '')
-  if (statements.length !== 1 || tail !== '') return early(close)
-  if (language === 'ts' && fn.body.end !== text.length - WRAP_TAIL.length + 2) return early(close)
-  return { ok: true }
+  const found = fn ? { bodyEnd: fn.body.end, statements: statements.length } : undefined
+  return wrapperVerdict(text, language, found, statements[0]?.end ?? 0, (pos) => lineAndColumn(text, pos))
 }
 
 /** topLevelNamespaceSpans (sdk/program-shape.ts): each top-level `namespace X { … }` (or `module`, `declare global`). */
