@@ -13,7 +13,7 @@
  * sandbox resolve the same names the same way.
  */
 import type TS from 'typescript'
-import { ts } from './ts-host.js'
+import { parseProgramBody, ts } from './ts-host.js'
 import type { ProgramProblem } from './program-wrap.js'
 import { MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS, stripFences } from './program-rules.js'
 
@@ -110,7 +110,7 @@ export function returnLastExpression(body: string): string {
 // --- normalisation steps -------------------------------------------------------------------------------
 
 function parseBody(text: string): TS.SourceFile {
-  return ts.createSourceFile('program.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+  return parseProgramBody(text)
 }
 
 function hasSyntaxErrors(file: TS.SourceFile): boolean {

@@ -28,7 +28,7 @@
  * `const` is not enforced at run time across runs (the type check does: sdk/session-types.ts).
  */
 import type TS from 'typescript'
-import { ts } from './ts-host.js'
+import { parseProgramBody, ts } from './ts-host.js'
 
 export type SessionBindingKind = 'const' | 'let' | 'var' | 'function' | 'class' | 'enum'
 
@@ -155,7 +155,7 @@ const MARK = 'session bindings made global'
 export function rewriteSessionProgram(body: string): SessionRewrite {
   let file: TS.SourceFile
   try {
-    file = ts.createSourceFile('program.ts', body, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
+    file = parseProgramBody(body)
   } catch {
     return { text: body, bindings: [], local: [] }
   }

@@ -56,6 +56,20 @@ export function parseFile(fileName: string, text: string, asModule = false): TS.
   )
 }
 
+/**
+ * Parses a program body (parents set) the way the async function it runs in reads it: as a module, so a
+ * top-level `await` before a line break awaits the next line. Read as a script, TypeScript takes such an
+ * `await` for an identifier and the next line for a statement of its own, which the last-expression rule
+ * then broke (`const x = await` + newline + `tools.f()` became `… await` + `return await (tools.f())`).
+ */
+export function parseProgramBody(text: string): TS.SourceFile {
+  const options: TS.CreateSourceFileOptions = {
+    languageVersion: ts.ScriptTarget.ES2022,
+    setExternalModuleIndicator: (f) => ((f as { externalModuleIndicator?: unknown }).externalModuleIndicator = true),
+  }
+  return ts.createSourceFile('program.ts', text, options, true, ts.ScriptKind.TS)
+}
+
 /** A host over in-memory files (the program, the SDK) and the cached lib; it never writes. */
 export function createHost(files: () => readonly TS.SourceFile[]): TS.CompilerHost {
   const find = (name: string) => files().find((f) => f.fileName === name)

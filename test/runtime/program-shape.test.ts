@@ -36,6 +36,20 @@ describe('program shapes and rendering (isolate)', () => {
     expect(r.value).toBe('user9')
   })
 
+  it('an `await` that ends its line awaits the next one, with the check on and off (one statement, not two)', async () => {
+    // Formatters and models alike break long lines after `await`; read as a script, TypeScript took that
+    // `await` for an identifier and the last-expression rule then broke the program.
+    const code = 'const u = await\n  tools.get_user({ id: 4 })\nconsole.log(u.name)\nconst v = await\ntools.get_user({ id: 5 })'
+    for (const typecheck of ['error', 'off'] as const) {
+      const rt = await testRuntime({ tools: shapeTools([]), typecheck })
+      const r = await rt.runCode(code)
+      expect(r.error, `${typecheck}: ${r.observation}`).toBeNull()
+      expect(r.logs.map((l) => l.text)).toEqual(['user4'])
+      const last = await rt.runCode('const v = await\n  tools.get_user({ id: 5 })\nv.name')
+      expect(last.value, `${typecheck}: ${last.observation}`).toBe('user5')
+    }
+  })
+
   it('--json form: a console flood is in the JSON once, not once per log and once per event', async () => {
     const rt = await testRuntime({ tools: [], limits: { maxOutputBytes: 256 * 1024 } })
     const r = await rt.runCode("for (let i = 0; i < 100000; i++) console.log('line ' + i + ' ' + 'x'.repeat(40))")

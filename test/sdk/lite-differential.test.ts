@@ -42,10 +42,6 @@ function orFallback<T>(lite: () => T, typescript: () => T): T {
  * a text the other refuses. Matched as substrings of the program.
  */
 const KNOWN: { text: string; why: string }[] = [
-  {
-    text: 'await\nfoo()',
-    why: "TypeScript reads a top-level `await` before a line break as an identifier in a file without import/export; in the program's async function it awaits the next line (TypeScript's normaliser then returns `foo()` and breaks the program)",
-  },
   { text: '\nwith (o)', why: 'TypeScript reads `with` on the line after an import as import attributes (a syntax error to it)' },
   {
     text: '?.',
@@ -60,12 +56,7 @@ const KNOWN: { text: string; why: string }[] = [
 ]
 
 /** Whole programs the two read differently (as KNOWN). */
-const KNOWN_EXACT: { text: string; why: string }[] = [
-  {
-    text: 'await',
-    why: 'a lone `await` is an identifier to TypeScript in a file without import/export, a syntax error in an async function',
-  },
-]
+const KNOWN_EXACT: { text: string; why: string }[] = []
 
 function known(program: string): boolean {
   return KNOWN.some((k) => program.includes(k.text)) || KNOWN_EXACT.some((k) => program === k.text)

@@ -15,6 +15,14 @@ import { conversations } from './session-cells.js'
 const session = (code: string, allowNodeImports = false) => rewriteSessionProgram(normaliseProgram(code, { allowNodeImports }).text)
 
 describe('session text: declarations made globals', () => {
+  it('reads an `await` that ends its line as awaiting the next one: one binding, kept whole', () => {
+    const r = session('const user = await\n  tools.get_user({ id: 1 })\nuser.name')
+    expect(r.bindings).toEqual([{ name: 'user', kind: 'const' }])
+    expect(r.text).toContain('user = await\n  tools.get_user({ id: 1 })')
+    expect(r.text.split('\n').at(-1)).toBe('return await (user.name)')
+    expect(checkWrappedShape(wrapProgram(r.text).text).ok).toBe(true)
+  })
+
   it('rewrites each kind in place, and says what the cell binds', () => {
     const cell = [
       'const total = 3',
