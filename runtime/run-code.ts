@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
-import { looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
+import { joinedLinesHint, looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, compiledProgram, locateInSource, userStack, type CompiledProgram } from './compile.js'
@@ -44,6 +44,8 @@ export interface TypeCheckOutcome {
   advisory?: string
   /** The blocking syntax diagnostics, for a compile error said with the checker's hints. */
   syntax?: TypeDiagnostic[]
+  /** The program lines (1-based) the blocking diagnostics name. */
+  lines?: number[]
 }
 
 export interface RunCodeDeps {
@@ -168,7 +170,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({
         ok: false,
-        error: { kind: 'type', message: `the program does not type-check; nothing ran.\n${checked.report}` },
+        error: { kind: 'type', message: withJoinedLinesHint(`the program does not type-check; nothing ran.\n${checked.report}`, shaped.text, checked.lines) },
         droppedOutputBytes: 0,
       })
     }
@@ -304,8 +306,14 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         message: `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`,
       }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, compiled.program, limits, pendingAtEnd)
+  if (error.kind === 'runtime' && error.line !== undefined) error.message = withJoinedLinesHint(error.message, shaped.text, [error.line])
   if (session && error.kind === 'memory') error.message = session.memoryHint(error.message)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+}
+
+function withJoinedLinesHint(message: string, source: string, lines: readonly number[] | undefined): string {
+  const hint = lines?.length ? joinedLinesHint(source, lines) : undefined
+  return hint ? `${message}\nHint: ${hint}` : message
 }
 
 /**

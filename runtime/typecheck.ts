@@ -104,6 +104,7 @@ export function createTypecheck(
     return {
       count: blocking.length,
       report: formatTypeDiagnostics(blocking),
+      ...(blocking.length ? { lines: blocking.map((d) => d.line) } : {}),
       ...(blocking.some((d) => d.code < 2000) ? { syntax: blocking.filter((d) => d.code < 2000) } : {}),
       ...(notes.length ? { advisory: formatNotes(notes) } : {}),
     }

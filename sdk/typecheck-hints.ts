@@ -164,3 +164,32 @@ export function looksLikePython(source: string): boolean {
 
 export const PYTHON_HINT =
   'This looks like Python; the program must be TypeScript (the body of an async function): `const r = await tools.name({ ... })`, `for (const x of xs) { … }`, `console.log(…)`, `return value`.'
+
+const JOINED: Record<string, string> = {
+  '(': 'what it ends with is called with these parentheses',
+  '[': 'what it ends with is indexed by these brackets',
+  '`': 'what it ends with tags this template',
+}
+
+/**
+ * The fix when a failed line is one half of two lines JavaScript joined: a line that starts with `(`, `[` or
+ * a backtick continues the line before it unless that one ends with `;` (no automatic semicolon there), so
+ * `const u = await tools.f()` followed by `({ name: u.name })` calls the call's result. Said only for a
+ * reported line (or the line after it) where that is how the text reads; `lines` are the body's 1-based lines.
+ */
+export function joinedLinesHint(source: string, lines: readonly number[]): string | undefined {
+  const text = source.split('\n')
+  for (const reported of lines)
+    for (const line of [reported, reported + 1]) {
+      const opener = /^\s*([([`])/.exec(text[line - 1] ?? '')?.[1]
+      if (opener === undefined) continue
+      let prev = line - 2
+      while (prev >= 0 && /^\s*(\/\/.*)?$/.test(text[prev]!)) prev--
+      if (prev < 0) continue
+      const end = text[prev]!.replace(/\s\/\/.*$/, '').trimEnd()
+      // A value ends there (a name, a call, a literal) and no keyword that ends its statement by itself.
+      if (!/[\w$)\]`'"]$/.test(end) || /(^|[^\w$.])(return|break|continue|throw|else|do|try|finally|yield)$/.test(end)) continue
+      return `line ${line} starts with ${opener === '`' ? 'a backtick' : `\`${opener}\``} and line ${prev + 1} does not end with \`;\`, so JavaScript reads them as one statement (${JOINED[opener]}); if they are two statements, end line ${prev + 1} with \`;\`.`
+    }
+  return undefined
+}

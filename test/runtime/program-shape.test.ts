@@ -50,6 +50,30 @@ describe('program shapes and rendering (isolate)', () => {
     }
   })
 
+  it('a failing line that JavaScript joined to the line before it says which `;` splits them, with the check on and off', async () => {
+    const joined = [
+      'const u = await tools.get_user({ id: 1 })\n({ name: u.name })',
+      'const u = await tools.get_user({ id: 1 })\n`hello ${u.name}`',
+      'const u = await tools.get_user({ id: 1 })\nconst tags = u.name\n// the count\n[tags].length',
+    ]
+    for (const typecheck of ['error', 'off'] as const) {
+      const rt = await testRuntime({ tools: shapeTools([]), typecheck })
+      for (const code of joined) {
+        const r = await rt.runCode(code)
+        expect(r.ok, `${typecheck}: ${code}`).toBe(false)
+        const prev = code.split('\n').length === 2 ? 1 : 2
+        expect(r.observation, `${typecheck}: ${code}`).toContain(`so JavaScript reads them as one statement`)
+        expect(r.observation, `${typecheck}: ${code}`).toContain(`end line ${prev} with \`;\``)
+      }
+      // Separate statements, and a failure elsewhere: no such hint.
+      const apart = await rt.runCode('const u = await tools.get_user({ id: 1 });\n({ name: u.name })')
+      expect(apart.value).toEqual({ name: 'user1' })
+      const other = await rt.runCode("const u = await tools.get_user({ id: 1 })\nif (u) throw new Error('no')\n;[u].length")
+      expect(other.ok).toBe(false)
+      expect(other.observation).not.toContain('one statement')
+    }
+  })
+
   it('--json form: a console flood is in the JSON once, not once per log and once per event', async () => {
     const rt = await testRuntime({ tools: [], limits: { maxOutputBytes: 256 * 1024 } })
     const r = await rt.runCode("for (let i = 0; i < 100000; i++) console.log('line ' + i + ' ' + 'x'.repeat(40))")
