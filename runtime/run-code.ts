@@ -170,7 +170,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
     if (checked.count > 0 && deps.typecheck.mode === 'error') {
       return end({
         ok: false,
-        error: { kind: 'type', message: withJoinedLinesHint(`the program does not type-check; nothing ran.\n${checked.report}`, shaped.text, checked.lines) },
+        error: {
+          kind: 'type',
+          message: withJoinedLinesHint(`the program does not type-check; nothing ran.\n${checked.report}`, shaped.text, checked.lines),
+        },
         droppedOutputBytes: 0,
       })
     }
