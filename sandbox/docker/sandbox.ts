@@ -16,7 +16,7 @@ import { runInContainer } from './run.js'
 import { SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
 import { containerSpec, containerUser, sessionContainerName } from './spec.js'
-import { prepareCopy, prepareUpper, removeStaged, stagedSpec, stageKind, stagingProblem, type DockerStage } from './staged.js'
+import { prepareCopy, prepareUpper, stagedSpec, stageKind, stagingProblem, type DockerStage } from './staged.js'
 import { containerWorkspaceOps, OpsClient } from './workspace-ops.js'
 
 export interface DockerSandbox extends Sandbox {
@@ -166,8 +166,12 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     }
   }
 
-  /** A container of its own for a staged run (never pooled: its workspace is the run's overlay). */
-  async function spawnStaged(stage: DockerStage, memoryMb: number): Promise<Spawned> {
+  /**
+   * A container of its own for a staged run (never pooled: its workspace is the run's overlay). One that
+   * failed to start is removed, with its overlay volume, before this answers: the stage settles only once
+   * nothing mounts it (`gone.ok` says whether that worked).
+   */
+  async function spawnStaged(stage: DockerStage, memoryMb: number, gone: { ok: boolean }): Promise<Spawned> {
     let spawned: Spawned = { ok: false, message: 'no Docker engine configured' }
     const kind = stageKind(o.runtime)
     if (kind === 'copy' && !mount!.allReadOnly) {
@@ -179,7 +183,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     }
     for (const engine of engines) {
       const spec = stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage, kind)
-      spawned = await spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
+      const removals: Promise<boolean>[] = []
+      const waitFor = (removal: Promise<boolean>): void => {
+        removals.push(removal)
+        track(removal)
+      }
+      spawned = await spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, waitFor)
+      if (!(await Promise.all(removals)).every(Boolean)) gone.ok = false
       if (spawned.ok) return spawned
     }
     return spawned
@@ -192,10 +202,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     staged: { stage: DockerStage; gone: { ok: boolean } },
   ): Promise<Acquired> {
     // Waited for even when aborted: a staged container must be gone before its stage settles.
-    const s = await spawnStaged(staged.stage, o.memoryMb ?? request.limits.memoryMb)
+    const s = await spawnStaged(staged.stage, o.memoryMb ?? request.limits.memoryMb, staged.gone)
     if (s.ok && signal.aborted) {
       s.ready.channel.destroy()
-      staged.gone.ok = await removeStaged(s.ready.container)
+      staged.gone.ok = await removeContainer(s.ready.container, 8)
     }
     if (signal.aborted) return { ok: false, outcome: abortedOutcome() }
     if (!s.ok) return { ok: false, outcome: unavailable(s.message) }
@@ -206,7 +216,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       abort: new AbortController(),
       release: async () => {
         ready.channel.destroy()
-        staged.gone.ok = await removeStaged(ready.container)
+        staged.gone.ok = await removeContainer(ready.container, 8)
       },
     }
   }

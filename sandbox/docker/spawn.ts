@@ -24,7 +24,7 @@ export async function spawnContainer(
   spec: Docker.ContainerCreateOptions,
   memoryMb: number,
   startTimeoutMs: number,
-  track: (removal: Promise<unknown>) => void,
+  track: (removal: Promise<boolean>) => void,
 ): Promise<Spawned> {
   const image = spec.Image ?? ''
   let container: Docker.Container
@@ -73,11 +73,15 @@ export async function spawnContainer(
   return { ok: true, ready: { engine, container, channel: ch, memoryMb } }
 }
 
-/** Kill and remove; a container that is already gone is fine. Resolves whether it is gone; never rejects. */
-export async function removeContainer(container: Docker.Container): Promise<boolean> {
-  for (let attempt = 0; attempt < 5; attempt++) {
+/**
+ * Kill and remove, with the container's anonymous volumes (a staged run's overlay, sandbox/docker/staged.ts;
+ * `v` never touches a named volume or a bind). A container that is already gone is fine. Resolves whether
+ * it is gone; never rejects.
+ */
+export async function removeContainer(container: Docker.Container, attempts = 5): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
     try {
-      await container.remove({ force: true })
+      await container.remove({ force: true, v: true })
       return true
     } catch (e) {
       if ((e as { statusCode?: unknown }).statusCode === 404) return true

@@ -112,17 +112,3 @@ export function stagedSpec(
     },
   }
 }
-
-/** Kill and remove the container with its volume (unmounting the overlay); resolves whether both are gone. */
-export async function removeStaged(container: Docker.Container): Promise<boolean> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    try {
-      await container.remove({ force: true, v: true })
-      return true
-    } catch (e) {
-      if ((e as { statusCode?: unknown }).statusCode === 404) return true
-      await new Promise((r) => setTimeout(r, 200 * (attempt + 1)))
-    }
-  }
-  return false
-}

@@ -5,6 +5,7 @@
  * runtime (gVisor, which cannot serve an overlay mount: a copy of the tree); where no stage can be had,
  * the run is refused with EPERM saying why.
  */
+import { execFileSync } from 'node:child_process'
 import { chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -36,6 +37,34 @@ describe.skipIf(!dockerEngine.available)('batch on Docker', () => {
       { path: 'gone.txt', change: 'deleted' },
     ])
     expect(readFileSync(join(root, 'b.txt'), 'utf8')).toBe('B\n')
+  }, 120_000)
+
+  it('--atomic on a container that never starts: nothing applied, and neither the container nor its overlay is left behind', async () => {
+    // The real image with an entry point that never says ready: the staged start times out. (runc: under
+    // gVisor the runner's entry point is set by the spec, and its stage is a copy, with no volume.)
+    const silent = 'codeact-runner-silent:test'
+    const dockerfile = `FROM codeact-runner:latest\nENTRYPOINT ["/opt/codeact/node", "-e", "setInterval(() => {}, 1e6)"]\n`
+    execFileSync('docker', ['build', '-q', '-t', silent, '-'], { input: dockerfile, stdio: ['pipe', 'ignore', 'inherit'] })
+    const root = ownedWorkspace(FILES)
+    const before = treeHash(root)
+    const rt = await testRuntime({
+      sandbox: 'docker',
+      docker: { poolSize: 0, image: silent, startTimeoutMs: 1_500 },
+      workspace: { root },
+      changes: 'atomic',
+    })
+    const r = await rt.runCode(`await tools.write_file({ path: 'src/a.ts', content: 'x' })`)
+    expect(r.ok, r.observation).toBe(false)
+    expect(r.error?.kind).toBe('sandbox_unavailable')
+    expect(treeHash(root)).toBe(before)
+    // Answered only once the failed container is gone, with its anonymous overlay volume.
+    const docker_ = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8' }).trim()
+    expect(docker_('ps', '-aq', '--filter', `ancestor=${silent}`)).toBe('')
+    const volumes = docker_('volume', 'ls', '-q', '--filter', 'label=codeact').split('\n').filter(Boolean)
+    const ours = volumes.filter((v) => docker_('volume', 'inspect', '-f', '{{json .Options}}', v).includes(`lowerdir=${root},`))
+    expect(ours).toEqual([])
+    await rt.close()
+    expect(stagesLeft()).toEqual([])
   }, 120_000)
 
   it('limit flags apply the same way', () => {
