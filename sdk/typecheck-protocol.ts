@@ -28,8 +28,9 @@ export interface CheckRequest {
     allowNodeImports: boolean
     /**
      * Compile the prepared text too (sdk/program-compile.ts: esbuild, then the output's shape proof), in
-     * this same request: with the check off the answer comes with the normalised text; with it on,
-     * esbuild works while the check runs and its answer comes before the check's (CompiledMessage).
+     * this same request: with the check off, or on and compiled by oxc (done before the check starts), the
+     * answer comes with the normalised text; else esbuild works while the check runs and its answer comes
+     * before the check's (CompiledMessage).
      */
     compile?: boolean
   }
@@ -51,7 +52,7 @@ export interface NormalisedMessage {
   normalised: NormalisedProgram
   /** Absent when normalising found a problem (nothing to wrap). */
   shape?: ShapeResult
-  /** The compiled program (with `normalise.compile` and the check off). */
+  /** The compiled program (with `normalise.compile`: the check off, or on and oxc compiled it). */
   compiled?: CompiledText
   /** Session cells: what the cell binds, and the declarations to keep if the check does not answer (its names untyped). */
   session?: SessionPrepared

@@ -149,8 +149,9 @@ function typeCheck(t: Full, request: CheckRequest & { declarations: string }, so
 
 /**
  * One request, answered in order: with `normalise`, the prepared text (NormalisedMessage, with the compiled
- * program when the check is off), then with the check on the compiled program (CompiledMessage: esbuild
- * works in its own process while the check runs here), then the check's answer (CheckResponse).
+ * program when the check is off or oxc compiled it), then with the check on and esbuild compiling, the
+ * compiled program (CompiledMessage: esbuild works in its own process while the check runs here), then the
+ * check's answer (CheckResponse).
  */
 async function answer(port: MessagePort, request: CheckRequest): Promise<CheckResponse> {
   let since = performance.now()
@@ -197,7 +198,9 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
   if (compile && declarations === undefined) nextStage()
   if (compile) await fastLoaded
   const compiling = compile ? compileBody(runnable.text, shapes, shape, fast, waitOn(port, request.id)) : undefined
-  const compiled = declarations === undefined ? await compiling : undefined
+  // With the check on, a program oxc compiles is done before the check starts (its answer goes with the
+  // normalised text: one message fewer); esbuild's is taken after the check, which runs meanwhile.
+  const compiled = declarations === undefined ? await compiling : await settledNow(compiling)
   port.postMessage({
     id: request.id,
     normalised: runnable,
@@ -208,9 +211,19 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
   if (runnable.problem || declarations === undefined || !t) return { id: request.id, ok: true, diagnostics: [] }
   since = performance.now() // the pool gave the check its own budget on NormalisedMessage
   const response = typeCheck(t, { ...request, declarations }, checked)
-  if (compiling) nextStage()
-  if (compiling) port.postMessage({ id: request.id, compiled: await compiling } satisfies CompiledMessage)
+  if (compiling && !compiled) {
+    nextStage()
+    port.postMessage({ id: request.id, compiled: await compiling } satisfies CompiledMessage)
+  }
   return response
+}
+
+/** `answer`'s value if it settles before this thread's next macrotask (oxc's compile, proved in this thread), else undefined. */
+async function settledNow<T>(answer: Promise<T> | undefined): Promise<T | undefined> {
+  if (answer === undefined) return undefined
+  // A failure is left to the later `await` (after the check), where it was always taken.
+  const next = new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))
+  return Promise.race([answer.catch(() => undefined), next])
 }
 
 const port = parentPort

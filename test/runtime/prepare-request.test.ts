@@ -2,7 +2,8 @@
  * A run is prepared and compiled in ONE request to the checker's thread (normalise, the source's shape,
  * compiling, the output's shape; with the check on, the check too), counted on the real pool and thread.
  * A program deeper than oxc is trusted with (it recurses on the native stack) goes to esbuild, and what the
- * thread compiled still maps runtime errors and logged stacks to the user's lines.
+ * thread compiled still maps runtime errors and logged stacks to the user’s lines. A check past its budget runs
+ * what the thread compiled before the check: still one request.
  */
 import { describe, expect, it } from 'vitest'
 import { createProgramPrep } from '../../runtime/typecheck.js'
@@ -31,6 +32,21 @@ describe('one checker-thread request per run', () => {
     expect(poolRequestsPosted() - before).toBe(1)
     expect(r.value).toBe(3)
   })
+})
+
+describe('a check past its budget', () => {
+  it('runs the program the thread compiled before the check, with no more requests', async () => {
+    const rt = await testRuntime({ tools: basicTools, typecheck: 'error', typecheckBudgetMs: 1_500 })
+    await rt.runCode('return 1') // the checker thread is up and warm
+    const keys = Array.from({ length: 3000 }, (_, i) => `'k${i}'`).join(' | ')
+    const hard = `type K = ${keys}\ntype M = { [P in K]: { [Q in K]: P extends Q ? 1 : 0 } }\nconst m = {} as M\nconst all: Record<K, Record<K, 0 | 1>> = m\nreturn typeof all`
+    const before = poolRequestsPosted()
+    const r = await rt.runCode(hard)
+    // oxc compiled it before the check started, so the run needs no compile of its own (no parse tasks).
+    expect(poolRequestsPosted() - before).toBe(1)
+    expect(r.value, r.observation).toBe('object')
+    expect(r.observation).toMatch(/the type check was skipped: it took longer than its 1500 ms budget/)
+  }, 60_000)
 })
 
 describe('what the thread compiled', () => {
