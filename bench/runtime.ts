@@ -302,7 +302,11 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
       }
       return { first, whole }
     }
-    rows.push({ name: 'new runtime in a process that has one: create, first run, close', ...stats((await second({})).whole), baseline: F_CHILD })
+    rows.push({
+      name: 'new runtime in a process that has one: create, first run, close',
+      ...stats((await second({})).whole),
+      baseline: F_CHILD,
+    })
     const keeper = await createRuntime({ typecheck: 'off', isolate: { shareSpare: true } })
     await mustRun(keeper, TRIVIAL)
     await new Promise((r) => setTimeout(r, 500))

@@ -19,7 +19,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outdir = join(root, 'dist', 'cli-bundle')
 const INLINE = new Set(['zod', 'diff', 'ignore', '@jridgewell/trace-mapping', '@jridgewell/sourcemap-codec', '@jridgewell/resolve-uri'])
 
-const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+const packageName = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/')
 
 const plugin = {
   name: 'codeact-cli',

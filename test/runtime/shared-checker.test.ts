@@ -24,7 +24,12 @@ const ONLY_A = 'return await tools.only_a({})'
 
 describe('checker threads shared by the runtimes of one process', () => {
   it("checks each runtime's programs against its own tools only, with requests of both in flight together", async () => {
-    const onlyA: AnyToolDefinition = { name: 'only_a', description: 'A tool only runtime A has.', parameters: { type: 'object' }, execute: () => 'a' }
+    const onlyA: AnyToolDefinition = {
+      name: 'only_a',
+      description: 'A tool only runtime A has.',
+      parameters: { type: 'object' },
+      execute: () => 'a',
+    }
     const a = await testRuntime({ tools: [byId, onlyA], typecheck: 'error' })
     const b = await testRuntime({ tools: [byName], typecheck: 'error' })
     const before = poolRequestsPosted()
