@@ -6,6 +6,7 @@
  */
 import type { Runtime } from '../runtime/create-runtime.js'
 import type { EventData, JsonValue, RunEvent } from '../vocabulary/types.js'
+import { count } from './count.js'
 
 const CHANGING = new Set(['write_file', 'edit_file', 'remove', 'mkdir'])
 
@@ -64,16 +65,16 @@ export class LiveStats {
 
   tools(max = 4): string {
     const top = [...this.perTool].sort((a, b) => b[1] - a[1])
-    const shown = top.slice(0, max).map(([n, c]) => `${n} ${c.toLocaleString('en-US')}`)
+    const shown = top.slice(0, max).map(([n, c]) => `${n} ${count(c)}`)
     if (top.length > max) shown.push('…')
     return shown.join(', ')
   }
 
   line(): string {
-    const parts = [this.elapsed(), `${this.calls.toLocaleString('en-US')} calls${this.calls ? ` (${this.tools()})` : ''}`]
+    const parts = [this.elapsed(), `${count(this.calls)} calls${this.calls ? ` (${this.tools()})` : ''}`]
     if (this.failed) parts.push(`${this.failed} failed`)
     if (this.changed.size || this.commands)
-      parts.push(`${this.changed.size.toLocaleString('en-US')} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
+      parts.push(`${count(this.changed.size)} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
     if (this.lastConsole) parts.push(`“${this.lastConsole}”`)
     return parts.join(' · ')
   }

@@ -88,10 +88,11 @@ async function runCommand(args: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n')
     return EXIT.ok
   }
-  const [file] = positionals
-  if (!file || positionals.length > 1) throw new UsageError('run takes exactly one PROGRAM')
+  // Started already by bin/codeact.mjs (from the raw arguments) unless the CLI was called another way.
   const drop = (await import('./prestart.js')).prestart(values.sandbox)
   try {
+    const [file] = positionals
+    if (!file || positionals.length > 1) throw new UsageError('run takes exactly one PROGRAM')
     return await runProgram(file, values)
   } finally {
     await drop()

@@ -4,15 +4,12 @@
  * reached the workspace.
  */
 import type { RunResult } from '../vocabulary/types.js'
+import { count as n } from './count.js'
 import type { LiveStats } from './live.js'
 
 /** Tools that read or write a file's content: a path they touched and did not change is "unchanged". */
 const CONTENT_TOOLS = new Set(['read_file', 'write_file', 'edit_file'])
 const FILE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'remove', 'mkdir', 'stat', 'list_dir'])
-
-function n(x: number): string {
-  return x.toLocaleString('en-US')
-}
 
 export function summaryLines(result: RunResult, stats: LiveStats): string[] {
   const lines: string[] = []

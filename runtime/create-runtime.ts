@@ -6,7 +6,7 @@ import { renderDeclarations } from '../sdk/declarations.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
-import { createHostOps, createWorkspace, type WorkspaceOptions } from '../sandbox/workspace/index.js'
+import type { WorkspaceOptions } from '../sandbox/workspace/index.js'
 import { withWorkspaceAnnotations } from '../sandbox/workspace/annotations.js'
 import { recoverStaging, type Recovered } from '../sandbox/workspace/staging/stage-dir.js'
 import { settleStageRemovals } from './changes/run-changes.js'
@@ -176,7 +176,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // Sessions an earlier runtime left in the log, read before the file is started afresh.
   const priorSessions = options.logFile ? readPriorSessions(options.logFile) : undefined
   if (options.logFile) log.writeTo(options.logFile)
-  const workspace = options.workspace ? createWorkspace(options.workspace) : undefined
+  // Loaded only with a workspace: its tools' schemas are zod's (~0.8 MB of module to compile at start-up).
+  const workspaces = options.workspace ? await import('../sandbox/workspace/index.js') : undefined
+  const workspace = options.workspace && workspaces ? workspaces.createWorkspace(options.workspace) : undefined
   if (workspace) {
     registry.register(withWorkspaceAnnotations(workspace.tools, workspace.config))
     hooks.on('pre-execute', workspace.policy)
@@ -239,8 +241,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // With the check off, programs are still normalised and shape-checked in the checker's thread.
   const programs = typecheck ?? createProgramPrep(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
   const deps: RunCodeDeps = { env, sandbox, limits, programs, ...(typecheck ? { typecheck } : {}) }
-  if (workspace) {
-    const hostOps = createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
+  if (workspace && workspaces) {
+    const hostOps = workspaces.createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
     deps.workspace = {
       config: workspace.config,
       mode: changeMode,

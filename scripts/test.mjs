@@ -14,7 +14,7 @@ function bwrapProbe() {
 }
 
 const inCI = process.env.CI === 'true' || process.env.CI === '1'
-const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' })
 if (build.status !== 0) {
   console.log('build failed')
   writeFileSync('.test-summary', '0 passed, 1 failed\n')

@@ -10,7 +10,7 @@
  * otherwise run top-level code when the sandbox evaluates the script, before the prelude has locked it down.
  * Both, because the danger is exactly a text two parsers read differently.
  */
-import { type Message, transform } from 'esbuild'
+import type { Message } from 'esbuild'
 import { type ProgramProblem, type ShapeResult, wrapProgram } from './program-wrap.js'
 
 /** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
@@ -35,6 +35,13 @@ export type FastCompiler = (wrapped: string) => { code: string; map: string } | 
 export type EsbuildWait = <T>(answer: Promise<T>) => Promise<T>
 
 const direct: EsbuildWait = (answer) => answer
+
+/**
+ * esbuild's module, loaded on the first program it compiles: oxc compiles most programs in the checker's
+ * thread, and a host that only turns answers into runs (runtime/compile.ts) never needs it (a `codeact run`
+ * spent ~50 ms loading it).
+ */
+const esbuild = () => import('esbuild')
 
 /** What compiling answered (plain data: it crosses the thread boundary). */
 export type CompiledText =
@@ -81,6 +88,7 @@ async function compileWrapped(source: string, shapes: ProgramShapes, wait: Esbui
   const wrapped = wrapProgram(source).text
   let out: { code: string; map: string }
   try {
+    const { transform } = await esbuild()
     out = await wait(transform(wrapped, OPTIONS))
   } catch (e) {
     const messages = (e as { errors?: Message[] }).errors
@@ -140,6 +148,7 @@ async function compileNamespacesInPlace(source: string, shapes: ProgramShapes, w
   for (const span of [...spans].reverse()) {
     const text = source.slice(span.start, span.end)
     try {
+      const { transform } = await esbuild()
       const js = (await wait(transform(text, { loader: 'ts', format: 'esm', target: 'es2022' }))).code.trimEnd()
       const pad = Math.max(0, text.split('\n').length - js.split('\n').length)
       out = out.slice(0, span.start) + js + '\n'.repeat(pad) + out.slice(span.end)

@@ -2,7 +2,8 @@
  * One warm child process per host process, shared by every isolate sandbox in it (per child entry and
  * config), so a new runtime in a process that already has one starts its first run without a cold spawn
  * (~50–100 ms of Node start-up and loading isolated-vm). Every child a sandbox's pool spawns is taken from
- * here when one is ready, and a new spare is started in its place.
+ * here when one is ready, and a new spare is started in its place once the taker's first run is likely
+ * done (REFILL_AFTER_MS).
  *
  * Only a child that no caller has used is ever handed out, and only once: from then on it belongs to the
  * pool that took it (caller-pool.ts: one caller for its whole life). Opt-in (`shareSpare`), because it is
@@ -41,6 +42,16 @@ interface Spare {
 let spare: Spare | undefined
 let open = 0
 let prestarted: Spare | undefined
+/** A taken spare's replacement, waiting for its start (see REFILL_AFTER_MS). */
+let refill: NodeJS.Timeout | undefined
+
+/**
+ * A spare taken is replaced this long after, not at once: starting a child is ~5 ms of the host's own thread
+ * (the spawn) and then a core for ~50–100 ms (Node and isolated-vm starting), which the taker's first run
+ * would otherwise share (it took 3–4× as long). A sandbox that needs a child before then spawns its own and
+ * starts the replacement at once.
+ */
+const REFILL_AFTER_MS = 250
 
 function startChild(key: string, entry: string, config: ChildConfig, onGone: (mine: Spare) => void): Spare {
   const relay = new Relay()
@@ -88,7 +99,7 @@ export async function spawnChild(
   const early = prestarted?.key === key ? prestarted : undefined
   if (early) {
     prestarted = undefined
-    if (share && open > 0) startSpare(key, entry, config)
+    if (share && open > 0) refillLater(key, entry, config)
     const child = await early.child
     if (typeof child !== 'string' && child.alive) {
       early.relay.target = listener
@@ -106,7 +117,10 @@ export function retainSpare(): () => Promise<void> {
     if (released) return
     released = true
     open--
-    if (open > 0 || !spare) return
+    if (open > 0) return
+    clearTimeout(refill)
+    refill = undefined
+    if (!spare) return
     // The last sandbox closed: nothing may be left running (a caller that ends its process expects that).
     const last = spare
     spare = undefined
@@ -124,7 +138,8 @@ async function spawnSharedChild(entry: string, config: ChildConfig, listener: Ch
   const key = `${entry}\n${JSON.stringify(config)}`
   const taken = spare?.key === key ? spare : undefined
   if (taken) spare = undefined
-  if (open > 0) startSpare(key, entry, config)
+  if (taken && open > 0) refillLater(key, entry, config)
+  else if (open > 0) startSpare(key, entry, config)
   if (taken) {
     const child = await taken.child
     if (typeof child !== 'string' && child.alive) {
@@ -135,7 +150,19 @@ async function spawnSharedChild(entry: string, config: ChildConfig, listener: Ch
   return SupervisedChild.spawn(entry, config, listener)
 }
 
+/** The replacement of a spare just taken, REFILL_AFTER_MS from now (unless a spawn starts it sooner). */
+function refillLater(key: string, entry: string, config: ChildConfig): void {
+  clearTimeout(refill)
+  refill = setTimeout(() => {
+    refill = undefined
+    if (open > 0) startSpare(key, entry, config)
+  }, REFILL_AFTER_MS)
+  refill.unref()
+}
+
 function startSpare(key: string, entry: string, config: ChildConfig): void {
+  clearTimeout(refill)
+  refill = undefined
   if (spare) {
     if (spare.key === key) return
     // Another configuration's spare: one spare per process at most.

@@ -81,6 +81,35 @@ describe('isolate sandbox: a spare child shared across sandboxes (shareSpare)', 
     expect(isolateChildPids()).toEqual([])
   })
 
+  it('sandboxes opened while a taken spare waits for its replacement each get a process of their own, and the replacement still comes', async () => {
+    const a = await open()
+    await a.run(request('return 1'), new RecordingHost(), never())
+    await until(() => isolateChildPids().length === 2)
+    // b takes the spare (its replacement waits); c and d come before it starts: fresh children, not b's or a's.
+    const [b, c, d] = await Promise.all([open(), open(), open()])
+    const outcomes = await Promise.all([b, c, d].map((s) => s.run(request(PROBE), new RecordingHost(), never())))
+    expect(outcomes.every((o) => o.ok && o.valueJson === 'null')).toBe(true)
+    const pids = [a, b, c, d].map((s) => s.pidOf())
+    expect(new Set(pids).size).toBe(4)
+    // One spare again beside the four: nobody's.
+    await until(() => isolateChildPids().length === 5)
+    const spare = isolateChildPids().filter((pid) => !pids.includes(pid))
+    expect(spare).toHaveLength(1)
+  })
+
+  it('closing every sharer before a taken spare is replaced starts no replacement: no process is left', async () => {
+    const a = await open()
+    await a.run(request('return 1'), new RecordingHost(), never())
+    await until(() => isolateChildPids().length === 2)
+    const b = await open() // takes the spare; its replacement is due a little later
+    await b.run(request('return 1'), new RecordingHost(), never())
+    await a.close()
+    await b.close()
+    expect(isolateChildPids()).toEqual([])
+    await new Promise((r) => setTimeout(r, 600))
+    expect(isolateChildPids()).toEqual([])
+  })
+
   it('a sandbox without shareSpare neither takes nor starts a shared spare', async () => {
     const plain = await open({})
     await plain.run(request('return 1'), new RecordingHost(), never())
