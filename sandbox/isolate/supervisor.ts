@@ -19,8 +19,8 @@ const STDERR_TAIL_BYTES = 8192
  * - `MALLOC_ARENA_MAX=2`: isolated-vm runs each isolate's tasks on pool threads, and glibc gives each thread
  *   that allocates its own malloc arena (~2 MB less with two). Nothing else is in the environment.
  */
-export const CHILD_MEMORY_FLAGS: readonly string[] = ['--max-semi-space-size=1']
-export const CHILD_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }
+const CHILD_MEMORY_FLAGS: readonly string[] = ['--max-semi-space-size=1']
+const CHILD_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' }
 
 export interface ChildExit {
   code: number | null
