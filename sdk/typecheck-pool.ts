@@ -197,7 +197,11 @@ function spawn(): void {
   // execArgv: [] — a worker inherits the parent's by default, and `node -e SCRIPT` puts the script there,
   // so the thread would run the embedder's script again instead of the checker (and never answer).
   const workerData: CheckerThreadData = { warmChecker: checksAsked }
-  const worker = new Worker(path, { execArgv: [], workerData, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB } })
+  const worker = new Worker(path, {
+    execArgv: [],
+    workerData,
+    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
+  })
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
   worker.unref()

@@ -55,7 +55,8 @@ describe('isolate sandbox: with those settings, memory limits still hold', () =>
 describe('isolate sandbox: large messages cross a child with a small young generation', () => {
   it('an 8 MB tool argument and an 8 MB value arrive whole', async () => {
     const host = new RecordingHost()
-    const body = "const s = 'ab'.repeat(4 << 20); const back = await tools.echo({ s }); return { n: back.s.length, same: back.s === s, v: s }"
+    const body =
+      "const s = 'ab'.repeat(4 << 20); const back = await tools.echo({ s }); return { n: back.s.length, same: back.s === s, v: s }"
     const outcome = await run(body, { timeoutMs: 20_000 }, host)
     expect(outcome.ok).toBe(true)
     if (!outcome.ok) return
