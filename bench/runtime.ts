@@ -4,7 +4,7 @@
  * stage: prepare (the checker thread: normalise + shape) / compile (esbuild + the output's shape + map) /
  * hop / child / bookkeeping (what runCode adds around them: log, scheduler, observation; timed inside runCode).
  * Also: the price comparison with the type check on and off, a second runtime's first run, `codeact run`
- * as a whole process, fan-out with the default limits, runs/s with 8 in flight, RSS after 1,000 runs.
+ * as a whole process, fan-out with the default limits, runs/s with 8 in flight, RSS after 1,000 runs (runtime-rss.ts).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -19,6 +19,7 @@ import { runMarks, type RunPoint } from '../runtime/run-marks.js'
 import { createProgramPrep } from '../runtime/typecheck.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 import { freshChild, ivmInHost } from './floors.js'
+import { rssRow } from './runtime-rss.js'
 import { childSplit } from './isolate.js'
 import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
@@ -115,33 +116,6 @@ async function perSecond(rt: Runtime, caller: (lane: number) => string | undefin
     }),
   )
   return done / ((performance.now() - t0) / 1000)
-}
-
-/** A fresh Node process that runs 1,000 trivial programs with the check off, then reports its RSS and its child's. */
-function rssAfterRuns(runs: number): Promise<{ host: number; child: number }> {
-  const script = `
-    import { createRuntime } from ${JSON.stringify(`${repo}dist/runtime/index.js`)}
-    import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-    const rss = (pid) => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'))[1]) / 1024
-    const rt = await createRuntime({ typecheck: 'off' })
-    for (let i = 0; i < ${runs}; i++) { const r = await rt.runCode('return 1 + 1'); if (!r.ok) throw new Error(r.observation) }
-    console.log(JSON.stringify({ host: rss(process.pid), child: rss(rt.sandbox.pidOf()) }))
-    await rt.close()`
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()))
-    p.once('error', reject)
-    p.once('close', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as { host: number; child: number })
-      } catch {
-        reject(new Error(`RSS probe printed: ${out.slice(0, 200)}`))
-      }
-    })
-  })
 }
 
 function processMs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -396,13 +370,6 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     baseline: '`codeact run` of a trivial program, whole process, check on, no code cache',
   })
 
-  const rss = await rssAfterRuns(1000)
-  rows.push({
-    name: "RSS after 1,000 runs, typecheck 'off' (host + child)",
-    value: round(rss.host + rss.child, 0),
-    unit: 'MB',
-    goal: '≤ 120 MB',
-    note: `host ${round(rss.host, 0)} + child ${round(rss.child, 0)}; each counts its ~40 MB of mapped node binary, and the host its checker thread (Babel + acorn + oxc with the check off: no TypeScript)`,
-  })
+  rows.push(await rssRow(repo))
   return rows
 }

@@ -1,7 +1,8 @@
 /**
  * The isolate child process: the only process that loads isolated-vm. Spawned by the supervisor with
- * `--no-node-snapshot`, an empty environment and an IPC channel; its one argument is a ChildConfig (JSON).
- * It exits when the channel closes, so it never outlives the process that spawned it.
+ * `--no-node-snapshot`, an environment with nothing but glibc's arena count (supervisor.ts) and an IPC
+ * channel; its one argument is a ChildConfig (JSON). It exits when the channel closes, so it never
+ * outlives the process that spawned it.
  *
  * V8 cannot always unwind an out-of-memory isolate and may abort this whole process: that is why it is a
  * separate process. The supervisor sees the death and answers for every run that was in here.
