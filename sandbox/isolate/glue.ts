@@ -66,6 +66,8 @@ function hostTimer(op, id, ms) {
 function fireOne(_, id) { fireTimer(id); }
 return function control(op, a, b) {
   if (op === 'tick') {
+    // The tick queued behind a 'start' or 'timer' is this one: from here a zero-delay timer goes to the host.
+    tickBehind = false;
     if (!started) return;
     ticking = dueAtTick;
     dueAtTick = new MapCtor();
@@ -77,13 +79,15 @@ return function control(op, a, b) {
     started = true;
     const runProgram = prelude(hostCall, hostLog, JSONparse(b), hostTimer);
     fireTimer = runProgram.fireTimer;
+    // Until the tick queued behind this task runs (its microtasks included: an async program's value
+    // settles there, and the prelude arms its idle check then), a zero-delay timer waits for that tick.
     tickBehind = true;
-    try { return runProgram(a); } finally { tickBehind = false; }
+    return runProgram(a);
   }
   if (op === 'timer') {
     if (!started || !ReflectApply(mapDelete, atHost, [a])) return;
     tickBehind = true;
-    try { fireTimer(a); } finally { tickBehind = false; }
+    fireTimer(a);
     return;
   }
   // One answer as (callId, text); several as a copied array of them (own elements: an index loop reads no prototype).
