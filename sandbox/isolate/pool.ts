@@ -12,7 +12,7 @@ import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import type { ChildConfig } from './protocol.js'
-import { prepareRealm, prepareRealmSync, type Realm } from './realm.js'
+import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm } from './realm.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
@@ -41,11 +41,25 @@ export interface PooledIsolate {
   preparing: Promise<void> | undefined
 }
 
-/** The prepared realm of `entry` for the run that took it, or one made now (throws what isolated-vm throws). */
-export function takeRealm(entry: PooledIsolate, timeoutMs: number): Realm {
-  const realm = entry.ready
+/**
+ * The prepared realm of `entry` for the run that took it, armed for its `config` (realm.ts), or one made or
+ * armed now: a realm armed for another config is let go unused (throws what isolated-vm throws).
+ */
+export function takeRealm(entry: PooledIsolate, config: string, timeoutMs: number): Realm & { armed: Armed } {
+  let realm = entry.ready
   entry.ready = undefined
-  return realm ?? prepareRealmSync(entry, timeoutMs)
+  if (realm?.armed && realm.armed.config !== config) {
+    releaseRealm(realm, entry.isolate)
+    realm = undefined
+  }
+  realm ??= prepareRealmSync(entry, timeoutMs)
+  try {
+    realm.armed ??= armRealm(realm, config, timeoutMs)
+  } catch (e) {
+    releaseRealm(realm, entry.isolate)
+    throw e
+  }
+  return realm as Realm & { armed: Armed }
 }
 
 export class IsolatePool {
@@ -53,6 +67,13 @@ export class IsolatePool {
   /** Idle isolates by memory limit, most recently used key last. */
   readonly #idle = new Map<number, PooledIsolate[]>()
   readonly #filling = new Set<number>()
+  /** The config (realm.ts's armRealm) the last run had: realms prepared ahead are armed for it. */
+  #expected: string | undefined
+
+  /** A run with this config is starting: the next realms are armed ahead for the same (a runtime's tools rarely change). */
+  expect(config: string): void {
+    this.#expected = config
+  }
 
   constructor(config: ChildConfig) {
     this.#config = config
@@ -64,7 +85,7 @@ export class IsolatePool {
     const warm = list?.pop()
     this.#touch(memoryMb)
     this.fill(memoryMb)
-    if (!warm) return createPooled(memoryMb, false)
+    if (!warm) return createPooled(memoryMb, undefined)
     if (warm.preparing) await warm.preparing
     return warm
   }
@@ -87,7 +108,7 @@ export class IsolatePool {
     if (list.length > this.#config.warmIsolates || entry.isolate.isDisposed) return dispose(entry)
     list.unshift(entry)
     this.#idle.set(entry.memoryMb, list)
-    prepareAhead(entry)
+    prepareAhead(entry, this.#expected)
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
@@ -99,7 +120,7 @@ export class IsolatePool {
         for (;;) {
           const list = this.#idle.get(memoryMb) ?? []
           if (list.length >= this.#config.warmIsolates) break
-          const entry = await createPooled(memoryMb, true)
+          const entry = await createPooled(memoryMb, { config: this.#expected })
           list.push(entry)
           this.#idle.set(memoryMb, list)
         }
@@ -128,15 +149,15 @@ export class IsolatePool {
   }
 }
 
-/** A new isolate with its scripts compiled; `ahead`: with a realm prepared for its first run. */
-async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIsolate> {
+/** A new isolate with its scripts compiled; `ahead`: with a realm prepared (and armed for `ahead.config`) for its first run. */
+async function createPooled(memoryMb: number, ahead: { config: string | undefined } | undefined): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
     const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
     const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
-    if (ahead) prepareAhead(entry)
+    if (ahead) prepareAhead(entry, ahead.config)
     return entry
   } catch (e) {
     isolate.dispose()
@@ -144,13 +165,25 @@ async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIso
   }
 }
 
-/** Prepare the next run's realm on the isolate's thread; a failure leaves none (the run makes its own and reports why). */
-function prepareAhead(entry: PooledIsolate): void {
+/**
+ * Prepare the next run's realm on the isolate's thread, armed for `config` when one is known; a failure
+ * leaves none (the run makes its own and reports why).
+ */
+function prepareAhead(entry: PooledIsolate, config: string | undefined): void {
   if (entry.ready || entry.preparing || entry.isolate.isDisposed) return
   entry.preparing = prepareRealm(entry).then(
     (realm) => {
       entry.preparing = undefined
       if (entry.isolate.isDisposed) return
+      if (config !== undefined) {
+        try {
+          realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
+        } catch {
+          // A setup that failed half-way leaves no realm to use: the run makes its own.
+          releaseRealm(realm, entry.isolate)
+          return
+        }
+      }
       entry.ready = realm
     },
     () => {
