@@ -24,6 +24,8 @@ const MAX_WARM_KEYS = 3
  * watchdogs are gone, so it is disposed here, which stops it; kept, it would spin a core for good.
  */
 const IDLE_ANSWER_MS = 2000
+/** How long a run with no idle isolate waits for one being returned before it makes a new one. */
+const RETURN_WAIT_MS = 5
 
 export interface PooledIsolate {
   readonly isolate: ivm.Isolate
@@ -67,6 +69,10 @@ export class IsolatePool {
   /** Idle isolates by memory limit, most recently used key last. */
   readonly #idle = new Map<number, PooledIsolate[]>()
   readonly #filling = new Set<number>()
+  /** Isolates whose heap is being checked after a run, by memory limit (release). */
+  readonly #returning = new Map<number, number>()
+  /** Runs waiting (RETURN_WAIT_MS at most) for a returning isolate. */
+  readonly #waiters: Array<() => void> = []
   /** The config (realm.ts's armRealm) the last run had: realms prepared ahead are armed for it. */
   #expected: string | undefined
 
@@ -81,34 +87,60 @@ export class IsolatePool {
 
   /** A clean isolate for one run: a warm one if there is one, else a new one. Refills in the background. */
   async acquire(memoryMb: number): Promise<PooledIsolate> {
-    const list = this.#idle.get(memoryMb)
-    const warm = list?.pop()
-    this.#touch(memoryMb)
-    this.fill(memoryMb)
-    if (!warm) return createPooled(memoryMb, undefined)
-    if (warm.preparing) await warm.preparing
-    return warm
+    for (let waited = false; ; waited = true) {
+      const list = this.#idle.get(memoryMb)
+      const warm = list?.pop()
+      this.#touch(memoryMb)
+      this.fill(memoryMb)
+      if (warm) {
+        if (warm.preparing) await warm.preparing
+        return warm
+      }
+      // The last run's isolate is still having its heap checked (the next run often comes first): that
+      // takes well under a millisecond, a new isolate several, and it would start cold. Wait for it, briefly.
+      if (waited || !this.#returning.get(memoryMb)) return createPooled(memoryMb, undefined)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, RETURN_WAIT_MS)
+        function done(): void {
+          clearTimeout(timer)
+          resolve()
+        }
+        this.#waiters.push(done)
+      })
+    }
   }
 
   /** Take the isolate back after a run. A used isolate returns only if it is healthy and small. */
   async release(entry: PooledIsolate, reusable: boolean): Promise<void> {
     entry.runs++
     if (!reusable || entry.isolate.isDisposed || entry.runs >= this.#config.maxRunsPerIsolate) return dispose(entry)
+    // While its heap is checked the isolate is on its way back: a fill meanwhile must not count it as
+    // missing (the next run often arrives first, and took the last idle one; a fill then made a new
+    // isolate, and this warm one was disposed as one too many when it came back).
+    this.#returning.set(entry.memoryMb, (this.#returning.get(entry.memoryMb) ?? 0) + 1)
+    let healthy = false
     try {
       const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
-      if (heap === undefined) return dispose(entry)
-      const used = heap.used_heap_size + heap.externally_allocated_size
-      if (used > entry.memoryMb * MB * this.#config.maxHeapFraction) return dispose(entry)
+      healthy = heap !== undefined && heap.used_heap_size + heap.externally_allocated_size <= entry.memoryMb * MB * this.#config.maxHeapFraction
     } catch {
-      return dispose(entry)
+      // disposed meanwhile
     }
+    const left = (this.#returning.get(entry.memoryMb) ?? 1) - 1
+    if (left > 0) this.#returning.set(entry.memoryMb, left)
+    else this.#returning.delete(entry.memoryMb)
     const list = this.#idle.get(entry.memoryMb) ?? []
     // One over the warm count, so a run's isolate and the one made while it ran both stay: in a steady
     // sequence of runs nothing is created at all.
-    if (list.length > this.#config.warmIsolates || entry.isolate.isDisposed) return dispose(entry)
-    list.unshift(entry)
-    this.#idle.set(entry.memoryMb, list)
-    prepareAhead(entry, this.#expected)
+    if (!healthy || list.length > this.#config.warmIsolates || entry.isolate.isDisposed) {
+      dispose(entry)
+      // One that did not make it back leaves a gap a fill closes (a waiting run makes its own).
+      this.fill(entry.memoryMb)
+    } else {
+      list.unshift(entry)
+      this.#idle.set(entry.memoryMb, list)
+      prepareAhead(entry, this.#expected)
+    }
+    for (const wake of this.#waiters.splice(0)) wake()
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
@@ -119,7 +151,7 @@ export class IsolatePool {
       try {
         for (;;) {
           const list = this.#idle.get(memoryMb) ?? []
-          if (list.length >= this.#config.warmIsolates) break
+          if (list.length + (this.#returning.get(memoryMb) ?? 0) >= this.#config.warmIsolates) break
           const entry = await createPooled(memoryMb, { config: this.#expected })
           list.push(entry)
           this.#idle.set(memoryMb, list)
