@@ -121,7 +121,8 @@ export class IsolatePool {
     let healthy = false
     try {
       const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
-      healthy = heap !== undefined && heap.used_heap_size + heap.externally_allocated_size <= entry.memoryMb * MB * this.#config.maxHeapFraction
+      healthy =
+        heap !== undefined && heap.used_heap_size + heap.externally_allocated_size <= entry.memoryMb * MB * this.#config.maxHeapFraction
     } catch {
       // disposed meanwhile
     }
