@@ -73,12 +73,18 @@ export class IsolatePool {
   readonly #returning = new Map<number, number>()
   /** Runs waiting (RETURN_WAIT_MS at most) for a returning isolate. */
   readonly #waiters: Array<() => void> = []
-  /** The config (realm.ts's armRealm) the last run had: realms prepared ahead are armed for it. */
+  /** The config (realm.ts's armRealm) the last two runs had, if the same: realms prepared ahead are armed for it. */
   #expected: string | undefined
+  #lastConfig: string | undefined
 
-  /** A run with this config is starting: the next realms are armed ahead for the same (a runtime's tools rarely change). */
+  /**
+   * A run with this config is starting. After two runs with the same, the next realms are armed ahead for it
+   * (a runtime's tools rarely change); runs that alternate between configs get unarmed realms, as a realm
+   * armed for the wrong one is let go unused.
+   */
   expect(config: string): void {
-    this.#expected = config
+    this.#expected = config === this.#lastConfig ? config : undefined
+    this.#lastConfig = config
   }
 
   constructor(config: ChildConfig) {
