@@ -76,11 +76,20 @@ describe("a check-off checker's thread", () => {
     // Compiled in the same request, without TypeScript: oxc behind Babel's gate, esbuild for what it does not pass.
     const compile = (id: number, source: string) => t.send({ id, source, normalise: { allowNodeImports: false, compile: true } })
     compile(5, 'const xs: number[] = [1, 2]\nreturn xs.map((x) => x * 2)')
-    expect(await t.next((m) => m.id === 5 && 'diagnostics' in m)).toMatchObject({ ok: true, prepared: { compiled: { ok: true, by: 'oxc' } } })
+    expect(await t.next((m) => m.id === 5 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'oxc' } },
+    })
     compile(6, 'namespace N { export const a = 1 }\nreturn N.a')
-    expect(await t.next((m) => m.id === 6 && 'diagnostics' in m)).toMatchObject({ ok: true, prepared: { compiled: { ok: true, by: 'esbuild' } } })
+    expect(await t.next((m) => m.id === 6 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'esbuild' } },
+    })
     compile(7, `return ${'['.repeat(300)}1${']'.repeat(300)}`)
-    expect(await t.next((m) => m.id === 7 && 'diagnostics' in m)).toMatchObject({ ok: true, prepared: { compiled: { ok: true, by: 'esbuild' } } })
+    expect(await t.next((m) => m.id === 7 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'esbuild' } },
+    })
     expect(await probe(t)).toMatchObject({ requested: [], cached: [] })
 
     // A text past the lite parsers' stacks falls back to TypeScript's path (loaded then: 'warmed' restarts the budget).
