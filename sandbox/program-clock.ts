@@ -48,23 +48,44 @@ export class ProgramClock {
   dispose(): void {
     this.#done = true
     this.#stop()
+    clearTimeout(this.#timer)
+    this.#timer = undefined
   }
 
+  /**
+   * The timer is armed when the clock starts with none armed, for the time left then, and is not cleared
+   * when the clock stops (a tool call per stop: re-arming each time cost every call two timer operations
+   * on each side of the process boundary). Program time grows no faster than wall time, so it can only
+   * fire early, never late; when it fires it looks at the time really used and expires the run or arms
+   * itself again for the rest.
+   */
   #start(): void {
     if (this.#done || this.#runningSince !== undefined) return
     this.#runningSince = Date.now()
-    const left = this.#budgetMs - this.#usedMs
-    if (left <= 0) {
+    if (this.#budgetMs - this.#usedMs <= 0) {
       this.#onExpired()
       return
     }
+    if (this.#timer === undefined) this.#arm()
+  }
+
+  #arm(): void {
+    const running = this.#runningSince === undefined ? 0 : Date.now() - this.#runningSince
+    const left = this.#budgetMs - this.#usedMs - running
     // Above 2^31-1 ms a Node timer fires at once; 24.8 days is "no limit" for a run.
-    this.#timer = setTimeout(() => this.#onExpired(), Math.min(left, MAX_TIMER_MS))
+    this.#timer = setTimeout(() => this.#fired(), Math.min(Math.max(left, 1), MAX_TIMER_MS))
+  }
+
+  #fired(): void {
+    this.#timer = undefined
+    if (this.#done) return
+    const running = this.#runningSince === undefined ? 0 : Date.now() - this.#runningSince
+    if (this.#budgetMs - this.#usedMs - running <= 0) this.#onExpired()
+    // Stopped (a call is pending): armed again when the clock starts.
+    else if (this.#runningSince !== undefined) this.#arm()
   }
 
   #stop(): void {
-    clearTimeout(this.#timer)
-    this.#timer = undefined
     if (this.#runningSince !== undefined) this.#usedMs += Date.now() - this.#runningSince
     this.#runningSince = undefined
   }

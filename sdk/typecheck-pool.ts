@@ -245,6 +245,13 @@ function spawn(): void {
     if (current === undefined || current.id !== message.id) return
     clearTimeout(current.timer)
     slot.job = undefined
+    if (message.ok && message.prepared) {
+      const { normalised, shape, session, compiled } = message.prepared
+      current.normalised = normalised
+      if (shape) current.shape = shape
+      if (session) current.session = session
+      if (compiled) current.compiled = compiled
+    }
     const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
     const normalised = {
       ...(current.normalised ? { normalised: current.normalised } : {}),

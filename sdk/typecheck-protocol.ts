@@ -95,5 +95,13 @@ export interface CheckerThreadData {
 }
 
 export type CheckResponse =
-  | { id: number; ok: true; diagnostics: TypeDiagnostic[]; parsed?: ParseAnswer; session?: { declarations: string } }
+  | {
+      id: number
+      ok: true
+      diagnostics: TypeDiagnostic[]
+      parsed?: ParseAnswer
+      session?: { declarations: string }
+      /** With no check to follow: what a NormalisedMessage would have said, in the answer itself (one message, one wake-up of the host). */
+      prepared?: Omit<NormalisedMessage, 'id'>
+    }
   | { id: number; ok: false; message: string }

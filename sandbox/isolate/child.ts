@@ -8,7 +8,7 @@
  * separate process. The supervisor sees the death and answers for every run that was in here.
  */
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
-import { IsolateRun, type RunRequest } from './isolate-run.js'
+import { IsolateRun, type RunRequest, runConfig } from './isolate-run.js'
 import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
@@ -81,7 +81,10 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
       }
       entry = opened.entry
       request.realm = opened.realm
-    } else entry = await pool.acquire(request.limits.memoryMb)
+    } else {
+      pool.expect(runConfig(request))
+      entry = await pool.acquire(request.limits.memoryMb)
+    }
   } catch (e) {
     active.delete(id)
     const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`

@@ -9,7 +9,9 @@
  *   $1 send(callId, name, argsJson)  $2 log(level, text)  $3 timer(op, id, ms)   (plain functions, fire-and-forget)
  *
  * The call returns one function, `control`:
- *   control('start', programFn, configJson)  runs the program; resolves to the JSON text of a PreludeOutcome
+ *   control('setup', configJson)             runs the prelude's per-run setup (once; before any program script
+ *                                            runs, and usually ahead of the run: realm.ts's armRealm)
+ *   control('start', programFn)              runs the program; resolves to the JSON text of a PreludeOutcome
  *   control('deliver', callId, text)         settles a pending tool call with the host's answer
  *   control('deliver', [callId, text, …])    settles several, in order
  *   control('timer', id)                     fires a host timer
@@ -36,7 +38,7 @@ const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.pr
 return function codeactGlue($0, $1, $2, $3) {
 const prelude = $0, send = $1, log = $2, timer = $3;
 const pending = new MapCtor();
-let nextCallId = 0, fireTimer, started = false;
+let nextCallId = 0, fireTimer, runProgram, started = false;
 // Zero-delay timers waiting for the next tick ('ticking': the batch a tick is firing now), and the ids
 // of the timers the host holds.
 let dueAtTick = new MapCtor(), ticking = undefined, tickBehind = false;
@@ -66,24 +68,32 @@ function hostTimer(op, id, ms) {
 function fireOne(_, id) { fireTimer(id); }
 return function control(op, a, b) {
   if (op === 'tick') {
+    // The tick queued behind a 'start' or 'timer' is this one: from here a zero-delay timer goes to the host.
+    tickBehind = false;
     if (!started) return;
     ticking = dueAtTick;
     dueAtTick = new MapCtor();
     try { ReflectApply(mapForEach, ticking, [fireOne]); } finally { ticking = undefined; }
     return;
   }
-  if (op === 'start') {
-    if (started) return;
-    started = true;
-    const runProgram = prelude(hostCall, hostLog, JSONparse(b), hostTimer);
+  if (op === 'setup') {
+    if (runProgram !== undefined) return;
+    runProgram = prelude(hostCall, hostLog, JSONparse(a), hostTimer);
     fireTimer = runProgram.fireTimer;
+    return;
+  }
+  if (op === 'start') {
+    if (started || runProgram === undefined) return;
+    started = true;
+    // Until the tick queued behind this task runs (its microtasks included: an async program's value
+    // settles there, and the prelude arms its idle check then), a zero-delay timer waits for that tick.
     tickBehind = true;
-    try { return runProgram(a); } finally { tickBehind = false; }
+    return runProgram(a);
   }
   if (op === 'timer') {
     if (!started || !ReflectApply(mapDelete, atHost, [a])) return;
     tickBehind = true;
-    try { fireTimer(a); } finally { tickBehind = false; }
+    fireTimer(a);
     return;
   }
   // One answer as (callId, text); several as a copied array of them (own elements: an index loop reads no prototype).

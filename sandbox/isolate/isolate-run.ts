@@ -12,7 +12,7 @@ import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
 import { type PooledIsolate, takeRealm } from './pool.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
-import { bindGlue, type Control, type Realm, releaseRealm } from './realm.js'
+import { type Armed, armRealm, type Control, type Realm, releaseRealm } from './realm.js'
 
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
@@ -62,6 +62,8 @@ export class IsolateRun {
   #logsReceived = 0
   /** The program's timers (setTimeout/setInterval in the prelude), as host timers; all cleared at the end. */
   readonly #timers = new Map<number, () => void>()
+  /** The realm's glue and callbacks, armed for this run's config (realm.ts). */
+  #armed: Armed | undefined
   /** The program's own time (paused while a call is pending); set for the duration of execute(). */
   #clock: ProgramClock | undefined
 
@@ -168,9 +170,20 @@ export class IsolateRun {
       // That saves a thread hop per step; the program itself runs asynchronously below. The context
       // (locked down, prelude and glue evaluated) was usually prepared ahead by the pool (realm.ts); a
       // session run brings its persistent one (session-realms.ts), kept after the run. Either way the run
-      // calls the glue with its own callbacks: a new glue, and new prelude state, for every run.
+      // has a new glue and new prelude state, set up for its own config: a pooled realm was usually armed
+      // ahead with the last run's (the same tool names and cap), else it is armed here (realm.ts).
       const session = this.#request.realm
-      realm = session ?? takeRealm(this.#entry, remaining())
+      const config = runConfig(this.#request)
+      let armed: Armed
+      if (session) {
+        realm = session
+        armed = armRealm(session, config, remaining())
+      } else {
+        const taken = takeRealm(this.#entry, config, remaining())
+        realm = taken
+        armed = taken.armed
+      }
+      this.#armed = armed
       const { context } = realm
       let script: ivm.Script
       try {
@@ -183,8 +196,8 @@ export class IsolateRun {
       }
       const programFn = script.runSync(context, { reference: true, timeout: remaining() })
       script.release()
-      const send = new ivm.Callback(
-        (callId: unknown, name: unknown, argsJson: unknown) => {
+      armed.attach({
+        send: (callId, name, argsJson) => {
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
           if (this.#finished || this.#stopped) return
           if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
@@ -196,20 +209,14 @@ export class IsolateRun {
           this.#clock?.callStarted()
           this.#io.call(callId, name, argsJson)
         },
-        { ignored: true },
-      )
-      const log = new ivm.Callback(
-        (level: unknown, text: unknown) => {
+        log: (level, text) => {
           if (typeof level === 'string' && typeof text === 'string' && !this.#finished) {
             this.#logsReceived++
             this.#io.log(level, text)
           }
         },
-        { ignored: true },
-      )
-      // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
-      const timer = new ivm.Callback(
-        (op: unknown, id: unknown, ms: unknown) => {
+        // Only numbers cross; the callback fires within the run's own deadline and never after it ends.
+        timer: (op, id, ms) => {
           if (typeof id !== 'number' || this.#finished || this.#stopped) return
           this.#timers.get(id)?.()
           this.#timers.delete(id)
@@ -231,18 +238,10 @@ export class IsolateRun {
             this.#timers.set(id, () => clearTimeout(timeout))
           }
         },
-        { ignored: true },
-      )
-      const control = bindGlue(realm, [send, log, timer], remaining())
-      this.#control = control
-      const { realm: inSession, entropy } = this.#request
-      const config = JSON.stringify({
-        toolNames: this.#request.toolNames,
-        maxOutputBytes: limits.maxOutputBytes,
-        ...(inSession ? { session: true } : {}),
-        ...(entropy ? { entropy } : {}),
       })
-      const started = control.apply(undefined, ['start', programFn.derefInto(), config], {
+      const control = armed.control
+      this.#control = control
+      const started = control.apply(undefined, ['start', programFn.derefInto()], {
         result: { promise: true, copy: true },
         // The synchronous start of the program is its own time; what it awaits is bounded by the clocks.
         timeout: remaining(),
@@ -283,7 +282,9 @@ export class IsolateRun {
       clock.dispose()
       clearTimeout(wall)
       clearInterval(cpu)
-      if (!isolate.isDisposed && this.#control) releaseQuietly(this.#control)
+      this.#armed?.attach(undefined)
+      // A pooled realm's control goes with the realm; a session's realm is armed anew each run.
+      if (!isolate.isDisposed && this.#armed && this.#request.realm) releaseQuietly(this.#armed.control)
       if (realm && !this.#request.realm) releaseRealm(realm, isolate)
       // A run that hit a limit leaves a disposed isolate; make sure of it whatever the path.
       if (this.#stopped && !isolate.isDisposed) isolate.dispose()
@@ -311,6 +312,16 @@ export class IsolateRun {
   #stoppedOutcome(): SandboxOutcome {
     return stoppedOutcome(this.#stopped ?? 'aborted', this.#request.limits)
   }
+}
+
+/** The prelude's per-run config (realm.ts's armRealm) as JSON text: equal texts, equal setups. */
+export function runConfig(request: RunRequest): string {
+  return JSON.stringify({
+    toolNames: request.toolNames,
+    maxOutputBytes: request.limits.maxOutputBytes,
+    ...(request.realm ? { session: true } : {}),
+    ...(request.entropy ? { entropy: request.entropy } : {}),
+  })
 }
 
 /** Map the prelude's JSON text to an outcome; a memory RangeError the program did not catch is `memory`. */

@@ -12,7 +12,7 @@ import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import type { ChildConfig } from './protocol.js'
-import { prepareRealm, prepareRealmSync, type Realm } from './realm.js'
+import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm } from './realm.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
@@ -24,6 +24,8 @@ const MAX_WARM_KEYS = 3
  * watchdogs are gone, so it is disposed here, which stops it; kept, it would spin a core for good.
  */
 const IDLE_ANSWER_MS = 2000
+/** How long a run with no idle isolate waits for one being returned before it makes a new one. */
+const RETURN_WAIT_MS = 5
 
 export interface PooledIsolate {
   readonly isolate: ivm.Isolate
@@ -41,11 +43,25 @@ export interface PooledIsolate {
   preparing: Promise<void> | undefined
 }
 
-/** The prepared realm of `entry` for the run that took it, or one made now (throws what isolated-vm throws). */
-export function takeRealm(entry: PooledIsolate, timeoutMs: number): Realm {
-  const realm = entry.ready
+/**
+ * The prepared realm of `entry` for the run that took it, armed for its `config` (realm.ts), or one made or
+ * armed now: a realm armed for another config is let go unused (throws what isolated-vm throws).
+ */
+export function takeRealm(entry: PooledIsolate, config: string, timeoutMs: number): Realm & { armed: Armed } {
+  let realm = entry.ready
   entry.ready = undefined
-  return realm ?? prepareRealmSync(entry, timeoutMs)
+  if (realm?.armed && realm.armed.config !== config) {
+    releaseRealm(realm, entry.isolate)
+    realm = undefined
+  }
+  realm ??= prepareRealmSync(entry, timeoutMs)
+  try {
+    realm.armed ??= armRealm(realm, config, timeoutMs)
+  } catch (e) {
+    releaseRealm(realm, entry.isolate)
+    throw e
+  }
+  return realm as Realm & { armed: Armed }
 }
 
 export class IsolatePool {
@@ -53,6 +69,23 @@ export class IsolatePool {
   /** Idle isolates by memory limit, most recently used key last. */
   readonly #idle = new Map<number, PooledIsolate[]>()
   readonly #filling = new Set<number>()
+  /** Isolates whose heap is being checked after a run, by memory limit (release). */
+  readonly #returning = new Map<number, number>()
+  /** Runs waiting (RETURN_WAIT_MS at most) for a returning isolate. */
+  readonly #waiters: Array<() => void> = []
+  /** The config (realm.ts's armRealm) the last two runs had, if the same: realms prepared ahead are armed for it. */
+  #expected: string | undefined
+  #lastConfig: string | undefined
+
+  /**
+   * A run with this config is starting. After two runs with the same, the next realms are armed ahead for it
+   * (a runtime's tools rarely change); runs that alternate between configs get unarmed realms, as a realm
+   * armed for the wrong one is let go unused.
+   */
+  expect(config: string): void {
+    this.#expected = config === this.#lastConfig ? config : undefined
+    this.#lastConfig = config
+  }
 
   constructor(config: ChildConfig) {
     this.#config = config
@@ -60,34 +93,61 @@ export class IsolatePool {
 
   /** A clean isolate for one run: a warm one if there is one, else a new one. Refills in the background. */
   async acquire(memoryMb: number): Promise<PooledIsolate> {
-    const list = this.#idle.get(memoryMb)
-    const warm = list?.pop()
-    this.#touch(memoryMb)
-    this.fill(memoryMb)
-    if (!warm) return createPooled(memoryMb, false)
-    if (warm.preparing) await warm.preparing
-    return warm
+    for (let waited = false; ; waited = true) {
+      const list = this.#idle.get(memoryMb)
+      const warm = list?.pop()
+      this.#touch(memoryMb)
+      this.fill(memoryMb)
+      if (warm) {
+        if (warm.preparing) await warm.preparing
+        return warm
+      }
+      // The last run's isolate is still having its heap checked (the next run often comes first): that
+      // takes well under a millisecond, a new isolate several, and it would start cold. Wait for it, briefly.
+      if (waited || !this.#returning.get(memoryMb)) return createPooled(memoryMb, undefined)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, RETURN_WAIT_MS)
+        function done(): void {
+          clearTimeout(timer)
+          resolve()
+        }
+        this.#waiters.push(done)
+      })
+    }
   }
 
   /** Take the isolate back after a run. A used isolate returns only if it is healthy and small. */
   async release(entry: PooledIsolate, reusable: boolean): Promise<void> {
     entry.runs++
     if (!reusable || entry.isolate.isDisposed || entry.runs >= this.#config.maxRunsPerIsolate) return dispose(entry)
+    // While its heap is checked the isolate is on its way back: a fill meanwhile must not count it as
+    // missing (the next run often arrives first, and took the last idle one; a fill then made a new
+    // isolate, and this warm one was disposed as one too many when it came back).
+    this.#returning.set(entry.memoryMb, (this.#returning.get(entry.memoryMb) ?? 0) + 1)
+    let healthy = false
     try {
       const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
-      if (heap === undefined) return dispose(entry)
-      const used = heap.used_heap_size + heap.externally_allocated_size
-      if (used > entry.memoryMb * MB * this.#config.maxHeapFraction) return dispose(entry)
+      healthy =
+        heap !== undefined && heap.used_heap_size + heap.externally_allocated_size <= entry.memoryMb * MB * this.#config.maxHeapFraction
     } catch {
-      return dispose(entry)
+      // disposed meanwhile
     }
+    const left = (this.#returning.get(entry.memoryMb) ?? 1) - 1
+    if (left > 0) this.#returning.set(entry.memoryMb, left)
+    else this.#returning.delete(entry.memoryMb)
     const list = this.#idle.get(entry.memoryMb) ?? []
     // One over the warm count, so a run's isolate and the one made while it ran both stay: in a steady
     // sequence of runs nothing is created at all.
-    if (list.length > this.#config.warmIsolates || entry.isolate.isDisposed) return dispose(entry)
-    list.unshift(entry)
-    this.#idle.set(entry.memoryMb, list)
-    prepareAhead(entry)
+    if (!healthy || list.length > this.#config.warmIsolates || entry.isolate.isDisposed) {
+      dispose(entry)
+      // One that did not make it back leaves a gap a fill closes (a waiting run makes its own).
+      this.fill(entry.memoryMb)
+    } else {
+      list.unshift(entry)
+      this.#idle.set(entry.memoryMb, list)
+      prepareAhead(entry, this.#expected)
+    }
+    for (const wake of this.#waiters.splice(0)) wake()
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
@@ -98,8 +158,8 @@ export class IsolatePool {
       try {
         for (;;) {
           const list = this.#idle.get(memoryMb) ?? []
-          if (list.length >= this.#config.warmIsolates) break
-          const entry = await createPooled(memoryMb, true)
+          if (list.length + (this.#returning.get(memoryMb) ?? 0) >= this.#config.warmIsolates) break
+          const entry = await createPooled(memoryMb, { config: this.#expected })
           list.push(entry)
           this.#idle.set(memoryMb, list)
         }
@@ -128,15 +188,15 @@ export class IsolatePool {
   }
 }
 
-/** A new isolate with its scripts compiled; `ahead`: with a realm prepared for its first run. */
-async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIsolate> {
+/** A new isolate with its scripts compiled; `ahead`: with a realm prepared (and armed for `ahead.config`) for its first run. */
+async function createPooled(memoryMb: number, ahead: { config: string | undefined } | undefined): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
     const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
     const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
     const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
     const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
-    if (ahead) prepareAhead(entry)
+    if (ahead) prepareAhead(entry, ahead.config)
     return entry
   } catch (e) {
     isolate.dispose()
@@ -144,13 +204,25 @@ async function createPooled(memoryMb: number, ahead: boolean): Promise<PooledIso
   }
 }
 
-/** Prepare the next run's realm on the isolate's thread; a failure leaves none (the run makes its own and reports why). */
-function prepareAhead(entry: PooledIsolate): void {
+/**
+ * Prepare the next run's realm on the isolate's thread, armed for `config` when one is known; a failure
+ * leaves none (the run makes its own and reports why).
+ */
+function prepareAhead(entry: PooledIsolate, config: string | undefined): void {
   if (entry.ready || entry.preparing || entry.isolate.isDisposed) return
   entry.preparing = prepareRealm(entry).then(
     (realm) => {
       entry.preparing = undefined
       if (entry.isolate.isDisposed) return
+      if (config !== undefined) {
+        try {
+          realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
+        } catch {
+          // A setup that failed half-way leaves no realm to use: the run makes its own.
+          releaseRealm(realm, entry.isolate)
+          return
+        }
+      }
       entry.ready = realm
     },
     () => {

@@ -9,13 +9,15 @@
  * one, so taking it is the same as creating it at the start of the run. Anyone who needs a locked-down
  * context with the prelude (a run, a session's persistent context) makes it here.
  */
-import type ivm from 'isolated-vm'
+import ivm from 'isolated-vm'
 
 /** The glue's `control` function (glue.ts). */
 export type Control = ivm.Reference<(op: string, a?: unknown, b?: unknown) => unknown>
 
 export interface Realm {
   readonly context: ivm.Context
+  /** Set on a pooled realm armed ahead of its run (armRealm); a session's realm is armed per run instead. */
+  armed?: Armed
   /** The prelude's setup function, evaluated in `context` (sdk/prelude.ts: `(hostCall, hostLog, config, hostTimer?) => runProgram`). */
   readonly preludeFn: ivm.Reference<unknown>
   /** The glue (glue.ts: `(preludeFn, send, log, timer) => control`), evaluated in `context`. */
@@ -63,18 +65,55 @@ export async function prepareRealm(source: RealmSource, timeoutMs = REALM_SETUP_
   return setUp(source, context, timeoutMs)
 }
 
-/** Call the glue with a run's host callbacks (synchronously: the isolate is idle before the run's start). */
-export function bindGlue(realm: Realm, callbacks: readonly ivm.Callback[], timeoutMs: number): Control {
-  return realm.glueFn.applySync(undefined, [realm.preludeFn.derefInto(), ...callbacks], {
+/** What the glue's host callbacks do for the run that holds the realm (isolate-run.ts); arguments unchecked. */
+export interface RunHooks {
+  send(callId: unknown, name: unknown, argsJson: unknown): void
+  log(level: unknown, text: unknown): void
+  timer(op: unknown, id: unknown, ms: unknown): void
+}
+
+/**
+ * A realm with the glue bound and the prelude's per-run setup done for one run's config (its tool names and
+ * output cap, as JSON text): all a run then does is run its program script and 'start' it. The callbacks
+ * go to the hooks `attach` set, and do nothing until then: nothing in the realm calls them before 'start'.
+ */
+export interface Armed {
+  /** The config the prelude was set up with; a run with any other needs another realm. */
+  readonly config: string
+  readonly control: Control
+  attach(hooks: RunHooks | undefined): void
+}
+
+/**
+ * Bind the glue to fresh host callbacks and run the prelude's per-run setup with `config` (synchronously:
+ * the isolate is idle, and only the runtime's own scripts have run in the realm). Ahead of a run (pool.ts),
+ * with the config the last run had, this takes the setup off the run's path; at a run's start, with its own.
+ */
+export function armRealm(realm: Realm, config: string, timeoutMs: number): Armed {
+  let hooks: RunHooks | undefined
+  const callbacks = [
+    new ivm.Callback((a: unknown, b: unknown, c: unknown) => hooks?.send(a, b, c), { ignored: true }),
+    new ivm.Callback((a: unknown, b: unknown) => hooks?.log(a, b), { ignored: true }),
+    new ivm.Callback((a: unknown, b: unknown, c: unknown) => hooks?.timer(a, b, c), { ignored: true }),
+  ]
+  const control = realm.glueFn.applySync(undefined, [realm.preludeFn.derefInto(), ...callbacks], {
     result: { reference: true },
     timeout: timeoutMs,
   }) as unknown as Control
+  try {
+    control.applySync(undefined, ['setup', config], { timeout: timeoutMs })
+  } catch (e) {
+    control.release()
+    throw e
+  }
+  return { config, control, attach: (next) => void (hooks = next) }
 }
 
 /** Let the realm go (a disposed isolate took it already: then this does nothing). */
 export function releaseRealm(realm: Realm, isolate: ivm.Isolate): void {
   if (isolate.isDisposed) return
   try {
+    realm.armed?.control.release()
     realm.glueFn.release()
     realm.preludeFn.release()
     realm.context.release()

@@ -60,12 +60,12 @@ describe("a check-off checker's thread", () => {
     const t = start()
     await t.next((m) => m.ready === true)
     t.send({ id: 1, source: 'const n: number = await tools.add({ a: 1 })\nn', normalise: { allowNodeImports: false } })
-    const normalised = await t.next((m) => m.id === 1 && 'normalised' in m)
-    expect(normalised).toMatchObject({
-      normalised: { text: 'const n: number = await tools.add({ a: 1 })\nreturn await (n)' },
-      shape: { ok: true },
+    // With no check to follow, the prepared program rides in the answer: one message.
+    expect(await t.next((m) => m.id === 1 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      diagnostics: [],
+      prepared: { normalised: { text: 'const n: number = await tools.add({ a: 1 })\nreturn await (n)' }, shape: { ok: true } },
     })
-    expect(await t.next((m) => m.id === 1 && 'diagnostics' in m)).toMatchObject({ ok: true, diagnostics: [] })
     t.send({
       id: 2,
       task: { kind: 'shape', text: '(async function () {\n"use strict";\n}); evil(); (function () {\n});\n', language: 'js' },
@@ -76,22 +76,29 @@ describe("a check-off checker's thread", () => {
     // Compiled in the same request, without TypeScript: oxc behind Babel's gate, esbuild for what it does not pass.
     const compile = (id: number, source: string) => t.send({ id, source, normalise: { allowNodeImports: false, compile: true } })
     compile(5, 'const xs: number[] = [1, 2]\nreturn xs.map((x) => x * 2)')
-    expect(await t.next((m) => m.id === 5 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'oxc' } })
+    expect(await t.next((m) => m.id === 5 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'oxc' } },
+    })
     compile(6, 'namespace N { export const a = 1 }\nreturn N.a')
-    expect(await t.next((m) => m.id === 6 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'esbuild' } })
+    expect(await t.next((m) => m.id === 6 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'esbuild' } },
+    })
     compile(7, `return ${'['.repeat(300)}1${']'.repeat(300)}`)
-    expect(await t.next((m) => m.id === 7 && 'normalised' in m)).toMatchObject({ compiled: { ok: true, by: 'esbuild' } })
-    for (const id of [5, 6, 7]) expect(await t.next((m) => m.id === id && 'diagnostics' in m)).toMatchObject({ ok: true })
+    expect(await t.next((m) => m.id === 7 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { compiled: { ok: true, by: 'esbuild' } },
+    })
     expect(await probe(t)).toMatchObject({ requested: [], cached: [] })
 
     // A text past the lite parsers' stacks falls back to TypeScript's path (loaded then: 'warmed' restarts the budget).
     compile(8, `return ${Array(50_000).fill('1').join('+')}`)
     expect(await t.next((m) => m.id === 8 && 'warmed' in m)).toMatchObject({ warmed: true })
-    expect(await t.next((m) => m.id === 8 && 'normalised' in m)).toMatchObject({
-      shape: { ok: true },
-      compiled: { ok: true, by: 'esbuild' },
+    expect(await t.next((m) => m.id === 8 && 'diagnostics' in m)).toMatchObject({
+      ok: true,
+      prepared: { shape: { ok: true }, compiled: { ok: true, by: 'esbuild' } },
     })
-    expect(await t.next((m) => m.id === 8 && 'diagnostics' in m)).toMatchObject({ ok: true })
 
     t.send({ id: 4, declarations: 'declare const x: number', source: 'return x' })
     expect(await t.next((m) => m.id === 4 && 'diagnostics' in m)).toMatchObject({ ok: true })
