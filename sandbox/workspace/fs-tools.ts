@@ -1,12 +1,13 @@
 /**
- * The file tools. Each is thin: guard the path (policy again, at the point of use), then one or two
- * `WorkspaceOps` calls — the host's, or the backend's from `ctx.services.workspace`.
+ * The file tools. Each is thin: guard the path (the policy again — or, for the arguments the policy hook
+ * has just judged, its answer: `guardArgs`), then one or two `WorkspaceOps` calls — the host's, or the
+ * backend's from `ctx.services.workspace` — which walk the path by descriptor at the point of use.
  */
 import { join } from 'node:path'
 import { z } from 'zod'
 import { defineTool } from '../../vocabulary/define-tool.js'
 import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
-import { guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
+import { guardArgs, guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
 import { loadGitignores } from './gitignore.js'
 
@@ -49,7 +50,7 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
     description: `Read a UTF-8 text file of the workspace. Fails with ENOENT if missing, EFBIG over ${MAX_FILE_BYTES} bytes, EILSEQ for binary content, EACCES outside the workspace.`,
     parameters: z.object({ path: pathArg }),
     output: z.string(),
-    execute: async ({ path }, ctx) => opsFor(ctx, host).readFile(guardPath(state, path, 'read').real, MAX_FILE_BYTES),
+    execute: async (args, ctx) => opsFor(ctx, host).readFile(guardArgs(state, args, args.path, 'read').real, MAX_FILE_BYTES),
   })
 
   const writeFile = defineTool({
@@ -58,9 +59,10 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       'Create or replace a UTF-8 text file, creating missing parent folders. Fails with EROFS on a read-only path, EACCES outside the workspace.',
     parameters: z.object({ path: pathArg, content: z.string().describe('The whole new content') }),
     output: pathResult.extend({ bytes: z.number().int() }),
-    execute: async ({ path, content }, ctx) => {
+    execute: async (args, ctx) => {
+      const { content } = args
       checkSize(content)
-      const target = guardPath(state, path, 'write')
+      const target = guardArgs(state, args, args.path, 'write')
       await opsFor(ctx, host).writeFile(target.real, content)
       return { path: target.rel, bytes: Buffer.byteLength(content, 'utf8') }
     },
@@ -77,8 +79,9 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       replace_all: z.boolean().optional().describe('Replace every occurrence (default false)'),
     }),
     output: pathResult.extend({ replacements: z.number().int() }),
-    execute: async ({ path, old_string, new_string, replace_all }, ctx) => {
-      const target = guardPath(state, path, 'write')
+    execute: async (args, ctx) => {
+      const { old_string, new_string, replace_all } = args
+      const target = guardArgs(state, args, args.path, 'write')
       const ops = opsFor(ctx, host)
       const text = await ops.readFile(target.real, MAX_FILE_BYTES)
       const count = countOccurrences(text, old_string)
@@ -105,7 +108,7 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       'List a folder of the workspace (use "." for the root): entries sorted by name, with type and size in bytes. Symlinks are listed, not followed.',
     parameters: z.object({ path: pathArg }),
     output: z.array(z.object({ name: z.string(), type: entryType, size: z.number() })),
-    execute: async ({ path }, ctx) => opsFor(ctx, host).readdir(guardPath(state, path, 'read').real),
+    execute: async (args, ctx) => opsFor(ctx, host).readdir(guardArgs(state, args, args.path, 'read').real),
   })
 
   const glob = defineTool({
@@ -164,8 +167,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       mtime: z.string().describe('ISO 8601'),
       mode: z.string().describe('octal, e.g. "0644"'),
     }),
-    execute: async ({ path }, ctx) => {
-      const target = guardPath(state, path, 'read')
+    execute: async (args, ctx) => {
+      const target = guardArgs(state, args, args.path, 'read')
       const info = await opsFor(ctx, host).stat(target.real)
       return {
         path: target.rel,
@@ -182,8 +185,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
     description: 'Create a folder and any missing parents (fine if it already exists). Fails with EROFS on a read-only path.',
     parameters: z.object({ path: pathArg }),
     output: pathResult,
-    execute: async ({ path }, ctx) => {
-      const target = guardPath(state, path, 'write')
+    execute: async (args, ctx) => {
+      const target = guardArgs(state, args, args.path, 'write')
       await opsFor(ctx, host).mkdir(target.real)
       return { path: target.rel }
     },

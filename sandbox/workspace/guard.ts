@@ -15,6 +15,35 @@ export interface WorkspaceState {
   config: WorkspaceConfig
   /** The real root first, then the root as the user spelled it. */
   roots: string[]
+  /** What the policy hook resolved, by the arguments object it judged (see `guardArgs`). */
+  vetted?: WeakMap<object, Vetted>
+}
+
+interface Vetted {
+  path: string
+  access: Access
+  resolved: ResolvedPath
+  at: number
+}
+
+/** How long a policy answer stands for the call it judged (an approval asked in between outlasts it). */
+const VETTED_MS = 1_000
+
+/**
+ * `guardPath` for a tool's own arguments: when the policy hook has just resolved this very arguments
+ * object (same path, same access, under VETTED_MS ago), its answer is used once instead of resolving
+ * again — a second realpath of each call's path was a third of a batch's guard cost. What the tool then
+ * touches is still reached by the descriptor walk (beneath.ts), which refuses a symlink swapped in since
+ * and re-checks read-only parts at the point of use: this shortcut only skips a check the walk repeats.
+ * A hook that replaced or edited the arguments gets a fresh resolution.
+ */
+export function guardArgs(state: WorkspaceState, args: object, path: string, access: Access): ResolvedPath {
+  const seen = state.vetted?.get(args)
+  if (seen !== undefined) {
+    state.vetted?.delete(args)
+    if (seen.path === path && seen.access === access && performance.now() - seen.at < VETTED_MS) return seen.resolved
+  }
+  return guardPath(state, path, access)
 }
 
 /** Resolves `path` and checks `access` against the policy. Throws EACCES, EROFS or EPERM. */
@@ -106,7 +135,11 @@ export function createPolicy(state: WorkspaceState, toolNames: ReadonlySet<strin
       const access = PATH_TOOLS[call.name]
       const path = stringArg(call.args, 'path')
       if (access === 'remove' && path !== undefined) guardRemove(state, path)
-      else if (access !== undefined && path !== undefined) guardPath(state, path, access)
+      else if (access !== undefined && path !== undefined) {
+        const resolved = guardPath(state, path, access)
+        if (typeof call.args === 'object' && call.args !== null)
+          (state.vetted ??= new WeakMap()).set(call.args, { path, access, resolved, at: performance.now() })
+      }
       return undefined
     } catch (err) {
       // Only refusals are the policy's business; other failures (a symlink loop …) are the tool's to report.

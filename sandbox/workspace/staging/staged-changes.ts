@@ -88,7 +88,11 @@ export async function stagedChanges(view: StagedView, copy = false): Promise<Sta
       byPath.set(rel, { rel, change: 'created', kind })
     } else if (lowerKind === 'dir' && kind === 'dir') {
       return
-    } else if (lowerKind === kind && (seen = await compare(view.lowerPath(rel), view.upperPath(rel), kind, copy)) !== 'differs') {
+    } else if (
+      lowerKind === kind &&
+      !(kind === 'file' && !copy && view.knownDifferent(rel)) &&
+      (seen = await compare(view.lowerPath(rel), view.upperPath(rel), kind, copy)) !== 'differs'
+    ) {
       if (seen === 'same') unchanged.push(rel)
     } else {
       byPath.set(rel, { rel, change: 'modified', kind, lowerKind })

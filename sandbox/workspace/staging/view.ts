@@ -7,6 +7,7 @@
  * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
  * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
  */
+import * as crypto from 'node:crypto'
 import { closeSync, constants, lstatSync, open as openCb, write as writeCb, writeSync } from 'node:fs'
 import { chmod, lstat, mkdir, open } from 'node:fs/promises'
 import { promisify } from 'node:util'
@@ -43,6 +44,12 @@ const writeAsync = promisify(writeCb)
 /** Content up to this size is written with synchronous calls once the file is open (as beneath-files.ts does). */
 const SMALL_BYTES = 256 * 1024
 
+/** One-shot `crypto.hash` where Node has it (20.12+). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
+function digest(text: string): string {
+  return oneShot ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex')
+}
+
 function codeOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
 }
@@ -69,6 +76,13 @@ export class StagedView implements WorkspaceOps {
   private readonly upperOps: WorkspaceOps
   /** Folders known to exist in the view; cleared by anything that can remove one. */
   private readonly knownDirs = new Set<string>([''])
+  /**
+   * Digests of what the run read from the real tree and last wrote to the stage, per file (forgotten when
+   * a `bash` fold-back or a remove may have changed either): a file whose two digests differ is known to
+   * differ at the end without reading both copies again (`knownDifferent`).
+   */
+  private readonly readDigest = new Map<string, string>()
+  private readonly wroteDigest = new Map<string, string>()
 
   constructor(private readonly layers: StagedLayers) {
     this.root = layers.config.root
@@ -139,9 +153,9 @@ export class StagedView implements WorkspaceOps {
   }
 
   /** The entry type at `rel` in the view, or undefined when nothing is there. */
-  async viewType(rel: string): Promise<EntryType | undefined> {
+  async viewType(rel: string, upper?: { type: EntryType | undefined }): Promise<EntryType | undefined> {
     if (this.knownDirs.has(rel)) return 'dir'
-    const up = await this.upperType(rel)
+    const up = upper ? upper.type : await this.upperType(rel)
     if (up !== undefined) return up
     // A lower entry under an upper file or symlink is not reachable.
     const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
@@ -215,6 +229,7 @@ export class StagedView implements WorkspaceOps {
     }
     // Creating the file changes its folder (the costly step: through the thread pool, where a batch's
     // writes overlap); the small write and the close stay synchronous.
+    this.wroteDigest.delete(rel)
     const fd = await openAsync(
       this.upperPath(rel),
       constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
@@ -227,6 +242,7 @@ export class StagedView implements WorkspaceOps {
     } finally {
       closeSync(fd)
     }
+    this.wroteDigest.set(rel, digest(content))
   }
 
   readFile = async (path: string, maxBytes: number): Promise<string> => {
@@ -235,14 +251,37 @@ export class StagedView implements WorkspaceOps {
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
     if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir')
       throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    return this.layers.lower.readFile(path, maxBytes)
+    const text = await this.layers.lower.readFile(path, maxBytes)
+    this.readDigest.set(rel, digest(text))
+    return text
+  }
+
+  /**
+   * True when the run read this file from the real tree and then wrote the stage with other bytes (no
+   * `bash` or remove since): it is a change, whatever else the finish finds. Only ever says "differs" —
+   * the one way it can be wrong (the real file changed meanwhile to exactly the staged bytes) still
+   * applies the same bytes; anything else is compared byte for byte.
+   */
+  knownDifferent(rel: string): boolean {
+    const read = this.readDigest.get(rel)
+    return read !== undefined && this.wroteDigest.has(rel) && this.wroteDigest.get(rel) !== read
+  }
+
+  private forgetDigests(rel?: string): void {
+    if (rel === undefined) {
+      this.readDigest.clear()
+      this.wroteDigest.clear()
+      return
+    }
+    for (const m of [this.readDigest, this.wroteDigest]) for (const k of m.keys()) if (k === rel || k.startsWith(`${rel}/`)) m.delete(k)
   }
 
   writeFile = async (path: string, content: string): Promise<void> => {
     const rel = this.rel(path)
     const up = await this.upperType(rel)
     if (up === 'file') return this.writeUpper(rel, content)
-    const t = up ?? (await this.viewType(rel))
+    // The upper layer was just asked: the view's answer needs only the lower one.
+    const t = up ?? (await this.viewType(rel, { type: up }))
     if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
     if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
     await this.ensureParents(rel, path)
@@ -277,6 +316,7 @@ export class StagedView implements WorkspaceOps {
     if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${path}`)
     for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
     for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
+    this.forgetDigests(rel)
     if ((await this.upperType(rel)) !== undefined) await this.upperOps.remove(this.upperPath(rel), true)
     if ((await this.lowerType(rel)) !== undefined) this.whiteouts.add(rel)
   }
@@ -335,11 +375,13 @@ export class StagedView implements WorkspaceOps {
     this.knownDirs.clear()
     this.knownDirs.add('')
     this.upperDirs.clear()
+    this.forgetDigests()
     // The fold-back may have replaced folders: forget what was known about them once it is done.
     return this.layers.exec(this, request, signal).finally(() => {
       this.knownDirs.clear()
       this.knownDirs.add('')
       this.upperDirs.clear()
+      this.forgetDigests()
     })
   }
 }
