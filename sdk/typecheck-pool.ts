@@ -270,6 +270,12 @@ function spawn(): void {
   const onGone = (error?: unknown) => {
     if (!slots.includes(slot)) return
     const why = error instanceof Error ? error.message : 'the type checker thread stopped'
+    // A thread that dies before it is ready (a broken install: a module it imports is missing) would die
+    // again: the waiting jobs get why, instead of a new thread each (which spun at 100 % CPU, unanswered).
+    if (!slot.ready) {
+      const message = `the checker's thread could not start (${why.split('\n')[0]}); reinstall with \`npm ci\``
+      for (const job of queue.splice(0)) job.resolve({ ok: false, reason: 'crashed', message })
+    }
     retire(slot, { ok: false, reason: 'crashed', message: why })
   }
   worker.on('error', onGone)
