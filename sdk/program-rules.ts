@@ -95,3 +95,20 @@ export function stripFences(text: string): string {
   if (!sawBlock) return text
   return out.join('\n')
 }
+
+/**
+ * The text steps both normalisers take before parsing: a byte-order mark dropped, line endings made `\n`,
+ * markdown fences stripped, a `#!` line blanked (its line kept). Each change is said in `changes`.
+ */
+export function cleanProgramText(source: string, changes: string[]): string {
+  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
+  text = text.replace(/\r\n?/g, '\n')
+  const unfenced = stripFences(text)
+  if (unfenced !== text) changes.push('markdown fences removed')
+  text = unfenced
+  if (text.startsWith('#!')) {
+    text = text.slice(text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'))
+    changes.push('#! line removed')
+  }
+  return text
+}

@@ -15,7 +15,7 @@
 import type TS from 'typescript'
 import { parseProgramBody, ts } from './ts-host.js'
 import type { ProgramProblem } from './program-wrap.js'
-import { MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS, stripFences } from './program-rules.js'
+import { cleanProgramText, MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from './program-rules.js'
 
 export { checkWrappedShape } from './program-shape.js'
 export { type ProgramProblem, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
@@ -59,15 +59,7 @@ export function normaliseProgram(source: string, options: NormaliseOptions = {})
 
 function normalise(source: string, options: NormaliseOptions): NormalisedProgram {
   const changes: string[] = []
-  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
-  text = text.replace(/\r\n?/g, '\n')
-  const unfenced = stripFences(text)
-  if (unfenced !== text) changes.push('markdown fences removed')
-  text = unfenced
-  if (text.startsWith('#!')) {
-    text = text.slice(text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'))
-    changes.push('#! line removed')
-  }
+  const text = cleanProgramText(source, changes)
   const file = parseBody(text)
   // On a syntax error nothing else is rewritten: the compiler reports the user's text as written.
   if (hasSyntaxErrors(file)) return { text, changes }

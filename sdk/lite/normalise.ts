@@ -7,7 +7,7 @@
  */
 import type { Expression, FunctionDeclaration, ImportDeclaration, Node } from '@babel/types'
 import type { NormaliseOptions, NormalisedProgram } from '../program-text.js'
-import { MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS, stripFences } from '../program-rules.js'
+import { cleanProgramText, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from '../program-rules.js'
 import type { ProgramProblem } from '../program-wrap.js'
 import { entryPoint } from './entry.js'
 import { lineAndColumn, parseProgram } from './parse.js'
@@ -29,15 +29,7 @@ export function normaliseLite(source: string, options: NormaliseOptions = {}): N
 
 function normalise(source: string, options: NormaliseOptions): NormalisedProgram {
   const changes: string[] = []
-  let text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source
-  text = text.replace(/\r\n?/g, '\n')
-  const unfenced = stripFences(text)
-  if (unfenced !== text) changes.push('markdown fences removed')
-  text = unfenced
-  if (text.startsWith('#!')) {
-    text = text.slice(text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'))
-    changes.push('#! line removed')
-  }
+  const text = cleanProgramText(source, changes)
   const parsed = parseProgram(text)
   if (parsed.syntaxError) return { text, changes }
   const statements = topStatements(parsed.file, text)
