@@ -58,7 +58,9 @@ function startSwapper(root: string, outside: string): Promise<void> {
         try { fs.renameSync(real, sub) } catch {}
         continue
       }
-      try { fs.symlinkSync(out, sub) } catch {}
+      // A moment in the swapped state too: a call that is fast (a stat) must meet it now and then, or the
+      // race proves nothing about it (under load the link once lived too briefly for 2,000 rounds to meet).
+      try { fs.symlinkSync(out, sub); Atomics.wait(dwell, 0, 0, 0.05) } catch {}
       // A tool may have made a new folder in the gap (write_file's parents): move it aside, so the swap goes on.
       try { fs.unlinkSync(sub) } catch { try { fs.renameSync(sub, sub + '.made-' + n++) } catch {} }
       try { fs.renameSync(real, sub) } catch {}
