@@ -133,13 +133,20 @@ export const INSPECT_SOURCE = String.raw`
   }
   /** Which built-in a value is, read from internal slots (not from its prototype, which a program may fake). */
   function brandOf(v) {
+    if (ArrayIsArray(v)) return 'Array';
+    // A plain object (a literal, JSON.parse's, Object.create(null)) has no internal slot to probe, and it is
+    // most of what a program returns or logs: each probe below throws for it (five TypeErrors, ~25 µs per
+    // object: 20,000 small objects took 2 s to return). An exotic object given Object.prototype or null as
+    // its prototype reads as plain (its own properties): only the program's own view of itself can tell.
+    let proto;
+    try { proto = ObjectGetPrototypeOf(v); } catch (_) { proto = undefined; }
+    if (proto === ObjectPrototype || proto === null) return 'Object';
     try { ReflectApply(mapSizeGetter, v, []); return 'Map'; } catch (_) {}
     try { ReflectApply(setSizeGetter, v, []); return 'Set'; } catch (_) {}
     try { ReflectApply(dateGetTime, v, []); return 'Date'; } catch (_) {}
     try { ReflectApply(regexpSourceGetter, v, []); if (v !== RegExpPrototype) return 'RegExp'; } catch (_) {}
     try { if (ReflectApply(typedArrayTag, v, []) !== undefined) return 'TypedArray'; } catch (_) {}
     try { ReflectApply(arrayBufferByteLength, v, []); return 'ArrayBuffer'; } catch (_) {}
-    if (ArrayIsArray(v)) return 'Array';
     if (v instanceof ErrorCtor) return 'Error';
     if (ObjectPrototypeToString(v) === '[object Promise]') return 'Promise';
     return 'Object';

@@ -48,6 +48,7 @@ export const PRELUDE_SOURCE = String.raw`(function codeactPreludeSetup() {
   const ReflectApply = Reflect.apply, ReflectOwnKeys = Reflect.ownKeys;
   const ObjectCreate = Object.create, ObjectFreeze = Object.freeze, ObjectKeys = Object.keys, ObjectHasOwn = Object.hasOwn;
   const ObjectDefineProperty = Object.defineProperty, ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectPrototype = Object.prototype;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor, objectToString = Object.prototype.toString;
   const ArrayIsArray = Array.isArray, StringCtor = String, NumberCtor = Number, NumberIsFinite = Number.isFinite;
   const NumberParseInt = Number.parseInt, NumberParseFloat = Number.parseFloat, numberToString = Number.prototype.toString;

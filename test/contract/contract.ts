@@ -130,6 +130,26 @@ export function sandboxContract(name: string, options: ContractOptions): void {
       expect(r.observation).toContain('Note: converted for JSON: cycle→"[Circular]"')
     })
 
+    it('returns 100,000 records well within its limits, and each kind of value as JSON holds it', async () => {
+      // Rendering a value probed each plain object for a Map, a Set, a Date…, by a throw per probe: 100,000
+      // records took ~14 s to return and this run timed out.
+      const r = await rt.runCode(`
+        const rows = []
+        for (let i = 0; i < 100_000; i++) rows.push({ id: i, name: 'row ' + i, tags: ['a'] })
+        class Point { constructor(public x: number, public y: number) {} }
+        const bare = Object.create(null); bare.k = 1
+        return {
+          count: rows.length, last: rows[rows.length - 1],
+          kinds: [new Map([['a', 1]]), new Set([1, 2]), new Date(0), /x/g, new Point(1, 2), bare, { [Symbol.toStringTag]: 'Promise', p: 1 }],
+        }`)
+      expect(r.ok, r.observation).toBe(true)
+      expect(r.value).toEqual({
+        count: 100_000,
+        last: { id: 99_999, name: 'row 99999', tags: ['a'] },
+        kinds: [{ a: 1 }, [1, 2], '1970-01-01T00:00:00.000Z', '/x/g', { x: 1, y: 2 }, { k: 1 }, { p: 1 }],
+      })
+    })
+
     it('runs workspace tools on the workspace and answers EROFS and EACCES in the same dialect', async () => {
       const r = await wrt.runCode(`
         const text = await tools.read_file({ path: 'docs/a.txt' })
