@@ -9,8 +9,8 @@
  * request at a time and terminates this thread when one runs past its budget.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
-import { liteShapes, parseLite, prepareLiteRequest } from './lite/prepare.js'
-import { compileBody, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
+import { compileLite, liteShapes, parseLite, prepareLiteRequest } from './lite/prepare.js'
+import { compileBody, compileSlow, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
 import { loadFastCompiler } from './program-fast.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ProgramProblem, ShapeResult } from './program-wrap.js'
@@ -189,11 +189,21 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     return typeCheck(await loadFull(), { ...request, declarations }, source ?? 'return 1')
   }
   const lite = prepareLiteRequest(request)
-  const t = lite ? undefined : await typescript()
-  const { checked, runnable, shape, prepared, fast }: Prepared = lite
-    ? { checked: lite.normalised.text, runnable: lite.normalised, shape: lite.shape, fast: lite.fast }
-    : prepareText(t!, { ...request, source, normalise })
-  const shapes = t ? tsShapes(t) : liteShapes(async () => tsShapes(await typescript()))
+  if (lite) {
+    // Check off, one-shot: the very function the host runs for a program its gate admits (sdk/host-prepare.ts).
+    const compile = normalise.compile === true && !lite.normalised.problem
+    if (compile) {
+      nextStage()
+      await fastLoaded
+    }
+    const shapes = liteShapes(async () => tsShapes(await typescript()))
+    const prepared = await compileLite(lite, compile, shapes, (text, shape) => compileSlow(text, shapes, shape, waitOn(port, request.id)))
+    if (prepared === undefined) return { id: request.id, ok: false, message: 'the program was not compiled' }
+    return { id: request.id, ok: true, diagnostics: [], prepared }
+  }
+  const t = await typescript()
+  const { checked, runnable, shape, prepared, fast }: Prepared = prepareText(t, { ...request, source, normalise })
+  const shapes = tsShapes(t)
   const compile = normalise.compile && !runnable.problem
   if (compile && declarations === undefined) nextStage()
   if (compile) await fastLoaded
@@ -214,7 +224,7 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     return { id: request.id, ok: true, diagnostics: [], prepared: preparedProgram }
   }
   port.postMessage(normalisedMessage)
-  if (runnable.problem || !t) return { id: request.id, ok: true, diagnostics: [] }
+  if (runnable.problem) return { id: request.id, ok: true, diagnostics: [] }
   since = performance.now() // the pool gave the check its own budget on NormalisedMessage
   const response = typeCheck(t, { ...request, declarations }, checked)
   if (compiling && !compiled) {
