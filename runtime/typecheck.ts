@@ -147,6 +147,15 @@ function loadHostPrepare(): Promise<HostPrepare | undefined> {
   return hostLoading
 }
 
+/** The gate, made total (a throw: the thread's turn). */
+function admits(source: string): boolean {
+  try {
+    return hostPrepareAdmits(source)
+  } catch {
+    return false
+  }
+}
+
 /** Where check-off one-shot programs are prepared: in the host's thread when the gate admits them (default), or always in the checker's thread. */
 export function setCheckOffPrepare(where: 'host' | 'thread'): void {
   place = where
@@ -159,7 +168,7 @@ export function setCheckOffPrepare(where: 'host' | 'thread'): void {
  */
 async function inHost(source: string, allowNodeImports: boolean): Promise<PoolAnswer | undefined> {
   if (place === 'thread') return undefined
-  const h = host ?? (hostPrepareAdmits(source) && !poolHasIdleThread() ? await loadHostPrepare() : undefined)
+  const h = host ?? (admits(source) && !poolHasIdleThread() ? await loadHostPrepare() : undefined)
   const prepared = await h?.prepareInHost(source, allowNodeImports)
   return prepared && { ok: true, diagnostics: [], ...prepared }
 }

@@ -10,6 +10,7 @@
  * known super-linear cases cannot occur, measured and attack-tested with the gate. Anything else goes to
  * the thread (undefined): a text the gate refuses, one that oxc does not compile (esbuild's turn, from the
  * thread), a parser's throw (a RangeError past this thread's stack). Nothing here throws into the host.
+ * oxc is a native module in this process either way: a crash of it ended the process from the thread too.
  *
  * Loaded by dynamic import (runtime/typecheck.ts, cli/prestart.ts), so a process that never prepares a
  * program in its own thread never loads Babel, acorn or oxc into it.
@@ -29,8 +30,8 @@ const noEsbuildHere = async (): Promise<CompiledText | undefined> => undefined
 
 /** `source` prepared and compiled here, or undefined: the checker's thread prepares it (as it did before). */
 export async function prepareInHost(source: string, allowNodeImports: boolean): Promise<LiteAnswer | undefined> {
-  if (!hostPrepareAdmits(source)) return undefined
   try {
+    if (!hostPrepareAdmits(source)) return undefined
     return await compileLite(prepareLite(source, allowNodeImports), true, shapes, noEsbuildHere)
   } catch {
     return undefined

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { createProgramPrep, setCheckOffPrepare } from '../../runtime/typecheck.js'
 import { hostPrepareAdmits } from '../../sdk/host-prep-gate.js'
+import { hostPrepareReady, prepareInHost } from '../../sdk/host-prepare.js'
 import { poolRequestsPosted, poolThreadsStarted } from '../../sdk/typecheck-pool.js'
 import type { RunResult } from '../../vocabulary/types.js'
 import { testRuntime } from '../support/runtime.js'
@@ -116,6 +117,15 @@ describe('check-off programs prepared in the host', () => {
     expect(r.value, r.observation).toEqual(value)
     expect(poolRequestsPosted() - before).toBe(1)
     expect(poolThreadsStarted()).toBeGreaterThan(0)
+  })
+
+  it("leaves to the thread what it cannot finish here, and never throws (esbuild's turn, a deep text, a refused one)", async () => {
+    await hostPrepareReady
+    const deep = `return ${'('.repeat(400)}1${')'.repeat(400)}`
+    for (const code of [deep, 'const a = 1\nconst b = a +* 2', `return ${'1 < '.repeat(60)}2`, 'x'.repeat(100_000)])
+      await expect(prepareInHost(code, false)).resolves.toBeUndefined()
+    const done = await prepareInHost('return 1 + 1', false)
+    expect(done?.compiled).toMatchObject({ ok: true, by: 'oxc' })
   })
 
   it('a session cell is prepared by the thread, the check off', async () => {
