@@ -1,10 +1,11 @@
 /**
- * The type checker's thread (a worker_threads Worker): everything that parses a program runs here, so the
- * host's thread never parses a 9 MB compiler nor a program: normalising, the wrapper's shape check (of the
- * source and of the compiled output), finding namespaces, the type check; and compiling, so a run is
- * prepared and compiled in one request (oxc in this thread, or esbuild's service, its own process, which
- * this thread talks to). A check-off one-shot request and every parse task are answered by sdk/lite/
- * (Babel and acorn); TypeScript (sdk/typecheck-ts.ts) is loaded by the first request that needs it — a
+ * The type checker's thread (a worker_threads Worker): what parses a program runs here, so the host's
+ * thread never loads a 9 MB compiler nor parses a program past the host's gate (sdk/host-prepare.ts):
+ * normalising, the wrapper's shape check (of the source and of the compiled output), finding namespaces,
+ * the type check; and compiling, so a run is prepared and compiled in one request (oxc in this thread, or
+ * esbuild's service, its own process, which this thread talks to). A check-off one-shot request and every
+ * parse task are answered by sdk/lite/ (Babel and acorn; compileLite is the code the host runs for what its
+ * gate admits); TypeScript (sdk/typecheck-ts.ts) is loaded by the first request that needs it — a
  * check, a session cell, a text past the lite parsers' stacks. The host (typecheck-pool.ts) sends one
  * request at a time and terminates this thread when one runs past its budget.
  */
