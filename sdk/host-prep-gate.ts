@@ -12,7 +12,8 @@ export function hostPrepareAdmits(source: string): boolean {
   let depth = 0
   for (let i = 0; i < source.length; i++) {
     const c = source.charCodeAt(i)
-    if (c === 40 || c === 91 || c === 123) depth++ // ( [ {
+    if (c === 40 || c === 91 || c === 123)
+      depth++ // ( [ {
     else if (c === 41 || c === 93 || c === 125) depth-- // ) ] }
     if (depth > MAX_DEPTH) return false
   }
