@@ -16,7 +16,7 @@ import { compiledProgram } from '../runtime/compile.js'
 import { createRuntime, type Runtime } from '../runtime/index.js'
 import { DEFAULT_LIMITS } from '../runtime/limits.js'
 import { runMarks, type RunPoint } from '../runtime/run-marks.js'
-import { createProgramPrep } from '../runtime/typecheck.js'
+import { createProgramPrep, setCheckOffPrepare } from '../runtime/typecheck.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 import { freshChild, ivmInHost } from './floors.js'
 import { rssRow } from './runtime-rss.js'
@@ -159,10 +159,14 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const host = { callTool: async () => '{"ok":true,"value":null}', log: () => {} }
     const whole: number[] = []
     const prepMs: number[] = []
+    const threadPrepMs: number[] = []
     const sandboxMs: number[] = []
     for (let i = 0; i < WARM; i++) {
       whole.push(await time(() => mustRun(rt, TRIVIAL)))
       prepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
+      setCheckOffPrepare('thread')
+      threadPrepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
+      setCheckOffPrepare('host')
       sandboxMs.push(await time(() => rt.sandbox.run(request, host, never)))
     }
     const split = await childSplit(WARM)
@@ -178,8 +182,13 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const part = (name: string, ms: number, note = '') =>
       rows.push({ name: `  warm run stage: ${name}`, value: round(ms * 1000, 0), unit: 'µs', note })
     part(
-      'prepare + compile (checker thread: normalise, source shape, compile, output shape)',
+      "prepare + compile (in the host's thread: gate, normalise, source shape, oxc, output shape)",
       median(prepMs),
+      'check off, a program the gate admits (sdk/host-prepare.ts): no thread round trip',
+    )
+    part(
+      '  the same in the checker thread (a program the gate refuses, a session cell)',
+      median(threadPrepMs),
       'one thread round trip; oxc in the thread (esbuild from the thread for what oxc is not sure of)',
     )
     part('sandbox.run (hop + child)', median(sandboxMs), 'the compiled program through the Sandbox interface')

@@ -2,7 +2,8 @@
 // The CLI entry: runs the built JS (npm ci / npm run build produce dist/). The build also bundles the CLI's
 // start-up path (scripts/bundle-cli.mjs: a few files instead of ~220 modules); it is used when it is at least
 // as new as tsc's output, else dist/cli/ itself. `codeact run` starts its isolate child and checker thread
-// first (cli/prestart.ts), so they come up while the rest of the CLI loads.
+// (with `--typecheck off`: loads the in-host prepare's parsers instead) first (cli/prestart.ts), so they come
+// up while the rest of the CLI loads.
 import { statSync } from 'node:fs'
 
 const argv = process.argv.slice(2)

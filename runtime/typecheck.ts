@@ -8,15 +8,18 @@
  * too hard to type-check is not refused, and the host's thread never waits on it.
  *
  * The same threads prepare every program, with the check on or off (createProgramPrep), in the same request:
- * normalising, proving the wrapper's shape (of the source, then of esbuild's output) and compiling, so the
- * host's thread never parses a program and a run costs one thread round trip. Those are not advisory: past
- * the budget they fail closed (the run ends `compile`, an unproven wrapper never runs). With the check on,
- * esbuild compiles while the check runs.
+ * normalising, proving the wrapper's shape (of the source, then of esbuild's output) and compiling: a run
+ * costs one thread round trip. Those are not advisory: past the budget they fail closed (the run ends
+ * `compile`, an unproven wrapper never runs). With the check on, esbuild compiles while the check runs.
+ * With the check off, a one-shot program that sdk/host-prep-gate.ts admits is prepared by the same code in
+ * the host's thread instead (sdk/host-prepare.ts: a bounded parse of its text, no round trip); the thread is
+ * started only for what it does not take.
  */
 import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import type { NormalisedProgram } from '../sdk/program-text.js'
 import type { ShapeResult } from '../sdk/program-wrap.js'
-import { checkInPool, parseInPool, type PoolAnswer, warmPool } from '../sdk/typecheck-pool.js'
+import { hostPrepareAdmits } from '../sdk/host-prep-gate.js'
+import { checkInPool, parseInPool, type PoolAnswer, poolHasIdleThread, warmPool } from '../sdk/typecheck-pool.js'
 import type { SessionPrepared } from '../sdk/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
@@ -125,17 +128,67 @@ export function createTypecheck(
   }
 }
 
+type HostPrepare = typeof import('../sdk/host-prepare.js')
+/** The in-host prepare (check off), loaded in the background by the first check-off runtime; set once loaded (oxc too). */
+let host: HostPrepare | undefined
+let hostLoading: Promise<HostPrepare | undefined> | undefined
+/** 'thread': every program to the checker's thread, as before the in-host path (tests and the bench compare both). */
+let place: 'host' | 'thread' = 'host'
+
+function loadHostPrepare(): Promise<HostPrepare | undefined> {
+  hostLoading ??= import('../sdk/host-prepare.js').then(
+    async (m) => {
+      await m.hostPrepareReady
+      host = m
+      return m
+    },
+    () => undefined, // not loadable: the thread prepares every program, as it did
+  )
+  return hostLoading
+}
+
+/** The gate, made total (a throw: the thread's turn). */
+function admits(source: string): boolean {
+  try {
+    return hostPrepareAdmits(source)
+  } catch {
+    return false
+  }
+}
+
+/** Where check-off one-shot programs are prepared: in the host's thread when the gate admits them (default), or always in the checker's thread. */
+export function setCheckOffPrepare(where: 'host' | 'thread'): void {
+  place = where
+}
+
 /**
- * Preparing programs in the checker's thread without a type check (`typecheck: 'off'`); with `declarations`,
- * the same request also checks (createTypecheck). The thread's budget covers each request.
+ * The in-host answer for a check-off one-shot program, or undefined (the thread's turn). Before the module
+ * is loaded, an admitted program waits for it unless a thread stands idle: loading it (~70–130 ms at load)
+ * is quicker than starting a thread, which then loads the same parsers itself.
+ */
+async function inHost(source: string, allowNodeImports: boolean): Promise<PoolAnswer | undefined> {
+  if (place === 'thread') return undefined
+  const h = host ?? (admits(source) && !poolHasIdleThread() ? await loadHostPrepare() : undefined)
+  const prepared = await h?.prepareInHost(source, allowNodeImports)
+  return prepared && { ok: true, diagnostics: [], ...prepared }
+}
+
+/**
+ * Preparing programs without a type check (`typecheck: 'off'`): in the host's thread what the gate admits,
+ * else in the checker's thread; with `declarations`, the same request also checks (createTypecheck), always
+ * in the thread. The thread's budget covers each request.
  */
 export function createProgramPrep(
   options: TypecheckOptions = {},
   declarations?: () => string,
 ): ProgramPrep & { answer(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
-  const answer = (source: string, allowNodeImports: boolean, session?: SessionPrep) =>
+  if (declarations === undefined) void loadHostPrepare()
+  const toThread = (source: string, allowNodeImports: boolean, session?: SessionPrep) =>
     checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session)
+  const answer = async (source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> =>
+    (declarations === undefined && session === undefined ? await inHost(source, allowNodeImports) : undefined) ??
+    toThread(source, allowNodeImports, session)
   const unfinished = (a: PoolAnswer) => ({
     ok: false as const,
     unfinished: true as const,

@@ -69,12 +69,30 @@ export async function compileBody(
   fast?: FastCompiler,
   wait: EsbuildWait = direct,
 ): Promise<CompiledText> {
-  if (fast && knownShape?.ok) {
-    const wrapped = wrapProgram(source).text
-    const out = fast(wrapped)
-    const proved = out && (await proveShapes(wrapped, out, shapes, knownShape))
-    if (proved?.ok) return { ...proved, by: 'oxc' }
-  }
+  return (await compileFast(source, shapes, knownShape, fast)) ?? compileSlow(source, shapes, knownShape, wait)
+}
+
+/** compileBody's first way: `fast` (oxc) for a source whose shape is proved, its output proved; undefined: esbuild's turn (compileSlow). */
+export async function compileFast(
+  source: string,
+  shapes: ProgramShapes,
+  knownShape?: ShapeResult,
+  fast?: FastCompiler,
+): Promise<CompiledText | undefined> {
+  if (!fast || !knownShape?.ok) return undefined
+  const wrapped = wrapProgram(source).text
+  const out = fast(wrapped)
+  const proved = out && (await proveShapes(wrapped, out, shapes, knownShape))
+  return proved?.ok ? { ...proved, by: 'oxc' } : undefined
+}
+
+/** compileBody's second way: esbuild's service, its output proved; a top-level namespace compiled on its own and spliced in. */
+export async function compileSlow(
+  source: string,
+  shapes: ProgramShapes,
+  knownShape?: ShapeResult,
+  wait: EsbuildWait = direct,
+): Promise<CompiledText> {
   const first = await compileWrapped(source, shapes, wait, knownShape)
   if (first.ok || !first.messages || !mentionsNamespace(first.messages)) return first
   // esbuild allows `namespace` only at a module's top level, and the program is a function body:

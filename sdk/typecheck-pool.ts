@@ -7,9 +7,10 @@
  * (the only way to stop synchronous compiler work) and answers `budget`; a thread that dies (out of memory,
  * a compiler crash) answers `crashed`. Neither ever blocks or throws into the host.
  *
- * The same threads normalise programs and prove their wrapper's shape (with the check on or off), so the
- * host's thread never parses a program. Nothing here imports TypeScript: the compiler is loaded only inside
- * the threads.
+ * The same threads normalise programs and prove their wrapper's shape (with the check on or off); with the
+ * check off, a program the host's gate admits is prepared in the host's thread instead (sdk/host-prepare.ts),
+ * so a thread starts only with the first request — a check, a program the gate refused, a session cell, a
+ * parse task — never before. Nothing here imports TypeScript: the compiler is loaded only inside the threads.
  */
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
@@ -84,8 +85,10 @@ const YOUNG_MB = 4
 const slots: Slot[] = []
 const queue: Job[] = []
 let nextId = 0
-/** Requests posted to checker threads in this process (a warm run makes one). */
+/** Requests posted to checker threads in this process (a warm run makes one, none when prepared in the host). */
 let posted = 0
+/** Checker threads started in this process. */
+let started = 0
 /** A check was asked for in this process: threads parse the lib as they start (else they never need it). */
 let checksAsked = false
 
@@ -131,6 +134,16 @@ export function parseInPool(task: ParseTask, budgetMs: number): Promise<PoolAnsw
 /** How many requests this process has posted to checker threads (tests count a run's). */
 export function poolRequestsPosted(): number {
   return posted
+}
+
+/** How many checker threads this process has started (tests: a check-off runtime whose programs the host prepares starts none). */
+export function poolThreadsStarted(): number {
+  return started
+}
+
+/** A thread is up and has nothing to do: a request to it is answered at once (no thread start to wait for). */
+export function poolHasIdleThread(): boolean {
+  return slots.some((s) => s.ready && s.job === undefined)
 }
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
@@ -204,6 +217,7 @@ function spawn(): void {
   })
   const slot: Slot = { worker, ready: false }
   slots.push(slot)
+  started++
   worker.unref()
   worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | StageMessage | { ready: true }) => {
     if ('warmed' in message || 'stage' in message) {

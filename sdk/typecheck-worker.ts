@@ -1,16 +1,17 @@
 /**
- * The type checker's thread (a worker_threads Worker): everything that parses a program runs here, so the
- * host's thread never parses a 9 MB compiler nor a program: normalising, the wrapper's shape check (of the
- * source and of the compiled output), finding namespaces, the type check; and compiling, so a run is
- * prepared and compiled in one request (oxc in this thread, or esbuild's service, its own process, which
- * this thread talks to). A check-off one-shot request and every parse task are answered by sdk/lite/
- * (Babel and acorn); TypeScript (sdk/typecheck-ts.ts) is loaded by the first request that needs it — a
+ * The type checker's thread (a worker_threads Worker): what parses a program runs here, so the host's
+ * thread never loads a 9 MB compiler nor parses a program past the host's gate (sdk/host-prepare.ts):
+ * normalising, the wrapper's shape check (of the source and of the compiled output), finding namespaces,
+ * the type check; and compiling, so a run is prepared and compiled in one request (oxc in this thread, or
+ * esbuild's service, its own process, which this thread talks to). A check-off one-shot request and every
+ * parse task are answered by sdk/lite/ (Babel and acorn; compileLite is the code the host runs for what its
+ * gate admits); TypeScript (sdk/typecheck-ts.ts) is loaded by the first request that needs it — a
  * check, a session cell, a text past the lite parsers' stacks. The host (typecheck-pool.ts) sends one
  * request at a time and terminates this thread when one runs past its budget.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
-import { liteShapes, parseLite, prepareLiteRequest } from './lite/prepare.js'
-import { compileBody, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
+import { compileLite, liteShapes, parseLite, prepareLiteRequest } from './lite/prepare.js'
+import { compileBody, compileSlow, type EsbuildWait, type FastCompiler, type ProgramShapes } from './program-compile.js'
 import { loadFastCompiler } from './program-fast.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ProgramProblem, ShapeResult } from './program-wrap.js'
@@ -189,11 +190,21 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     return typeCheck(await loadFull(), { ...request, declarations }, source ?? 'return 1')
   }
   const lite = prepareLiteRequest(request)
-  const t = lite ? undefined : await typescript()
-  const { checked, runnable, shape, prepared, fast }: Prepared = lite
-    ? { checked: lite.normalised.text, runnable: lite.normalised, shape: lite.shape, fast: lite.fast }
-    : prepareText(t!, { ...request, source, normalise })
-  const shapes = t ? tsShapes(t) : liteShapes(async () => tsShapes(await typescript()))
+  if (lite) {
+    // Check off, one-shot: the very function the host runs for a program its gate admits (sdk/host-prepare.ts).
+    const compile = normalise.compile === true && !lite.normalised.problem
+    if (compile) {
+      nextStage()
+      await fastLoaded
+    }
+    const shapes = liteShapes(async () => tsShapes(await typescript()))
+    const prepared = await compileLite(lite, compile, shapes, (text, shape) => compileSlow(text, shapes, shape, waitOn(port, request.id)))
+    if (prepared === undefined) return { id: request.id, ok: false, message: 'the program was not compiled' }
+    return { id: request.id, ok: true, diagnostics: [], prepared }
+  }
+  const t = await typescript()
+  const { checked, runnable, shape, prepared, fast }: Prepared = prepareText(t, { ...request, source, normalise })
+  const shapes = tsShapes(t)
   const compile = normalise.compile && !runnable.problem
   if (compile && declarations === undefined) nextStage()
   if (compile) await fastLoaded
@@ -214,7 +225,7 @@ async function answer(port: MessagePort, request: CheckRequest): Promise<CheckRe
     return { id: request.id, ok: true, diagnostics: [], prepared: preparedProgram }
   }
   port.postMessage(normalisedMessage)
-  if (runnable.problem || !t) return { id: request.id, ok: true, diagnostics: [] }
+  if (runnable.problem) return { id: request.id, ok: true, diagnostics: [] }
   since = performance.now() // the pool gave the check its own budget on NormalisedMessage
   const response = typeCheck(t, { ...request, declarations }, checked)
   if (compiling && !compiled) {

@@ -3,8 +3,9 @@
  * no session is prepared here — normalised, its wrapper's shape proved, oxc's gate passed on the same parse,
  * parse tasks answered — with Babel and acorn, so the thread of a process that never checks a program never
  * loads TypeScript. A text past these parsers' stacks (a RangeError) goes to TypeScript's path instead.
+ * The same code prepares a program the gate admits in the host's own thread (sdk/host-prepare.ts): compileLite.
  */
-import type { FastCompiler, ProgramShapes, ShapeAnswer } from '../program-compile.js'
+import { type CompiledText, compileFast, type FastCompiler, type ProgramShapes, type ShapeAnswer } from '../program-compile.js'
 import type { NormalisedProgram } from '../program-text.js'
 import { type ShapeResult, wrapProgram } from '../program-wrap.js'
 import type { CheckRequest, ParseAnswer, ParseTask } from '../typecheck-protocol.js'
@@ -27,6 +28,32 @@ export function prepareLite(source: string, allowNodeImports: boolean): LitePrep
   const { shape, parsed } = parseWrappedShapeLite(wrapped, 'ts')
   const fast: FastCompiler | undefined = parsed && ((text) => (text === wrapped ? fastCompileLite(text, parsed) : undefined))
   return { normalised, shape, ...(fast ? { fast } : {}) }
+}
+
+/** A check-off one-shot program as prepared: what the thread answers (CheckResponse's `prepared`), and the host. */
+export interface LiteAnswer {
+  normalised: NormalisedProgram
+  shape?: ShapeResult
+  compiled?: CompiledText
+}
+
+/**
+ * Compiles what prepareLite prepared (with `compile`, and no problem): oxc behind its gate on the same parse,
+ * its output proved by acorn (`shapes`), else `rest` — the thread's esbuild (compileSlow); in the host,
+ * undefined: the program goes to the thread. The checker's thread and the host run this one function, so
+ * the text, its proofs and its compiled output are the same wherever it was prepared.
+ */
+export async function compileLite(
+  lite: LitePrepared,
+  compile: boolean,
+  shapes: ProgramShapes,
+  rest: (text: string, shape: ShapeResult | undefined) => Promise<CompiledText | undefined>,
+): Promise<LiteAnswer | undefined> {
+  const { normalised, shape } = lite
+  const prepared = { normalised, ...(shape ? { shape } : {}) }
+  if (!compile || normalised.problem) return prepared
+  const compiled = (await compileFast(normalised.text, shapes, shape, lite.fast)) ?? (await rest(normalised.text, shape))
+  return compiled && { ...prepared, compiled }
 }
 
 /** The request prepared without TypeScript, or undefined: it needs TypeScript (a check, a session cell, a text the lite parsers could not finish). */
