@@ -47,8 +47,8 @@ function rssAfterRuns(repo: string, runs: number): Promise<Probe> {
 }
 
 export async function rssRow(repo: string): Promise<BenchRow> {
-  // The program isolates' heaps hold the garbage of past runs until their next full collection (1–16 MB
-  // each, measured), so one probe is noisy: the probe whose total is the median of three.
+  // The program isolates' heaps swing with their garbage (collected above 4 MB, sandbox/isolate/pool.ts) and
+  // the host's with its own, so one probe is noisy: the probe whose total is the median of three.
   const probes: Probe[] = []
   for (let i = 0; i < 3; i++) probes.push(await rssAfterRuns(repo, 1000))
   const total = (p: Probe) => p.host.rss + p.child.rss

@@ -37,6 +37,9 @@ export const LOCKDOWN_SOURCE = `'use strict';
   // reused isolate possibly while a later run is executing. WeakRef makes collection observable.
   delete g.FinalizationRegistry;
   delete g.WeakRef;
+  // V8's collector: the pool installs it only in a context of its own (collect.ts), but a context another
+  // isolate's thread created in that moment has it too.
+  delete g.gc;
 })(globalThis);
 `
 
