@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import type { LogEntry } from '../vocabulary/types.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
-import { DEFAULT_CHILD_CONFIG, type FromChild } from '../sandbox/isolate/protocol.js'
+import { DEFAULT_CHILD_CONFIG, type FromChild, M } from '../sandbox/isolate/protocol.js'
 import { SupervisedChild } from '../sandbox/isolate/supervisor.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import { freshChild, freshWorker, IpcPeer, ivmInHost } from './floors.js'
@@ -82,8 +82,8 @@ export async function childSplit(runs: number): Promise<{ roundTrip: number[]; i
   let id = 0
   const once = () =>
     new Promise<number | undefined>((resolve) => {
-      answer = (m) => m.t === 'done' && resolve(m.ms)
-      child.send({ t: 'run', id: ++id, js, toolNames: [...toolNames], limits: deadline })
+      answer = (m) => m[0] === M.done && resolve(m[4])
+      child.send([M.run, ++id, js, [...toolNames], deadline, undefined, undefined])
     })
   for (let i = 0; i < 30; i++) await once()
   const roundTrip: number[] = []
