@@ -283,7 +283,11 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case M.call: {
         const calls = message[2]
         if (run.settled || !Array.isArray(calls)) return
-        for (const [callId, name, argsJson] of calls) {
+        for (const call of calls as unknown[]) {
+          // The child is this package's code, but the isolates in it are not: a malformed call is dropped.
+          if (!Array.isArray(call)) continue
+          const [callId, name, argsJson] = call as unknown[]
+          if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') continue
           run.open++
           run.clock?.callStarted()
           callHost(run.host, name, argsJson).then((text) => {
@@ -293,9 +297,12 @@ class IsolateSandboxImpl implements IsolateSandbox {
         }
         return
       }
-      case M.done:
-        this.#finish(run, message[2])
+      case M.done: {
+        const outcome: unknown = message[2]
+        const readable = typeof outcome === 'object' && outcome !== null && typeof (outcome as { ok?: unknown }).ok === 'boolean'
+        this.#finish(run, readable ? (outcome as SandboxOutcome) : unreadable())
         return
+      }
     }
   }
 
@@ -361,6 +368,12 @@ class IsolateSandboxImpl implements IsolateSandbox {
     run.resolve(outcome)
   }
 }
+
+const unreadable = (): SandboxOutcome => ({
+  ok: false,
+  error: { kind: 'runtime', message: 'the sandbox process sent an unreadable outcome' },
+  droppedOutputBytes: 0,
+})
 
 /** The whole run's wall clock when the request sets none (the runtime always does). */
 const DEFAULT_DEADLINE_MS = 600_000
