@@ -6,10 +6,11 @@
  * and throughput with 8 runs in flight for one caller (one process), 8 callers (8 processes) and a process
  * per run: what isolating callers from each other costs.
  */
+import { readFileSync } from 'node:fs'
 import type { LogEntry } from '../vocabulary/types.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
-import { DEFAULT_CHILD_CONFIG, type FromChild } from '../sandbox/isolate/protocol.js'
+import { DEFAULT_CHILD_CONFIG, type FromChild, M } from '../sandbox/isolate/protocol.js'
 import { SupervisedChild } from '../sandbox/isolate/supervisor.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
 import { freshChild, freshWorker, IpcPeer, ivmInHost } from './floors.js'
@@ -81,8 +82,8 @@ export async function childSplit(runs: number): Promise<{ roundTrip: number[]; i
   let id = 0
   const once = () =>
     new Promise<number | undefined>((resolve) => {
-      answer = (m) => m.t === 'done' && resolve(m.ms)
-      child.send({ t: 'run', id: ++id, js, toolNames: [...toolNames], limits: deadline })
+      answer = (m) => m[0] === M.done && resolve(m[4])
+      child.send([M.run, ++id, js, [...toolNames], deadline, undefined, undefined])
     })
   for (let i = 0; i < 30; i++) await once()
   const roundTrip: number[] = []
@@ -107,15 +108,93 @@ async function coldRuns(): Promise<number[]> {
   })
 }
 
-/** Runs per second with 8 runs in flight for ~3 s, each of the 8 lanes as `callerOf(lane)`. */
-async function throughput(callerOf: (lane: number) => string | undefined, options: IsolateSandboxOptions = {}): Promise<number> {
+/** CPU time (ms) a thread has used: /proc/<pid>/task/<tid>/stat utime + stime (Linux; NaN elsewhere). */
+function threadCpuMs(pid: number, tid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // Fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** CPU time (ms) of processes: all their threads, and their main threads alone. */
+export function cpuMs(pids: readonly number[]): { all: number; main: number } {
+  let all = 0
+  let main = 0
+  for (const pid of pids) {
+    main += threadCpuMs(pid, pid)
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      all += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    } catch {
+      all = Number.NaN
+    }
+  }
+  return { all, main }
+}
+
+/** CPU per run (µs) over a stretch of runs, by process: this (host) one and the sandbox's children. */
+export interface CpuPerRun {
+  hostUs: number
+  hostMainUs: number
+  childUs: number
+  childMainUs: number
+}
+
+/** Start counting CPU of this process and `children`; the function it returns gives the CPU per run of `runs`. */
+export function cpuPerRun(children: readonly number[]): (runs: number) => CpuPerRun {
+  const host0 = process.cpuUsage()
+  const hostMain0 = threadCpuMs(process.pid, process.pid)
+  const child0 = cpuMs(children)
+  return (runs) => {
+    const host = process.cpuUsage(host0)
+    const child = cpuMs(children)
+    const per = (ms: number) => round((ms * 1000) / runs, 0)
+    return {
+      hostUs: round((host.user + host.system) / runs, 0),
+      hostMainUs: per(threadCpuMs(process.pid, process.pid) - hostMain0),
+      childUs: per(child.all - child0.all),
+      childMainUs: per(child.main - child0.main),
+    }
+  }
+}
+
+/** The CPU rows of an 8-in-flight measurement: which process a regression is in. */
+export function cpuRows(what: string, cpu: CpuPerRun): BenchRow[] {
+  return [
+    {
+      name: `  CPU per run, ${what}: this (host) process`,
+      value: cpu.hostUs,
+      unit: 'µs',
+      note: `main thread ${cpu.hostMainUs} µs; the rest is worker threads (checker, V8's compiler and GC)`,
+    },
+    {
+      name: `  CPU per run, ${what}: the sandbox's child processes (sum)`,
+      value: cpu.childUs,
+      unit: 'µs',
+      note: `main threads ${cpu.childMainUs} µs; the rest is isolated-vm's isolate threads and V8's; /proc, 10 ms ticks over ~3 s of runs`,
+    },
+  ]
+}
+
+/** Runs per second with 8 runs in flight for ~3 s, each of the 8 lanes as `callerOf(lane)`, and the CPU per run by process. */
+async function throughput(
+  callerOf: (lane: number) => string | undefined,
+  options: IsolateSandboxOptions = {},
+): Promise<{ perSecond: number; cpu: CpuPerRun }> {
   const sandbox = createIsolateSandbox(options)
   await sandbox.start()
   const trivial = request('return 1')
   const lane = (i: number) => ({ ...trivial, ...(callerOf(i) !== undefined ? { callerId: callerOf(i)! } : {}) })
   // Warm every lane's process first: the figure is steady-state throughput, not spawn time.
   for (let round = 0; round < 10; round++) await Promise.all(Array.from({ length: 8 }, (_, i) => sandbox.run(lane(i), host, never)))
+  const pids = [...new Set(Array.from({ length: 8 }, (_, i) => sandbox.pidOf(callerOf(i))))].filter((p) => p !== undefined)
   let done = 0
+  const counted = cpuPerRun(pids)
   const t0 = performance.now()
   const until = t0 + 3000
   await Promise.all(
@@ -128,8 +207,9 @@ async function throughput(callerOf: (lane: number) => string | undefined, option
     }),
   )
   const perSecond = done / ((performance.now() - t0) / 1000)
+  const cpu = counted(done)
   await sandbox.close()
-  return perSecond
+  return { perSecond, cpu }
 }
 
 const F_IVM = 'floor: isolated-vm in this process, warm isolate, fresh context per run'
@@ -185,17 +265,19 @@ export default async function bench(): Promise<BenchRow[]> {
       baseline: F_IPC,
       note: `${round(median(warm.parallelUs) / median(warm.ipcUs), 2)}× the IPC round trip: a turn's calls and answers travel as one message each`,
     },
-    { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller, 0), unit: 'runs/s' },
+    { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller.perSecond, 0), unit: 'runs/s' },
+    ...cpuRows('one caller', oneCaller.cpu),
     {
       name: 'runs/s, 8 in flight, 8 callers (8 processes)',
-      value: round(eightCallers, 0),
+      value: round(eightCallers.perSecond, 0),
       unit: 'runs/s',
       baseline: 'runs/s, 8 in flight, one caller (one process)',
-      note: `isolating callers ${eightCallers <= oneCaller ? `costs ${round((1 - eightCallers / oneCaller) * 100, 0)}%` : `gains ${round((eightCallers / oneCaller - 1) * 100, 0)}%`} of throughput`,
+      note: `isolating callers ${eightCallers.perSecond <= oneCaller.perSecond ? `costs ${round((1 - eightCallers.perSecond / oneCaller.perSecond) * 100, 0)}%` : `gains ${round((eightCallers.perSecond / oneCaller.perSecond - 1) * 100, 0)}%`} of throughput`,
     },
+    ...cpuRows('8 callers', eightCallers.cpu),
     {
       name: "runs/s, 8 in flight, a process per run (isolation: 'run')",
-      value: round(perRun, 1),
+      value: round(perRun.perSecond, 1),
       unit: 'runs/s',
       baseline: 'runs/s, 8 in flight, one caller (one process)',
     },

@@ -189,7 +189,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const controller = new AbortController()
   const onOuterAbort = () => controller.abort(new Error('aborted'))
   options.signal?.addEventListener('abort', onOuterAbort, { once: true })
-  const scheduler = new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
+  // Made at the run's first call: most runs of a model make a few, a trivial one none, and the scheduler
+  // (its queues and its listener on the run's signal) was a measurable share of the host's time per run.
+  let scheduler: CallScheduler | undefined
+  const calls = () => (scheduler ??= new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls }))
   let issued = 0
   let overLimit = false
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
@@ -214,7 +217,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         return JSON.stringify(result)
       }
       call.args = parsed.value
-      return resultJson(await scheduler.submit(call))
+      return resultJson(await calls().submit(call))
     },
     log: (entries) => {
       // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
@@ -266,12 +269,12 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   clearTimeout(timer)
   runMarks.at?.('ran')
   over = true
-  const pendingAtEnd = scheduler.pendingNames()
+  const pendingAtEnd = scheduler?.pendingNames() ?? []
   // Calls still in flight are cancelled (and a backend that stopped answering is told); when the sandbox
   // answered and every call has committed, nothing listens and the abort is skipped.
   if (raced === 'timeout' || pendingAtEnd.length) controller.abort(new Error('run over'))
   options.signal?.removeEventListener('abort', onOuterAbort)
-  if (pendingAtEnd.length) await scheduler.drain()
+  if (pendingAtEnd.length) await scheduler?.drain()
   unscope()
 
   const outcome: SandboxOutcome =

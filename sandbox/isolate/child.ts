@@ -13,7 +13,7 @@ import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
 import { SessionRealms } from './session-realms.js'
-import { type CallRequest, DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, type ToChild } from './protocol.js'
+import { type CallRequest, DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 
 interface Active {
   run: IsolateRun | undefined
@@ -56,8 +56,8 @@ function scheduleFlush(id: number, state: Active): void {
     const logs = state.logs.take()
     if (calls.length > 0) {
       state.calls = []
-      send({ t: 'call', id, calls, ...(logs ? { logs } : {}) })
-    } else if (logs) send({ t: 'log', id, logs })
+      send([M.call, id, calls, logs])
+    } else if (logs) send([M.log, id, logs])
   })
 }
 
@@ -76,7 +76,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
       const opened = await sessions.open(session, request.limits.memoryMb)
       if (!opened.ok) {
         active.delete(id)
-        send({ t: 'done', id, outcome: opened.outcome })
+        send([M.done, id, opened.outcome, undefined, undefined])
         return
       }
       entry = opened.entry
@@ -88,11 +88,12 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   } catch (e) {
     active.delete(id)
     const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
-    send({
-      t: 'done',
-      id,
-      outcome: { ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message }, droppedOutputBytes: 0 },
-    })
+    const outcome: SandboxOutcome = {
+      ok: false,
+      error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message },
+      droppedOutputBytes: 0,
+    }
+    send([M.done, id, outcome, undefined, undefined])
     return
   }
   const run = new IsolateRun(entry, request, {
@@ -105,7 +106,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
         scheduleFlush(id, state)
         return
       }
-      send({ t: 'call', id, calls: [[callId, name, argsJson]], ...withLogs(state) })
+      send([M.call, id, [[callId, name, argsJson]], state.logs.take()])
     },
     log: (level, text) => {
       if (state.logs.push(level, text)) scheduleFlush(id, state)
@@ -117,16 +118,11 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   active.delete(id)
   // Calls issued in the run's last turn (a program that threw with calls in flight) still go out first,
   // as each did when it was its own message.
-  if (state.calls.length > 0) send({ t: 'call', id, calls: state.calls })
+  if (state.calls.length > 0) send([M.call, id, state.calls, undefined])
   outcome.droppedOutputBytes += state.logs.droppedBytes
-  send({ t: 'done', id, outcome, ...withLogs(state), ms: performance.now() - received })
+  send([M.done, id, outcome, state.logs.take(), performance.now() - received])
   if (session) sessions.after(session.id, entry)
   else void pool.release(entry, run.reusable)
-}
-
-function withLogs(state: Active): { logs?: ReturnType<LogBatch['take']> } {
-  const logs = state.logs.take()
-  return logs ? { logs } : {}
 }
 
 function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
@@ -140,29 +136,27 @@ function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
 }
 
 process.on('message', (message: ToChild) => {
-  switch (message.t) {
-    case 'run':
+  if (!Array.isArray(message)) return
+  switch (message[0]) {
+    case M.run: {
       runsAsked++
-      if (!isValidLimits(message.limits)) {
+      const [, id, js, toolNames, limits, session, entropy] = message
+      if (!isValidLimits(limits)) {
         const error = { kind: 'runtime' as const, message: 'the sandbox was given invalid limits' }
-        send({ t: 'done', id: message.id, outcome: { ok: false, error, droppedOutputBytes: 0 } })
+        send([M.done, id, { ok: false, error, droppedOutputBytes: 0 }, undefined, undefined])
         return
       }
-      void startRun(
-        message.id,
-        { js: message.js, toolNames: message.toolNames, limits: message.limits, ...(message.entropy ? { entropy: message.entropy } : {}) },
-        performance.now(),
-        message.session,
-      )
+      void startRun(id, { js, toolNames, limits, ...(entropy ? { entropy } : {}) }, performance.now(), session)
       return
-    case 'endSession':
-      sessions.end(String(message.sessionId))
+    }
+    case M.endSession:
+      sessions.end(String(message[1]))
       return
-    case 'result':
-      active.get(message.id)?.run?.deliver(message.results)
+    case M.result:
+      active.get(message[1])?.run?.deliver(message[2])
       return
-    case 'abort': {
-      const state = active.get(message.id)
+    case M.abort: {
+      const state = active.get(message[1])
       if (!state) return
       state.aborted = true
       state.run?.stop('aborted')
@@ -203,6 +197,6 @@ async function warmUp(): Promise<void> {
   }
 }
 
-send({ t: 'ready', pid: process.pid })
+send([M.ready, process.pid])
 pool.fill(config.warmMemoryMb)
 setImmediate(() => void warmUp())

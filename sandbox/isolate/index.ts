@@ -10,7 +10,7 @@ import { unavailable, type Sandbox, type SandboxHost, type SandboxLimits, type S
 import { CallerPool, DEFAULT_CALLER, type Lease } from './caller-pool.js'
 import { resolveChildEntry } from './child-path.js'
 import { ProgramClock } from '../program-clock.js'
-import { type CallAnswer, DEFAULT_CHILD_CONFIG, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
+import { type CallAnswer, DEFAULT_CHILD_CONFIG, M, MAX_TIMER_MS, stoppedOutcome, type ChildConfig, type FromChild } from './protocol.js'
 import { retainSpare, spawnChild } from './spare-child.js'
 import type { ChildExit, SupervisedChild } from './supervisor.js'
 
@@ -147,7 +147,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
     if (!held) return
     this.#sessions.delete(id)
     held.lease.sessions.delete(id)
-    if (held.child.alive) held.child.send({ t: 'endSession', sessionId: id })
+    if (held.child.alive) held.child.send([M.endSession, id])
   }
 
   /** A session's realm is (or is about to be) in this child: remember where, so endSession reaches it. */
@@ -155,7 +155,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
     const old = this.#sessions.get(id)
     if (old && old.child !== child) {
       old.lease.sessions.delete(id)
-      if (old.child.alive) old.child.send({ t: 'endSession', sessionId: id })
+      if (old.child.alive) old.child.send([M.endSession, id])
     }
     this.#sessions.set(id, { child, lease })
     lease.sessions.add(id)
@@ -244,15 +244,8 @@ class IsolateSandboxImpl implements IsolateSandbox {
       run.backstop = setTimeout(() => this.#giveUp(run, 'deadline', 0), limits.deadlineMs! + this.#graceMs)
       child.hold(true)
       if (request.session) this.#holdSession(request.session.id, child, lease)
-      child.send({
-        t: 'run',
-        id,
-        js: request.js,
-        toolNames: [...request.toolNames],
-        limits,
-        ...(request.session ? { session: { id: request.session.id, realm: request.session.realm } } : {}),
-        ...(request.entropy ? { entropy: request.entropy } : {}),
-      })
+      const session = request.session ? { id: request.session.id, realm: request.session.realm } : undefined
+      child.send([M.run, id, request.js, [...request.toolNames], limits, session, request.entropy])
     })
   }
 
@@ -273,21 +266,28 @@ class IsolateSandboxImpl implements IsolateSandbox {
     run.clock?.dispose()
     if (reason !== 'aborted') return kill()
     this.#settle(run, stoppedOutcome('aborted', run.limits))
-    run.child.send({ t: 'abort', id: run.id })
+    run.child.send([M.abort, run.id])
     run.backstop = setTimeout(kill, graceMs)
   }
 
   #onMessage(message: FromChild, child: SupervisedChild): void {
-    if (message.t === 'ready') return
-    const run = this.#runs.get(message.id)
+    if (!Array.isArray(message) || message[0] === M.ready) return
+    const run = this.#runs.get(message[1])
     if (!run || run.child !== child) return
-    if (message.logs && !run.settled) deliverLogs(run.host, message.logs)
-    switch (message.t) {
-      case 'log':
+    const kind = message[0]
+    const logs = kind === M.log ? message[2] : message[3]
+    if (Array.isArray(logs) && !run.settled) deliverLogs(run.host, logs)
+    switch (kind) {
+      case M.log:
         return
-      case 'call': {
-        if (run.settled || !Array.isArray(message.calls)) return
-        for (const [callId, name, argsJson] of message.calls) {
+      case M.call: {
+        const calls = message[2]
+        if (run.settled || !Array.isArray(calls)) return
+        for (const call of calls as unknown[]) {
+          // The child is this package's code, but the isolates in it are not: a malformed call is dropped.
+          if (!Array.isArray(call)) continue
+          const [callId, name, argsJson] = call as unknown[]
+          if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') continue
           run.open++
           run.clock?.callStarted()
           callHost(run.host, name, argsJson).then((text) => {
@@ -297,9 +297,12 @@ class IsolateSandboxImpl implements IsolateSandbox {
         }
         return
       }
-      case 'done':
-        this.#finish(run, message.outcome)
+      case M.done: {
+        const outcome: unknown = message[2]
+        const readable = typeof outcome === 'object' && outcome !== null && typeof (outcome as { ok?: unknown }).ok === 'boolean'
+        this.#finish(run, readable ? (outcome as SandboxOutcome) : unreadable())
         return
+      }
     }
   }
 
@@ -312,7 +315,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
     run.open--
     if (this.#runs.get(run.id) !== run) return
     if (!run.answers && run.open === 0) {
-      run.child.send({ t: 'result', id: run.id, results: [[callId, text]] })
+      run.child.send([M.result, run.id, [[callId, text]]])
       return
     }
     if (run.answers) {
@@ -323,7 +326,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
     setImmediate(() => {
       const results = run.answers
       run.answers = undefined
-      if (results?.length && this.#runs.get(run.id) === run) run.child.send({ t: 'result', id: run.id, results })
+      if (results?.length && this.#runs.get(run.id) === run) run.child.send([M.result, run.id, results])
     })
   }
 
@@ -365,6 +368,12 @@ class IsolateSandboxImpl implements IsolateSandbox {
     run.resolve(outcome)
   }
 }
+
+const unreadable = (): SandboxOutcome => ({
+  ok: false,
+  error: { kind: 'runtime', message: 'the sandbox process sent an unreadable outcome' },
+  droppedOutputBytes: 0,
+})
 
 /** The whole run's wall clock when the request sets none (the runtime always does). */
 const DEFAULT_DEADLINE_MS = 600_000

@@ -256,8 +256,10 @@ export class IsolateRun {
       }
       const text: unknown = await started
       if (this.#stopped) return this.#stoppedOutcome()
-      await this.#drainLogs(text)
-      return fromPrelude(text, limits)
+      // Parsed once (the value's JSON rides inside it: a large value was parsed twice).
+      const parsed = parseOutcome(text)
+      await this.#drainLogs(parsed)
+      return fromPrelude(parsed, limits)
     } catch (e) {
       if (this.#stopped) return this.#stoppedOutcome()
       const message = errorText(e)
@@ -298,14 +300,9 @@ export class IsolateRun {
    * `start`: the last lines a program printed can still be queued when its outcome arrives. The prelude
    * counts what it sent; wait (briefly) until that many have arrived, so the last lines are never lost.
    */
-  async #drainLogs(outcome: unknown): Promise<void> {
-    let expected = 0
-    try {
-      const lines = (JSON.parse(String(outcome)) as { logLines?: unknown }).logLines
-      if (typeof lines === 'number') expected = lines
-    } catch {
-      // fromPrelude reports an unreadable outcome
-    }
+  async #drainLogs(outcome: PreludeOutcome | undefined): Promise<void> {
+    const lines: unknown = (outcome as { logLines?: unknown } | undefined)?.logLines
+    const expected = typeof lines === 'number' ? lines : 0
     for (let waited = 0; this.#logsReceived < expected && waited < 500 && !this.#stopped; waited++) {
       await new Promise((resolve) => setImmediate(resolve))
     }
@@ -326,14 +323,20 @@ export function runConfig(request: RunRequest): string {
   })
 }
 
-/** Map the prelude's JSON text to an outcome; a memory RangeError the program did not catch is `memory`. */
-function fromPrelude(text: unknown, limits: SandboxLimits): SandboxOutcome {
-  let parsed: PreludeOutcome
+/** The prelude's outcome from its JSON text; undefined when it is not an object. */
+function parseOutcome(text: unknown): PreludeOutcome | undefined {
   try {
-    parsed = JSON.parse(String(text)) as PreludeOutcome
+    const parsed: unknown = JSON.parse(String(text))
+    return typeof parsed === 'object' && parsed !== null ? (parsed as PreludeOutcome) : undefined
   } catch {
-    return { ok: false, error: { kind: 'runtime', message: 'the sandbox returned an unreadable outcome' }, droppedOutputBytes: 0 }
+    return undefined
   }
+}
+
+/** Map the prelude's outcome to a SandboxOutcome; a memory RangeError the program did not catch is `memory`. */
+function fromPrelude(parsed: PreludeOutcome | undefined, limits: SandboxLimits): SandboxOutcome {
+  if (parsed === undefined)
+    return { ok: false, error: { kind: 'runtime', message: 'the sandbox returned an unreadable outcome' }, droppedOutputBytes: 0 }
   const dropped = typeof parsed.droppedOutputBytes === 'number' ? parsed.droppedOutputBytes : 0
   if (parsed.ok) {
     const outcome: SandboxOutcome = { ok: true, valueJson: parsed.valueJson, droppedOutputBytes: dropped }

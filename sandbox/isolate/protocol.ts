@@ -28,31 +28,38 @@ export interface ChildConfig {
   maxHeapFraction: number
 }
 
+/**
+ * Every message is an array whose first element says what it is (a small integer: V8's serializer writes
+ * an object's property names into every message, and an array's indices not at all; measured on a bare
+ * round trip of a tool answer, 12 % less CPU on the sending side than the same fields as an object).
+ */
+export const M = { run: 0, result: 1, abort: 2, endSession: 3, ready: 10, call: 11, log: 12, done: 13 } as const
+
 /** Parent -> child. */
 export type ToChild =
-  | {
-      t: 'run'
-      id: number
-      js: string
-      toolNames: string[]
-      limits: SandboxLimits
-      session?: SandboxSessionRef
-      entropy?: SandboxEntropy
-    }
+  | [
+      kind: typeof M.run,
+      id: number,
+      js: string,
+      toolNames: string[],
+      limits: SandboxLimits,
+      session: SandboxSessionRef | undefined,
+      entropy: SandboxEntropy | undefined,
+    ]
   /** The host's answers to calls, in the order they settled: each the JSON text of a ToolResult. */
-  | { t: 'result'; id: number; results: CallAnswer[] }
-  | { t: 'abort'; id: number }
+  | [kind: typeof M.result, id: number, results: CallAnswer[]]
+  | [kind: typeof M.abort, id: number]
   /** Free a session's realm (its isolate). */
-  | { t: 'endSession'; sessionId: string }
+  | [kind: typeof M.endSession, sessionId: string]
 
 /** Child -> parent. */
 export type FromChild =
-  | { t: 'ready'; pid: number }
-  /** Calls in the order the program issued them. */
-  | { t: 'call'; id: number; calls: CallRequest[]; logs?: LogEntry[] }
-  | { t: 'log'; id: number; logs: LogEntry[] }
+  | [kind: typeof M.ready, pid: number]
+  /** Calls in the order the program issued them, with the console lines printed before them. */
+  | [kind: typeof M.call, id: number, calls: CallRequest[], logs: LogEntry[] | undefined]
+  | [kind: typeof M.log, id: number, logs: LogEntry[]]
   /** `ms`: the child's own time for the run, from its 'run' message to this one (the bench's breakdown reads it). */
-  | { t: 'done'; id: number; outcome: SandboxOutcome; logs?: LogEntry[]; ms?: number }
+  | [kind: typeof M.done, id: number, outcome: SandboxOutcome, logs: LogEntry[] | undefined, ms: number | undefined]
 
 /** The longest delay Node's timers take; anything above it fires after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { LOCKDOWN_V8_FLAGS } from './lockdown.js'
-import type { ChildConfig, FromChild, ToChild } from './protocol.js'
+import { type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 
 /** How long a child may take to load isolated-vm and say it is ready. */
 const READY_TIMEOUT_MS = 15_000
@@ -84,7 +84,7 @@ export class SupervisedChild {
       const timer = setTimeout(() => resolve(`the isolate process did not start within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS)
       child.once('error', (e) => resolve(`could not spawn the isolate process: ${e.message}`))
       child.on('message', (m) => {
-        if (!ready && (m as FromChild).t === 'ready') {
+        if (!ready && Array.isArray(m) && (m as FromChild)[0] === M.ready) {
           ready = true
           clearTimeout(timer)
           resolve(undefined)

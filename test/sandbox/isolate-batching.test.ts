@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
 import { MAX_CALLS_IN_FLIGHT } from '../../sandbox/isolate/isolate-run.js'
-import type { ToChild } from '../../sandbox/isolate/protocol.js'
+import { M, type ToChild } from '../../sandbox/isolate/protocol.js'
 import { SupervisedChild } from '../../sandbox/isolate/supervisor.js'
 import type { Sandbox, SandboxHost } from '../../sandbox/types.js'
 import type { LogEntry } from '../../vocabulary/types.js'
@@ -56,10 +56,10 @@ describe('isolate sandbox: many calls at once', () => {
     expect(host.held).toHaveLength(200)
     host.release()
     expect(await running).toMatchObject({ ok: true, valueJson: '200' })
-    const results = sent.mock.calls.map(([m]) => m as ToChild).filter((m) => m.t === 'result')
+    const results = sent.mock.calls.map(([m]) => m as ToChild).filter((m) => m[0] === M.result)
     // One turn's answers are one message (the old protocol sent one per call).
     expect(results.length).toBeLessThanOrEqual(2)
-    expect(results.flatMap((m) => (m.t === 'result' ? m.results : []))).toHaveLength(200)
+    expect(results.flatMap((m) => (m[0] === M.result ? m[2] : []))).toHaveLength(200)
   })
 
   it('a program that fires 5,000 calls without awaiting gets exactly the cap through and EAGAIN for the rest', async () => {
