@@ -1,0 +1,342 @@
+/**
+ * Which program texts the host's own thread may prepare (Babel's parse and normalise, the wrapper's shape
+ * proof, oxc behind its depth gate, acorn's proof of the output): DESIGN invariant 5 says the host's thread
+ * never waits on a program, and the checker's thread has a budget and is terminated past it — the host's
+ * thread cannot be. So a text is prepared here only if this gate bounds everything that work can cost; any
+ * other text goes to the checker's thread, which is always there. One linear pass, no parser; when unsure,
+ * refuse. test/security/host-prepare-gate.test.ts is the attack corpus (every admitted text's whole
+ * prepare stays under a CPU ceiling) and the property that realistic programs are admitted.
+ *
+ * Why it is not enough to bound the length: Babel's TypeScript plugin parses some spans twice — a *try* that
+ * is thrown away when it fails (`a < b` tries type arguments; `<T>x` tries a generic arrow, then a type
+ * assertion; `(a) : T` after a `?` tries an arrow's return type). A try inside the span of another try is
+ * parsed again each time the outer one is, so nested tries cost ~2–4× per level: `<T>(` sixteen deep is 88
+ * bytes and 2.4 s, `a < ((x = ` eight deep 280 bytes and 14 s. Tries one after another are only quadratic
+ * (`a0 < a1 < …`, 400 of them in 2.7 KB: 0.5 s).
+ */
+import { cleanProgramText } from './program-rules.js'
+
+/** The gate's bounds, exported for the attack test (which generates texts just under each). */
+export const HOST_PREP_LIMITS = {
+  /**
+   * Characters of the source. Every pass is at least linear, and the quadratic families grow with it.
+   * The realistic corpus (test/programs, examples) is ≤ 4.2 KB, its p99 ~0.7 KB.
+   */
+  maxChars: 4096,
+  /** `<` characters (each may start a try that runs to its span's end: the `a0 < a1 < …` quadratic). */
+  maxAngles: 24,
+  /** `):` pairs (the arrow return-type try of `c ? (a) : …`); same reason. */
+  maxColonTries: 24,
+  /** Brackets (and `${`) open at once, strings and comments included where they cannot be told apart. */
+  maxDepth: 32,
+  /** Tries inside the span of another try (the exponential families). */
+  maxNestedTries: 2,
+} as const
+
+const OPEN = new Set(['(', '[', '{'])
+const CLOSE: Record<string, string> = { ')': '(', ']': '[', '}': '{' }
+/** After these reserved words (not after a `.`) a `/` starts a regular expression. */
+const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'extends'])
+/** Words that may be a name or a keyword (`of / 2` vs `yield /re/`): a `/` after one is refused. */
+const AMBIGUOUS_WORDS = new Set(['of', 'yield', 'await', 'let', 'async', 'get', 'set', 'static', 'as', 'satisfies', 'type'])
+/** Words that start a statement: after an expression's end and a line break they end every try at this level. */
+const STATEMENT_WORDS = new Set([
+  'const',
+  'let',
+  'var',
+  'if',
+  'for',
+  'while',
+  'return',
+  'throw',
+  'try',
+  'switch',
+  'function',
+  'class',
+  'break',
+  'continue',
+])
+const CONTROL_WORDS = new Set(['if', 'while', 'for', 'with'])
+
+interface Group {
+  /** `(`, `[`, `{`, or '${' (a template's substitution). */
+  open: string
+  /** Tries whose span holds this group's contents. */
+  base: number
+  /** Tries at this group's level since its last `;` (they hold any group opened later at this level). */
+  seen: number
+  /** Of those, the `<` at an expression's start (arrow, then type assertion: it re-parses its own level too). */
+  sameLevel: number
+  /** A `(` after `if`/`while`/`for`/`with`: a `/` after its `)` starts a regular expression. */
+  control: boolean
+  /** A `(` that may be a parenthesised expression or an arrow's parameters (not a call's, a declaration's). */
+  arrowable: boolean
+  /** A `{`/`[` right after a `(`, and the `{`/`[` inside it: what a function type's first parameter would be. */
+  pattern?: { root: number; doubled: boolean }
+}
+
+/** Whether the host's thread may prepare `source` (else the checker's thread does). Linear in its length. */
+export function hostPrepareAdmits(source: string): boolean {
+  return hostPrepareRefusal(source) === undefined
+}
+
+/** Why the gate refuses `source` (which bound, or which text this scan cannot read as Babel would), or undefined. */
+export function hostPrepareRefusal(source: string): string | undefined {
+  if (source.length > HOST_PREP_LIMITS.maxChars) return 'length'
+  // U+2028/U+2029 end a line comment and a line to Babel; refusing them keeps this scan's lines Babel's.
+  if (/[\u2028\u2029]/.test(source)) return 'line separator'
+  // What Babel reads: fences stripped, line ends made \n (a fence's backticks would otherwise read as templates here).
+  const text = cleanProgramText(source, [])
+  if (text.length > HOST_PREP_LIMITS.maxChars) return 'length'
+  const scan = new Scan(text)
+  return scan.run() ? undefined : scan.why
+}
+
+type Last =
+  | 'start'
+  | 'value'
+  | 'word'
+  | 'ambiguous'
+  | 'op'
+  | 'open-paren'
+  | 'dot'
+  | 'close-paren'
+  | 'close-control'
+  | 'close-brace'
+  | 'angle-close'
+  | 'incdec'
+
+class Scan {
+  private i = 0
+  private readonly stack: Group[] = [{ open: '', base: 0, seen: 0, sameLevel: 0, control: false, arrowable: false }]
+  private angles = 0
+  private colonTries = 0
+  /** The last significant token's kind (regex or division; expression start or not). */
+  private last: Last = 'start'
+  private lastWord = ''
+  private wordBefore = ''
+  private lineBreak = false
+  /** The last `)` closed an arrowable `(`. */
+  private closedArrowable = false
+  why = ''
+
+  constructor(private readonly text: string) {}
+
+  run(): boolean {
+    const t = this.text
+    while (this.i < t.length) {
+      const c = t[this.i]!
+      if (c === '\n' || c === ' ' || c === '\t' || c === '\r' || c === '\v' || c === '\f' || (c > '\x7f' && /\s/.test(c))) {
+        if (c === '\n') this.lineBreak = true
+        this.i++
+      } else if (c === '/' && t[this.i + 1] === '/') this.skipLine()
+      else if (c === '/' && t[this.i + 1] === '*') {
+        const end = t.indexOf('*/', this.i + 2)
+        if (end < 0) return this.refuse('unclosed comment')
+        if (t.slice(this.i, end).includes('\n')) this.lineBreak = true
+        this.i = end + 2
+      } else if (!this.token(c)) return false
+      else this.lineBreak = false
+    }
+    return this.stack.length === 1 || this.refuse('unbalanced')
+  }
+
+  private refuse(why: string): false {
+    this.why = why
+    return false
+  }
+
+  private get top(): Group {
+    return this.stack[this.stack.length - 1]!
+  }
+
+  private token(c: string): boolean {
+    const t = this.text
+    if (c === '"' || c === "'") return this.quoted(c)
+    if (c === '`') return this.template()
+    if (c === '/') return this.slash()
+    if (isWordChar(c)) return this.word()
+    if (c === '[' && this.top.open === '{' && !this.patternExpression()) return false
+    if (OPEN.has(c)) return this.open(c, c === '(' && this.afterControlWord())
+    if (c in CLOSE) return this.close(c)
+    this.i++
+    if (c === ';') {
+      // No try's span crosses a `;` at its own level (types, arrows and assertions all end before it).
+      this.top.seen = 0
+      this.top.sameLevel = 0
+    } else if (c === '<') {
+      if (++this.angles > HOST_PREP_LIMITS.maxAngles) return this.refuse('angles')
+      const exprStart = this.last !== 'value' && this.last !== 'word' && this.last !== 'close-paren'
+      if (!this.tried(exprStart)) return false
+    } else if (c === ':' && (this.last === 'close-paren' || this.last === 'close-control') && this.closedArrowable) {
+      if (++this.colonTries > HOST_PREP_LIMITS.maxColonTries) return this.refuse('colon tries')
+      if (!this.tried(false)) return false
+    } else if (c === '=' && t[this.i] !== '>' && t[this.i] !== '=' && !this.patternExpression()) return false
+    if ((c === '+' || c === '-') && t[this.i] === c) {
+      this.i++
+      this.last = 'incdec'
+    } else if (c === '=' && t[this.i] === '>') {
+      this.i++
+      this.last = 'op'
+    } else this.last = c === '>' ? 'angle-close' : c === '.' ? 'dot' : 'op'
+    return true
+  }
+
+  /** A try starts here: its nesting is the tries holding its level, and an expression-start `<` holds its own level too. */
+  private tried(holdsOwnLevel: boolean): boolean {
+    const g = this.top
+    if (g.base + g.sameLevel > HOST_PREP_LIMITS.maxNestedTries) return this.refuse('nested tries')
+    g.seen++
+    if (holdsOwnLevel) g.sameLevel++
+    return true
+  }
+
+  private open(c: string, control: boolean): boolean {
+    if (this.stack.length > HOST_PREP_LIMITS.maxDepth) return this.refuse('depth')
+    const g = this.top
+    const pattern =
+      c !== '{' && c !== '['
+        ? undefined
+        : this.last === 'open-paren'
+          ? { root: this.stack.length, doubled: false }
+          : g.open !== '('
+            ? g.pattern
+            : undefined
+    // After a name, `)`, `]` or a string, a `(` is a call's (or a declaration's parameters): no arrow try at its `):`.
+    const arrowable = c === '(' && this.last !== 'word' && this.last !== 'close-paren' && this.last !== 'value'
+    this.stack.push({ open: c, base: g.base + g.seen, seen: 0, sameLevel: 0, control, arrowable, ...(pattern ? { pattern } : {}) })
+    this.i += c === '${' ? 2 : 1
+    this.last = c === '(' ? 'open-paren' : 'op'
+    return true
+  }
+
+  /**
+   * A default (`=`) or a computed key (`[` in `{`) inside a `({`/`([`: in a type, Babel's look-ahead for a
+   * function type parses that first parameter whole, then parses it again (`x: ({a = (0 as ({a = …`
+   * sixteen deep, 328 bytes: 0.8 s). Its groups, from the one after `(` inwards, are held by one more try.
+   */
+  private patternExpression(): boolean {
+    const p = this.top.pattern
+    if (!p || p.doubled) return true
+    p.doubled = true
+    for (let d = p.root; d < this.stack.length; d++) {
+      const g = this.stack[d]!
+      g.base++
+      if (g.base > HOST_PREP_LIMITS.maxNestedTries) return this.refuse('nested tries')
+    }
+    return true
+  }
+
+  private close(c: string): boolean {
+    const g = this.top
+    if (this.stack.length === 1 || (g.open !== CLOSE[c] && !(c === '}' && g.open === '${'))) return this.refuse('unbalanced')
+    this.stack.pop()
+    this.i++
+    if (g.open === '${') return this.templateRest()
+    this.last = c === ')' ? (g.control ? 'close-control' : 'close-paren') : c === ']' ? 'value' : 'close-brace'
+    this.closedArrowable = g.arrowable
+    return true
+  }
+
+  private word(): boolean {
+    const t = this.text
+    const start = this.i
+    while (this.i < t.length && isWordChar(t[this.i]!)) this.i++
+    // A number's `.5`/`e+3` parts come as further tokens: harmless (a `.` or `+` is an operator either way).
+    const w = t.slice(start, this.i)
+    const ended = this.last === 'value' || this.last === 'word' || this.last === 'close-paren' || this.last === 'close-brace'
+    if (this.lineBreak && STATEMENT_WORDS.has(w) && ended) {
+      // `a < b⏎const …`: a type, an arrow or an assertion cannot continue into a statement word.
+      this.top.seen = 0
+      this.top.sameLevel = 0
+    }
+    const property = this.last === 'dot'
+    this.last = property ? 'word' : BEFORE_REGEX.has(w) ? 'op' : AMBIGUOUS_WORDS.has(w) ? 'ambiguous' : 'word'
+    this.wordBefore = this.lastWord
+    this.lastWord = w
+    return true
+  }
+
+  private slash(): boolean {
+    // Division after a value; a regular expression after an operator, `(`, a keyword, a control `)`.
+    // Where the two cannot be told apart without a parser (after `}`, `>`, `++`), refuse.
+    if (this.last === 'close-brace' || this.last === 'angle-close' || this.last === 'incdec' || this.last === 'ambiguous')
+      return this.refuse('ambiguous slash')
+    if (this.last === 'value' || this.last === 'word' || this.last === 'close-paren') {
+      this.i++
+      this.last = 'op'
+      return true
+    }
+    return this.regex()
+  }
+
+  private regex(): boolean {
+    const t = this.text
+    let inClass = false
+    for (this.i++; this.i < t.length; this.i++) {
+      const c = t[this.i]
+      if (c === '\n') return this.refuse('regex line')
+      if (c === '\\') this.i++
+      else if (c === '[') inClass = true
+      else if (c === ']') inClass = false
+      else if (c === '/' && !inClass) {
+        this.i++
+        while (this.i < t.length && /\w/.test(t[this.i]!)) this.i++
+        this.last = 'value'
+        return true
+      }
+    }
+    return this.refuse('unclosed regex')
+  }
+
+  private quoted(q: string): boolean {
+    const t = this.text
+    for (this.i++; this.i < t.length; this.i++) {
+      const c = t[this.i]
+      if (c === '\n') return this.refuse('string line')
+      if (c === '\\') this.i++
+      else if (c === q) {
+        this.i++
+        this.last = 'value'
+        return true
+      }
+    }
+    return this.refuse('unclosed string')
+  }
+
+  private template(): boolean {
+    this.i++
+    return this.templateRest()
+  }
+
+  /** Inside a template's text: up to its end (a value) or its next `${` (a group). */
+  private templateRest(): boolean {
+    const t = this.text
+    for (; this.i < t.length; this.i++) {
+      const c = t[this.i]
+      if (c === '\\') this.i++
+      else if (c === '`') {
+        this.i++
+        this.last = 'value'
+        return true
+      } else if (c === '$' && t[this.i + 1] === '{') return this.open('${', false)
+    }
+    return this.refuse('unclosed template')
+  }
+
+  /** `if (`, `while (`, `for (`, `for await (`, `with (`: after its `)` a `/` starts a regular expression. */
+  private afterControlWord(): boolean {
+    if (this.last !== 'word' && this.last !== 'ambiguous') return false
+    return CONTROL_WORDS.has(this.lastWord) || (this.lastWord === 'await' && this.wordBefore === 'for')
+  }
+
+  private skipLine(): void {
+    const end = this.text.indexOf('\n', this.i)
+    this.i = end < 0 ? this.text.length : end
+  }
+}
+
+/** Identifier characters (and `\` of an escape, and any non-space beyond ASCII); a number is read as one too. */
+function isWordChar(c: string): boolean {
+  return /[\w$\\]/.test(c) || (c > '\x7f' && !/\s/.test(c))
+}
