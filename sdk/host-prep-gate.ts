@@ -31,6 +31,13 @@ export const HOST_PREP_LIMITS = {
   maxDepth: 32,
   /** Tries inside the span of another try (the exponential families). */
   maxNestedTries: 2,
+  /**
+   * Operators, `.`, `=>` and closed groups in one run at one level (a run ends at `,`, `;` or a new
+   * statement): nesting without brackets (`x => x => …`, `!!!…`, `a = b = …`, `a ? b : c ? …`, `f()()…`).
+   * Babel recurses once per step; past ~200 oxc's depth gate sends the text to esbuild anyway, and 600
+   * curried arrows cost 30 ms of the host's CPU (128: ~3 ms).
+   */
+  maxChain: 128,
 } as const
 
 const OPEN = new Set(['(', '[', '{'])
@@ -67,6 +74,8 @@ interface Group {
   seen: number
   /** Of those, the `<` at an expression's start (arrow, then type assertion: it re-parses its own level too). */
   sameLevel: number
+  /** Steps of the current run at this level (maxChain). */
+  chain: number
   /** A `(` after `if`/`while`/`for`/`with`: a `/` after its `)` starts a regular expression. */
   control: boolean
   /** A `(` that may be a parenthesised expression or an arrow's parameters (not a call's, a declaration's). */
@@ -108,7 +117,7 @@ type Last =
 
 class Scan {
   private i = 0
-  private readonly stack: Group[] = [{ open: '', base: 0, seen: 0, sameLevel: 0, control: false, arrowable: false }]
+  private readonly stack: Group[] = [{ open: '', base: 0, seen: 0, sameLevel: 0, chain: 0, control: false, arrowable: false }]
   private angles = 0
   private colonTries = 0
   /** The last significant token's kind (regex or division; expression start or not). */
@@ -160,11 +169,12 @@ class Scan {
     if (OPEN.has(c)) return this.open(c, c === '(' && this.afterControlWord())
     if (c in CLOSE) return this.close(c)
     this.i++
-    if (c === ';') {
+    if (c === ';' || c === ',') {
+      this.top.chain = 0
       // No try's span crosses a `;` at its own level (types, arrows and assertions all end before it).
-      this.top.seen = 0
-      this.top.sameLevel = 0
-    } else if (c === '<') {
+      if (c === ';') this.endStatement()
+    } else if (!this.step()) return false
+    if (c === '<') {
       if (++this.angles > HOST_PREP_LIMITS.maxAngles) return this.refuse('angles')
       const exprStart = this.last !== 'value' && this.last !== 'word' && this.last !== 'close-paren'
       if (!this.tried(exprStart)) return false
@@ -180,6 +190,18 @@ class Scan {
       this.last = 'op'
     } else this.last = c === '>' ? 'angle-close' : c === '.' ? 'dot' : 'op'
     return true
+  }
+
+  /** One more step in this level's run. */
+  private step(): boolean {
+    return ++this.top.chain <= HOST_PREP_LIMITS.maxChain || this.refuse('chain')
+  }
+
+  /** A statement ends at this level: no try's span, no run goes on past it. */
+  private endStatement(): void {
+    this.top.seen = 0
+    this.top.sameLevel = 0
+    this.top.chain = 0
   }
 
   /** A try starts here: its nesting is the tries holding its level, and an expression-start `<` holds its own level too. */
@@ -204,7 +226,16 @@ class Scan {
             : undefined
     // After a name, `)`, `]` or a string, a `(` is a call's (or a declaration's parameters): no arrow try at its `):`.
     const arrowable = c === '(' && this.last !== 'word' && this.last !== 'close-paren' && this.last !== 'value'
-    this.stack.push({ open: c, base: g.base + g.seen, seen: 0, sameLevel: 0, control, arrowable, ...(pattern ? { pattern } : {}) })
+    this.stack.push({
+      open: c,
+      base: g.base + g.seen,
+      seen: 0,
+      sameLevel: 0,
+      chain: 0,
+      control,
+      arrowable,
+      ...(pattern ? { pattern } : {}),
+    })
     this.i += c === '${' ? 2 : 1
     this.last = c === '(' ? 'open-paren' : 'op'
     return true
@@ -232,6 +263,7 @@ class Scan {
     if (this.stack.length === 1 || (g.open !== CLOSE[c] && !(c === '}' && g.open === '${'))) return this.refuse('unbalanced')
     this.stack.pop()
     this.i++
+    if (!this.step()) return false
     if (g.open === '${') return this.templateRest()
     this.last = c === ')' ? (g.control ? 'close-control' : 'close-paren') : c === ']' ? 'value' : 'close-brace'
     this.closedArrowable = g.arrowable
@@ -247,9 +279,9 @@ class Scan {
     const ended = this.last === 'value' || this.last === 'word' || this.last === 'close-paren' || this.last === 'close-brace'
     if (this.lineBreak && STATEMENT_WORDS.has(w) && ended) {
       // `a < b⏎const …`: a type, an arrow or an assertion cannot continue into a statement word.
-      this.top.seen = 0
-      this.top.sameLevel = 0
+      this.endStatement()
     }
+    if (this.last !== 'dot' && (BEFORE_REGEX.has(w) || AMBIGUOUS_WORDS.has(w)) && !this.step()) return false
     const property = this.last === 'dot'
     this.last = property ? 'word' : BEFORE_REGEX.has(w) ? 'op' : AMBIGUOUS_WORDS.has(w) ? 'ambiguous' : 'word'
     this.wordBefore = this.lastWord
@@ -265,7 +297,7 @@ class Scan {
     if (this.last === 'value' || this.last === 'word' || this.last === 'close-paren') {
       this.i++
       this.last = 'op'
-      return true
+      return this.step()
     }
     return this.regex()
   }
