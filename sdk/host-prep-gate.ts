@@ -38,7 +38,15 @@ export const HOST_PREP_LIMITS = {
    * curried arrows cost 30 ms of the host's CPU (128: ~3 ms).
    */
   maxChain: 128,
+  /**
+   * Characters weighed by the parses their place may get (Scan.weight): what nesting and count alone do
+   * not bound — a 3.7 KB array inside three nested tries (`<T>(<T>(a < ([1, 1, …]))`) was 36 ms.
+   */
+  maxWork: 16384,
 } as const
+
+/** A nested try's re-parse factor, rounded up from the worst measured (`a < ((x = ` nesting: ~4×). */
+const TRY_FACTOR = 4
 
 const OPEN = new Set(['(', '[', '{'])
 const CLOSE: Record<string, string> = { ')': '(', ']': '[', '}': '{' }
@@ -46,23 +54,25 @@ const CLOSE: Record<string, string> = { ')': '(', ']': '[', '}': '{' }
 const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'extends'])
 /** Words that may be a name or a keyword (`of / 2` vs `yield /re/`): a `/` after one is refused. */
 const AMBIGUOUS_WORDS = new Set(['of', 'yield', 'await', 'let', 'async', 'get', 'set', 'static', 'as', 'satisfies', 'type'])
-/** Words that start a statement: after an expression's end and a line break they end every try at this level. */
-const STATEMENT_WORDS = new Set([
-  'const',
-  'let',
-  'var',
-  'if',
-  'for',
-  'while',
-  'return',
-  'throw',
-  'try',
-  'switch',
-  'function',
-  'class',
-  'break',
-  'continue',
+/** Words that may continue an expression or a type onto the next line (any other name there starts a statement). */
+const CONTINUING = new Set([
+  'in',
+  'instanceof',
+  'as',
+  'satisfies',
+  'extends',
+  'is',
+  'of',
+  'implements',
+  'keyof',
+  'typeof',
+  'infer',
+  'readonly',
+  'unique',
+  'asserts',
 ])
+/** Words after which a type goes on (`keyof⏎T`): a line ending in one ended nothing. */
+const TYPE_PREFIX = new Set(['keyof', 'typeof', 'infer', 'readonly', 'unique', 'asserts', 'is', 'new', 'abstract', 'declare'])
 const CONTROL_WORDS = new Set(['if', 'while', 'for', 'with'])
 
 interface Group {
@@ -76,6 +86,10 @@ interface Group {
   sameLevel: number
   /** Steps of the current run at this level (maxChain). */
   chain: number
+  /** `seen`/`sameLevel` before this level's first `):` try: an arrow's return type ends at its `=>`. */
+  colonMark?: { seen: number; sameLevel: number }
+  /** After `function` at this level, until its body's `{`: type parameters, parameters' types, return type are parsed directly, not tried. */
+  header?: boolean
   /** A `(` after `if`/`while`/`for`/`with`: a `/` after its `)` starts a regular expression. */
   control: boolean
   /** A `(` that may be a parenthesised expression or an arrow's parameters (not a call's, a declaration's). */
@@ -125,6 +139,10 @@ class Scan {
   private lastWord = ''
   private wordBefore = ''
   private lineBreak = false
+  /** Characters of tokens, each weighed by how many times Babel may parse it (maxWork). */
+  private work = 0
+  /** The last token was a conditional's `?` or a `:` (of a conditional, or not: counted either way). */
+  private branch = false
   /** The last `)` closed an arrowable `(`. */
   private closedArrowable = false
   why = ''
@@ -144,8 +162,15 @@ class Scan {
         if (end < 0) return this.refuse('unclosed comment')
         if (t.slice(this.i, end).includes('\n')) this.lineBreak = true
         this.i = end + 2
-      } else if (!this.token(c)) return false
-      else this.lineBreak = false
+      } else {
+        const from = this.i
+        const weight = this.weight()
+        if (!this.token(c)) return false
+        this.lineBreak = false
+        // Only tokens weigh: blanks and comments are skipped by every parse alike.
+        this.work += (this.i - from) * weight
+        if (this.work > HOST_PREP_LIMITS.maxWork) return this.refuse('work')
+      }
     }
     return this.stack.length === 1 || this.refuse('unbalanced')
   }
@@ -161,6 +186,11 @@ class Scan {
 
   private token(c: string): boolean {
     const t = this.text
+    // A conditional's branch that starts with `(`, `<` or `async` is tried whole (Babel's restricted arrow
+    // return types: up to three parses of the branch), so it holds its own level like an assertion does.
+    const branch = this.branch
+    this.branch = false
+    if (branch && (c === '(' || c === '<' || startsWord(t, this.i, 'async')) && !this.tried(true)) return false
     if (c === '"' || c === "'") return this.quoted(c)
     if (c === '`') return this.template()
     if (c === '/') return this.slash()
@@ -169,17 +199,25 @@ class Scan {
     if (OPEN.has(c)) return this.open(c, c === '(' && this.afterControlWord())
     if (c in CLOSE) return this.close(c)
     this.i++
+    const g = this.top
     if (c === ';' || c === ',') {
-      this.top.chain = 0
-      // No try's span crosses a `;` at its own level (types, arrows and assertions all end before it).
+      g.chain = 0
+      g.colonMark = undefined
+      // No try's span crosses a `;` at its own level (types, arrows and assertions all end before it); an
+      // arrow's, an assertion's, a branch's span (an assignment expression) ends at a `,` too.
       if (c === ';') this.endStatement()
+      else {
+        g.seen -= g.sameLevel
+        g.sameLevel = 0
+      }
     } else if (!this.step()) return false
     if (c === '<') {
       if (++this.angles > HOST_PREP_LIMITS.maxAngles) return this.refuse('angles')
       const exprStart = this.last !== 'value' && this.last !== 'word' && this.last !== 'close-paren'
-      if (!this.tried(exprStart)) return false
-    } else if (c === ':' && (this.last === 'close-paren' || this.last === 'close-control') && this.closedArrowable) {
+      if (!branch && !g.header && !this.tried(exprStart)) return false
+    } else if (c === ':' && (this.last === 'close-paren' || this.last === 'close-control') && this.closedArrowable && !g.header) {
       if (++this.colonTries > HOST_PREP_LIMITS.maxColonTries) return this.refuse('colon tries')
+      g.colonMark ??= { seen: g.seen, sameLevel: g.sameLevel }
       if (!this.tried(false)) return false
     } else if (c === '=' && t[this.i] !== '>' && t[this.i] !== '=' && !this.patternExpression()) return false
     if ((c === '+' || c === '-') && t[this.i] === c) {
@@ -188,8 +226,32 @@ class Scan {
     } else if (c === '=' && t[this.i] === '>') {
       this.i++
       this.last = 'op'
+      // An arrow's body that starts with `(`, `<` or `async` is tried like a conditional's branch (Babel
+      // restricts its arrow return types the same way: `<T>((a): T => ((a): T => (…` re-parses each).
+      this.branch = true
+      // The return type's try (and its `<`, read as a type) ended here.
+      if (g.colonMark) {
+        g.seen = g.colonMark.seen + (g.sameLevel - g.colonMark.sameLevel)
+        g.colonMark = undefined
+      }
+    } else if (c === '?' && (t[this.i] === '?' || t[this.i] === '.')) {
+      this.i++
+      this.last = 'op'
+    } else if (c === '?' || c === ':') {
+      this.branch = true
+      this.last = 'op'
     } else this.last = c === '>' ? 'angle-close' : c === '.' ? 'dot' : 'op'
     return true
+  }
+
+  /**
+   * How many times Babel may parse a token here: each try holding this level (an ancestor's, or an
+   * assertion's or branch's at this level) multiplies it (by 2–4: measured), each type-argument try at this
+   * level adds one parse of the rest of its span.
+   */
+  private weight(): number {
+    const g = this.top
+    return TRY_FACTOR ** (g.base + g.sameLevel) * (1 + g.seen - g.sameLevel)
   }
 
   /** One more step in this level's run. */
@@ -199,9 +261,12 @@ class Scan {
 
   /** A statement ends at this level: no try's span, no run goes on past it. */
   private endStatement(): void {
-    this.top.seen = 0
-    this.top.sameLevel = 0
-    this.top.chain = 0
+    const g = this.top
+    g.seen = 0
+    g.sameLevel = 0
+    g.chain = 0
+    g.colonMark = undefined
+    g.header = false
   }
 
   /** A try starts here: its nesting is the tries holding its level, and an expression-start `<` holds its own level too. */
@@ -226,6 +291,7 @@ class Scan {
             : undefined
     // After a name, `)`, `]` or a string, a `(` is a call's (or a declaration's parameters): no arrow try at its `):`.
     const arrowable = c === '(' && this.last !== 'word' && this.last !== 'close-paren' && this.last !== 'value'
+    if (c === '{') g.header = false
     this.stack.push({
       open: c,
       base: g.base + g.seen,
@@ -276,11 +342,17 @@ class Scan {
     while (this.i < t.length && isWordChar(t[this.i]!)) this.i++
     // A number's `.5`/`e+3` parts come as further tokens: harmless (a `.` or `+` is an operator either way).
     const w = t.slice(start, this.i)
-    const ended = this.last === 'value' || this.last === 'word' || this.last === 'close-paren' || this.last === 'close-brace'
-    if (this.lineBreak && STATEMENT_WORDS.has(w) && ended) {
-      // `a < b⏎const …`: a type, an arrow or an assertion cannot continue into a statement word.
+    const ended =
+      this.last === 'value' ||
+      (this.last === 'word' && !TYPE_PREFIX.has(this.lastWord)) ||
+      this.last === 'close-paren' ||
+      this.last === 'close-brace'
+    if (this.lineBreak && !CONTINUING.has(w) && ended) {
+      // `a < b⏎foo(…)`: a line that ended an expression, then a name: no type, arrow, assertion or branch
+      // goes on into it (the name cannot continue one; a statement follows, by ASI).
       this.endStatement()
     }
+    if (w === 'function' && this.last !== 'dot') this.top.header = true
     if (this.last !== 'dot' && (BEFORE_REGEX.has(w) || AMBIGUOUS_WORDS.has(w)) && !this.step()) return false
     const property = this.last === 'dot'
     this.last = property ? 'word' : BEFORE_REGEX.has(w) ? 'op' : AMBIGUOUS_WORDS.has(w) ? 'ambiguous' : 'word'
@@ -371,4 +443,8 @@ class Scan {
 /** Identifier characters (and `\` of an escape, and any non-space beyond ASCII); a number is read as one too. */
 function isWordChar(c: string): boolean {
   return /[\w$\\]/.test(c) || (c > '\x7f' && !/\s/.test(c))
+}
+
+function startsWord(text: string, at: number, word: string): boolean {
+  return text.startsWith(word, at) && !isWordChar(text[at + word.length] ?? ' ')
 }
