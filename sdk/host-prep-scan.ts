@@ -132,6 +132,10 @@ export class Scan {
     } else if (c === '?' || c === ':') {
       this.branch = true
       this.last = 'op'
+    } else if (c === '!' && t[this.i] !== '=' && (this.last === 'value' || this.last === 'word' || this.last === 'close-paren')) {
+      // `x!` (TypeScript's non-null assertion) ends a value: a `/` after it divides, after a prefix `!` it
+      // starts a regular expression. Which one is the parser's to say: `/` after it is refused.
+      this.last = 'ambiguous'
     } else this.last = c === '>' ? 'angle-close' : c === '.' ? 'dot' : 'op'
     return true
   }
@@ -256,7 +260,13 @@ export class Scan {
   private slash(): boolean {
     // Division after a value; a regular expression after an operator, `(`, a keyword, a control `)`.
     // Where the two cannot be told apart without a parser (after `}`, `>`, `++`), refuse.
-    if (this.last === 'close-brace' || this.last === 'angle-close' || this.last === 'incdec' || this.last === 'ambiguous')
+    if (
+      this.last === 'close-brace' ||
+      this.last === 'angle-close' ||
+      this.last === 'incdec' ||
+      this.last === 'ambiguous' ||
+      this.last === 'dot'
+    )
       return this.refuse('ambiguous slash')
     if (this.last === 'value' || this.last === 'word' || this.last === 'close-paren') {
       this.i++

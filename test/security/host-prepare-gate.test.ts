@@ -111,6 +111,8 @@ const FAMILIES: Record<string, (n: number) => string> = {
   fillTemplates: (n) => `return <T>(\`\${\`\${${fill(n)}}\`}\`)`,
   fillBindings: (n) => `let x: ({a = (0 as ({a = (${fill(n)})}) => 1)}) => 1`,
   fillFnTypes: (n) => `return a < ((x = a < ((x = ${fill(n)}) => 1)) => 1)`,
+  bangDivision: (n) => `return x! / ${nest('<T>(', 'x', ')')(n)} / g`,
+  numberDotDivision: (n) => `return 1. / ${nest('<T>(', 'x', ')')(n)} / g`,
   forAwait: (n) => `for await (const x of y) /[)]/.test(x) ? ${nest('<T>(', 'x', ')')(n)} : 1`,
 }
 
@@ -130,6 +132,8 @@ const KNOWN_SLOW = [
   FAMILIES.ofDivision!(16),
   FAMILIES.dotKeyword!(16),
   FAMILIES.forAwait!(16),
+  FAMILIES.bangDivision!(16),
+  FAMILIES.numberDotDivision!(16),
   `// a line separator\u2028${FAMILIES.castNest!(16)}`,
   `\`\`\`ts\n${FAMILIES.castNest!(16)}\n\`\`\``,
 ]
