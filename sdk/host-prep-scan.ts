@@ -39,7 +39,11 @@ export class Scan {
   private closedArrowable = false
   why = ''
 
-  constructor(private readonly text: string) {}
+  /** `code`: where the test wants each bracket and `<` this scan read as code (the differential test against Babel's tokens). */
+  constructor(
+    private readonly text: string,
+    private readonly code?: number[],
+  ) {}
 
   run(): boolean {
     const t = this.text
@@ -104,6 +108,7 @@ export class Scan {
       }
     } else if (!this.step()) return false
     if (c === '<') {
+      this.code?.push(this.i - 1)
       if (++this.angles > HOST_PREP_LIMITS.maxAngles) return this.refuse('angles')
       const exprStart = this.last !== 'value' && this.last !== 'word' && this.last !== 'close-paren'
       if (!branch && !g.header && !this.tried(exprStart)) return false
@@ -188,6 +193,7 @@ export class Scan {
     // After a name, `)`, `]` or a string, a `(` is a call's (or a declaration's parameters): no arrow try at its `):`.
     const arrowable = c === '(' && this.last !== 'word' && this.last !== 'close-paren' && this.last !== 'value'
     if (c === '{') g.header = false
+    this.code?.push(this.i)
     this.stack.push({
       open: c,
       base: g.base + g.seen,
@@ -223,6 +229,7 @@ export class Scan {
   private close(c: string): boolean {
     const g = this.top
     if (this.stack.length === 1 || (g.open !== CLOSE[c] && !(c === '}' && g.open === '${'))) return this.refuse('unbalanced')
+    this.code?.push(this.i)
     this.stack.pop()
     this.i++
     if (!this.step()) return false
