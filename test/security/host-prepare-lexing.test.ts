@@ -136,6 +136,27 @@ describe("the host-prepare gate's scan reads brackets as Babel does", () => {
     expect(wrong.map((p) => p.slice(0, 80))).toEqual([])
   })
 
+  it('on the texts where a lexer must know what came before a `/`', () => {
+    const texts = [
+      'return x! / (a) / g',
+      'return 1. / (a) / g',
+      'return x.return / (a) / g',
+      'let of = 1\nreturn of / (a) / g',
+      'for await (const x of y) /[)]/.test(x)',
+      'if (a) /(/.test(b)',
+      'return (a) / (b) / (c)',
+      'return `${a}` / (b) / c',
+      'return a[0] / (b) / c',
+      'const r = /[/(]/g; return r',
+      'return x++ / (a) / g',
+      'return {} / (a) / g',
+      'return f<T> / (a) / g',
+      'return typeof /(/.source',
+      'return a\n/(b)/g',
+    ]
+    expect(texts.filter((t) => (misread(t)?.length ?? 0) > 0)).toEqual([])
+  })
+
   it('on 100,000 seeded token soups', () => {
     let seed = 17
     const next = () => {
