@@ -134,6 +134,7 @@ const KNOWN_SLOW = [
   FAMILIES.forAwait!(16),
   FAMILIES.bangDivision!(16),
   FAMILIES.numberDotDivision!(16),
+  FAMILIES.decorators!(123),
   `// a line separator\u2028${FAMILIES.castNest!(16)}`,
   `\`\`\`ts\n${FAMILIES.castNest!(16)}\n\`\`\``,
 ]
@@ -170,7 +171,8 @@ describe('the host-prepare gate', () => {
       expect(ms, `${name}(${n}), ${text.length} chars: ${ms.toFixed(1)} ms of CPU`).toBeLessThan(CEILING_MS)
     }
     expect(worst).toBeLessThan(CEILING_MS)
-    expect(admitted).toBeGreaterThanOrEqual(0)
+    // GATE_REPORT=1: the per-family figures of the gate's report (largest n admitted, its worst CPU).
+    if (process.env['GATE_REPORT']) console.log(`gate-report ${name} admitted=${admitted} worst=${worst.toFixed(2)}ms`)
   })
 
   it('the fuzzer’s slowest admitted texts stay under the ceiling', async () => {
