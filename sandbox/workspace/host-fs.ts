@@ -6,7 +6,8 @@
  * took is where the operation lands.
  */
 import { isWithin, relBelow } from './paths.js'
-import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath, writeBeneath } from './beneath-files.js'
+import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath } from './beneath-files.js'
+import { writeBeneath } from './beneath-write.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
 
 export class HostFs {

@@ -11,8 +11,8 @@ import {
   renameBeneath,
   statBeneath,
   walkBeneath,
-  writeBeneath,
 } from '../../sandbox/workspace/beneath-files.js'
+import { writeBeneath } from '../../sandbox/workspace/beneath-write.js'
 import { harness, type Harness } from './helpers.js'
 
 let h: Harness
