@@ -13,10 +13,26 @@
  *
  * Either way: a symlink at the point of use is refused (EACCES), never followed; a hard link shared with
  * another file is never written through (in place needs `nlink === 1` on the open descriptor, else the
- * name is replaced); the mode is kept (a setuid/setgid file, whose bits a write would clear, is replaced
- * with its bits), and so is the owner (in place: the same inode; replaced, run as root: fchown).
+ * name is replaced); the mode is kept (a setuid/setgid/sticky file — a write clears the first two — is
+ * replaced with its bits), and so is the owner (in place: the same inode; replaced, run as root: fchown).
+ * A `durable` write is always a replacement, fsynced with its folder.
  */
-import { closeSync, constants, fchmodSync, fchownSync, fstatSync, fsync, ftruncateSync, open as openCb, openSync, rename as renameCb, unlinkSync, write, writeSync, type Stats } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsync,
+  ftruncateSync,
+  open as openCb,
+  openSync,
+  rename as renameCb,
+  unlinkSync,
+  write,
+  writeSync,
+  type Stats,
+} from 'node:fs'
 import { open } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
@@ -39,7 +55,7 @@ export interface WriteOptions {
   parents?: boolean
   /** fsync the file (and, replaced, its folder) before returning (crash-safe; slower). */
   durable?: boolean
-  /** Overwrite an existing file in place where every guarantee allows it (default false: replace). */
+  /** Overwrite an existing file in place where every guarantee allows it (default false: replace; never when durable). */
   inPlace?: boolean
 }
 
@@ -52,14 +68,15 @@ export function writeBeneath(root: string, rel: string, content: string | Uint8A
     if (old?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${at} is a symlink at the point of use; refused`)
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
     const durable = options.durable === true
-    if (options.inPlace === true && old !== undefined && inPlaceAllowed(old) && (await writeInPlace(target, bytes, at, durable))) return
+    // A durable write is a crash-safe one: replaced and fsynced, never in place.
+    if (options.inPlace === true && !durable && old !== undefined && inPlaceAllowed(old) && (await writeInPlace(target, bytes, at))) return
     await replace(parent, name, old, bytes, at, durable)
   })
 }
 
-/** A regular file with one name and no setuid/setgid bit (a write would clear them). */
+/** A regular file with one name and plain permission bits (no setuid/setgid, which a write clears; no sticky). */
 function inPlaceAllowed(st: Stats): boolean {
-  return st.isFile() && st.nlink === 1 && (st.mode & 0o6000) === 0
+  return st.isFile() && st.nlink === 1 && (st.mode & 0o7000) === 0
 }
 
 /** Errors of the open that mean "not this way" (a read-only mode, a busy executable, a FIFO): replace instead. */
@@ -71,7 +88,7 @@ const REPLACE_INSTEAD = new Set(['EACCES', 'EPERM', 'ETXTBSY', 'ENXIO', 'ENOENT'
  * (the part that needs new blocks: a full disk fails there, the old bytes untouched, cut back to their size),
  * then the head over the old bytes, then cuts the file to the new length.
  */
-async function writeInPlace(target: string, bytes: Uint8Array, at: string, durable: boolean): Promise<boolean> {
+async function writeInPlace(target: string, bytes: Uint8Array, at: string): Promise<boolean> {
   let fd: number
   try {
     // O_NONBLOCK: a FIFO swapped in must not hang the host. O_NOFOLLOW: a symlink swapped in is ELOOP.
@@ -101,7 +118,6 @@ async function writeInPlace(target: string, bytes: Uint8Array, at: string, durab
     }
     await writeAt(fd, bytes, 0, head)
     if (bytes.length < size) ftruncateSync(fd, bytes.length)
-    if (durable) await fsyncFd(fd)
     return true
   } catch (err) {
     throw beneathError(err, at)
@@ -124,7 +140,14 @@ async function writeAt(fd: number, bytes: Uint8Array, from: number, to: number):
  * folder: a journal write on most file systems), so those two go through the thread pool, where the writes
  * of a batch overlap; the walk and the small write stay synchronous.
  */
-async function replace(parent: DirRef, name: string, old: Stats | undefined, bytes: Uint8Array, at: string, durable: boolean): Promise<void> {
+async function replace(
+  parent: DirRef,
+  name: string,
+  old: Stats | undefined,
+  bytes: Uint8Array,
+  at: string,
+  durable: boolean,
+): Promise<void> {
   const target = entryPath(parent, name)
   const temp = entryPath(parent, `.${name.slice(0, 200)}.codeact-${TEMP_PREFIX}${(++tempSeq).toString(36)}`)
   let fd: number

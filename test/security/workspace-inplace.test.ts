@@ -59,7 +59,10 @@ async function race(kind: 'symlink' | 'hardlink', name: string, args: (i: number
   for (let i = 0; i < ROUNDS; i += 8) results.push(...(await Promise.all(Array.from({ length: 8 }, (_, k) => h.call(name, args(i + k))))))
   expect(treeHash(h.outside), `${name} wrote through a ${kind} to the outside`).toBe(before)
   for (const r of results) expect(['ok', 'EACCES', 'ENOENT', 'EINVAL'], JSON.stringify(r)).toContain(r.ok ? 'ok' : r.error.code)
-  expect(results.some((r) => r.ok), `${name} never succeeded`).toBe(true)
+  expect(
+    results.some((r) => r.ok),
+    `${name} never succeeded`,
+  ).toBe(true)
   for (const r of results) expect(JSON.stringify(r)).not.toContain('outside secret')
   return results
 }

@@ -83,6 +83,11 @@ describe('beneath the root by descriptor', () => {
       expect(statSync(f).ino, 'written in place, not replaced').toBe(ino)
       expect(statSync(f).mode & 0o7777).toBe(0o640)
     }
+    // durable: crash-safe, so replaced (and fsynced), never in place.
+    await writeBeneath(h.root, 'f.txt', 'durable', { inPlace: true, durable: true })
+    expect(readFileSync(f, 'utf8')).toBe('durable')
+    expect(statSync(f).ino).not.toBe(ino)
+    expect(statSync(f).mode & 0o7777).toBe(0o640)
     await writeBeneath(h.root, 'new/n.txt', 'created', { inPlace: true })
     expect(readFileSync(join(h.root, 'new/n.txt'), 'utf8')).toBe('created')
     expect(readdirSync(h.root).sort()).toEqual(['f.txt', 'new'])
@@ -96,6 +101,8 @@ describe('beneath the root by descriptor', () => {
       symlinkSync(join(outside, 'target.txt'), join(root, 'link.txt'))
       writeFileSync(join(root, 'suid'), 'old')
       chmodSync(join(root, 'suid'), 0o4755)
+      writeFileSync(join(root, 'sticky'), 'old')
+      chmodSync(join(root, 'sticky'), 0o1644)
       writeFileSync(join(root, 'ro.txt'), 'old')
       chmodSync(join(root, 'ro.txt'), 0o444)
     })
@@ -108,6 +115,10 @@ describe('beneath the root by descriptor', () => {
     // A write in place would clear the setuid bit; replaced, it keeps it.
     await writeBeneath(h.root, 'suid', 'new', { inPlace: true })
     expect(statSync(join(h.root, 'suid')).mode & 0o7777).toBe(0o4755)
+    const sticky = statSync(join(h.root, 'sticky')).ino
+    await writeBeneath(h.root, 'sticky', 'new', { inPlace: true })
+    expect(statSync(join(h.root, 'sticky')).ino, 'a non-plain mode is replaced, not written in place').not.toBe(sticky)
+    expect(statSync(join(h.root, 'sticky')).mode & 0o7777).toBe(0o1644)
     // Not writable by mode (as a non-root user): replaced as before, mode kept.
     await writeBeneath(h.root, 'ro.txt', 'new', { inPlace: true })
     expect(readFileSync(join(h.root, 'ro.txt'), 'utf8')).toBe('new')
