@@ -82,9 +82,13 @@ function stubTools(real: readonly ToolDefinition[], paths: readonly string[]): T
 }
 
 export default async function batch(): Promise<BenchRow[]> {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-bench-batch-')))
+  // CODEACT_BENCH_BATCH_DIR picks the file system (say /dev/shm, a tmpfs, beside the default's disk); the
+  // stages go beside the workspace, on the same one, so an apply renames, as with a default state dir.
+  const base = realpathSync(mkdtempSync(join(process.env.CODEACT_BENCH_BATCH_DIR ?? tmpdir(), 'codeact-bench-batch-')))
   const root = join(base, 'ws')
   mkdirSync(root)
+  const stateBefore = process.env.CODEACT_STATE_DIR
+  process.env.CODEACT_STATE_DIR = join(base, 'state')
   let paths: string[] = []
   const reseed = (): void => void (paths = seed(root))
   const check = (): void => verify(root, paths)
@@ -250,7 +254,7 @@ export default async function batch(): Promise<BenchRow[]> {
         name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
         p50Ms: quantile(raw, 0.5),
         p95Ms: quantile(raw, 0.95),
-        note: `${RUNS} runs`,
+        note: `${RUNS} runs, in ${process.env.CODEACT_BENCH_BATCH_DIR ?? tmpdir()}`,
       },
       {
         name: 'batch 1,000 files: node:fs with temp file + rename per write (atomic-replace floor)',
@@ -332,6 +336,8 @@ export default async function batch(): Promise<BenchRow[]> {
       },
     ]
   } finally {
+    if (stateBefore === undefined) delete process.env.CODEACT_STATE_DIR
+    else process.env.CODEACT_STATE_DIR = stateBefore
     rmSync(base, { recursive: true, force: true })
   }
 }
