@@ -82,9 +82,13 @@ function stubTools(real: readonly ToolDefinition[], paths: readonly string[]): T
 }
 
 export default async function batch(): Promise<BenchRow[]> {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-bench-batch-')))
+  // CODEACT_BENCH_BATCH_DIR picks the file system (say /dev/shm, a tmpfs, beside the default's disk); the
+  // stages go beside the workspace, on the same one, so an apply renames, as with a default state dir.
+  const base = realpathSync(mkdtempSync(join(process.env.CODEACT_BENCH_BATCH_DIR ?? tmpdir(), 'codeact-bench-batch-')))
   const root = join(base, 'ws')
   mkdirSync(root)
+  const stateBefore = process.env.CODEACT_STATE_DIR
+  process.env.CODEACT_STATE_DIR = join(base, 'state')
   let paths: string[] = []
   const reseed = (): void => void (paths = seed(root))
   const check = (): void => verify(root, paths)
@@ -134,9 +138,8 @@ export default async function batch(): Promise<BenchRow[]> {
         check,
       )
 
-    // The workspace tools called directly: policy hook + guarded ops, no runtime.
-    const ws = createWorkspace({ root })
-    const byName = new Map(ws.tools.map((t) => [t.name, t]))
+    // The workspace tools called directly: policy hook + guarded ops, no runtime. Writes in place (the
+    // default), or each a temp file renamed over the old one (`atomicWrites`).
     const ctx: ToolContext = {
       callId: 'b',
       parentId: undefined,
@@ -146,32 +149,41 @@ export default async function batch(): Promise<BenchRow[]> {
       reportDenial: () => undefined,
       services: {},
     }
-    const callTool = async (name: string, args: { [k: string]: JsonValue }): Promise<unknown> => {
-      const d = await ws.policy({ id: 'b', name, args, origin: 'native' })
-      if (d && 'deny' in d) throw new Error(d.deny.message)
-      return byName.get(name)?.execute(args, ctx)
+    const ws = createWorkspace({ root })
+    const directJob = (atomicWrites: boolean): (() => Promise<number[]>) => {
+      const w = atomicWrites ? createWorkspace({ root, atomicWrites }) : ws
+      const byName = new Map(w.tools.map((t) => [t.name, t]))
+      const callTool = async (name: string, args: { [k: string]: JsonValue }): Promise<unknown> => {
+        const d = await w.policy({ id: 'b', name, args, origin: 'native' })
+        if (d && 'deny' in d) throw new Error(d.deny.message)
+        return byName.get(name)?.execute(args, ctx)
+      }
+      return () =>
+        timed(
+          1,
+          reseed,
+          async () => {
+            const files = (await callTool('glob', { pattern: 'data/**/*.txt' })) as string[]
+            for (let i = 0; i < files.length; i += 10) {
+              await Promise.all(
+                files.slice(i, i + 10).map(async (path) => {
+                  const text = (await callTool('read_file', { path })) as string
+                  await callTool('write_file', { path, content: text.replace('status=draft', 'status=final') })
+                }),
+              )
+            }
+          },
+          check,
+        )
     }
-    const directJob = (): Promise<number[]> =>
-      timed(
-        1,
-        reseed,
-        async () => {
-          const files = (await callTool('glob', { pattern: 'data/**/*.txt' })) as string[]
-          for (let i = 0; i < files.length; i += 10) {
-            await Promise.all(
-              files.slice(i, i + 10).map(async (path) => {
-                const text = (await callTool('read_file', { path })) as string
-                await callTool('write_file', { path, content: text.replace('status=draft', 'status=final') })
-              }),
-            )
-          }
-        },
-        check,
-      )
+
+    const inPlaceJob = directJob(false)
+    const atomicWritesJob = directJob(true)
 
     // One run_code program through the whole runtime (isolate sandbox, dispatch, event log).
     const limits = { maxToolCalls: 5_000, timeoutMs: 120_000 }
     const rt = await createRuntime({ workspace: { root }, typecheck: 'off', limits })
+    const atomicRt = await createRuntime({ workspace: { root, atomicWrites: true }, typecheck: 'off', limits })
     // The same program on tools of the same names, schemas and results that touch no file: what the hop,
     // the dispatch and the event log cost per call, told apart from what the workspace tools cost.
     reseed()
@@ -180,7 +192,9 @@ export default async function batch(): Promise<BenchRow[]> {
     const raw: number[] = []
     const renamed: number[] = []
     const direct: number[] = []
+    const directAtomic: number[] = []
     const program: number[] = []
+    const programAtomic: number[] = []
     const stub: number[] = []
     const atomic: number[] = []
     const dryRun: number[] = []
@@ -188,12 +202,15 @@ export default async function batch(): Promise<BenchRow[]> {
     try {
       await rt.runCode('return 1') // warm the sandboxes
       await stubRt.runCode('return 1')
-      const job = (changes: 'apply' | 'atomic' | 'dry-run') => async () => {
-        // A new program text each run (a comment), as a model would send.
-        const r = await rt.runCode(`${PROGRAM}\n// run ${++runSeq}`, { changes })
-        if (!r.ok || r.value !== FILES) throw new Error(`bench: program failed: ${r.error?.message ?? JSON.stringify(r.value)}`)
-        if (r.changes?.length !== FILES) throw new Error(`bench: ${changes} run reported ${r.changes?.length} changes`)
-      }
+      await atomicRt.runCode('return 1')
+      const job =
+        (changes: 'apply' | 'atomic' | 'dry-run', on = rt) =>
+        async () => {
+          // A new program text each run (a comment), as a model would send.
+          const r = await on.runCode(`${PROGRAM}\n// run ${++runSeq}`, { changes })
+          if (!r.ok || r.value !== FILES) throw new Error(`bench: program failed: ${r.error?.message ?? JSON.stringify(r.value)}`)
+          if (r.changes?.length !== FILES) throw new Error(`bench: ${changes} run reported ${r.changes?.length} changes`)
+        }
       const stubJob = async (): Promise<void> => {
         const r = await stubRt.runCode(`${PROGRAM}\n// run ${++runSeq}`)
         if (!r.ok || r.value !== FILES) throw new Error(`bench: stub program failed: ${r.error?.message ?? JSON.stringify(r.value)}`)
@@ -204,8 +221,10 @@ export default async function batch(): Promise<BenchRow[]> {
       const jobs: (() => Promise<void>)[] = [
         async () => void raw.push(...(await rawJob())),
         async () => void renamed.push(...(await renameJob())),
-        async () => void direct.push(...(await directJob())),
+        async () => void direct.push(...(await inPlaceJob())),
+        async () => void directAtomic.push(...(await atomicWritesJob())),
         async () => void program.push(...(await timed(1, reseed, job('apply'), check))),
+        async () => void programAtomic.push(...(await timed(1, reseed, job('apply', atomicRt), check))),
         async () => void stub.push(...(await timed(1, settled, stubJob, settled))),
         async () => void atomic.push(...(await timed(1, reseed, job('atomic'), check))),
         async () => void dryRun.push(...(await timed(1, reseed, job('dry-run'), settled))),
@@ -220,14 +239,14 @@ export default async function batch(): Promise<BenchRow[]> {
       }
     } finally {
       // Bounded: a close that hangs must not hang the bench table.
-      await Promise.race([Promise.all([rt.close(), stubRt.close()]), new Promise((r) => setTimeout(r, 5_000).unref())])
+      await Promise.race([Promise.all([rt.close(), stubRt.close(), atomicRt.close()]), new Promise((r) => setTimeout(r, 5_000).unref())])
     }
 
     const p50 = quantile(program, 0.5)
     // Per round, each staged run against the direct run of the same round: the load of that moment cancels.
-    const paired = (xs: readonly number[]): string =>
+    const paired = (xs: readonly number[], to: readonly number[] = program): string =>
       `median of ${RUNS} per-round ratios ${quantile(
-        xs.map((x, i) => x / (program[i] ?? Number.NaN)),
+        xs.map((x, i) => x / (to[i] ?? Number.NaN)),
         0.5,
       ).toFixed(2)}×`
     return [
@@ -235,7 +254,7 @@ export default async function batch(): Promise<BenchRow[]> {
         name: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
         p50Ms: quantile(raw, 0.5),
         p95Ms: quantile(raw, 0.95),
-        note: `${RUNS} runs`,
+        note: `${RUNS} runs, in ${process.env.CODEACT_BENCH_BATCH_DIR ?? tmpdir()}`,
       },
       {
         name: 'batch 1,000 files: node:fs with temp file + rename per write (atomic-replace floor)',
@@ -249,6 +268,14 @@ export default async function batch(): Promise<BenchRow[]> {
         p50Ms: quantile(direct, 0.5),
         p95Ms: quantile(direct, 0.95),
         baseline: 'batch 1,000 files: plain node:fs (no policy, no sandbox)',
+        note: 'write_file writes an existing file in place',
+      },
+      {
+        name: 'batch 1,000 files: workspace tools called directly, atomicWrites (temp file + rename)',
+        p50Ms: quantile(directAtomic, 0.5),
+        p95Ms: quantile(directAtomic, 0.95),
+        baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)',
+        note: 'createWorkspace({ atomicWrites: true }): a reader never sees half a file',
       },
       {
         name: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
@@ -256,6 +283,13 @@ export default async function batch(): Promise<BenchRow[]> {
         p95Ms: quantile(program, 0.95),
         baseline: 'batch 1,000 files: workspace tools called directly (policy + guarded ops)',
         note: '2,001 tool calls, 1 model step',
+      },
+      {
+        name: 'batch 1,000 files: one run_code program, atomicWrites (temp file + rename)',
+        p50Ms: quantile(programAtomic, 0.5),
+        p95Ms: quantile(programAtomic, 0.95),
+        baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
+        note: paired(programAtomic),
       },
       {
         name: 'batch 1,000 files: one run_code program vs plain node:fs',
@@ -270,7 +304,7 @@ export default async function batch(): Promise<BenchRow[]> {
         p95Ms: quantile(atomic, 0.95),
         baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
         goal: '≤ 1.3×',
-        note: paired(atomic),
+        note: `${paired(atomic)}; ${paired(atomic, programAtomic).replace('median', 'vs atomicWrites: median')}`,
       },
       {
         name: 'batch 1,000 files: --dry-run (staged, diffs, nothing written)',
@@ -278,7 +312,7 @@ export default async function batch(): Promise<BenchRow[]> {
         p95Ms: quantile(dryRun, 0.95),
         baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
         goal: '≤ 1.3×',
-        note: paired(dryRun),
+        note: `${paired(dryRun)}; ${paired(dryRun, programAtomic).replace('median', 'vs atomicWrites: median')}`,
       },
       {
         name: 'batch 1,000 files: the same program on stub tools (hop + dispatch, no file system)',
@@ -302,6 +336,8 @@ export default async function batch(): Promise<BenchRow[]> {
       },
     ]
   } finally {
+    if (stateBefore === undefined) delete process.env.CODEACT_STATE_DIR
+    else process.env.CODEACT_STATE_DIR = stateBefore
     rmSync(base, { recursive: true, force: true })
   }
 }

@@ -1,28 +1,10 @@
 /**
- * The file operations on top of beneath.ts's by-descriptor walk: read, atomic write, mkdir, rename, remove,
- * readdir, stat and walk. Each names its last component through the descriptor of the folder that holds it.
+ * The file operations on top of beneath.ts's by-descriptor walk: read, mkdir, rename, remove, readdir, stat
+ * and walk (the write is beneath-write.ts). Each names its last component through the descriptor of the
+ * folder that holds it.
  */
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fchownSync,
-  fstatSync,
-  fsync,
-  lstatSync,
-  open as openCb,
-  openSync,
-  read,
-  rename as renameCb,
-  readSync,
-  unlinkSync,
-  write,
-  writeSync,
-  type Dirent,
-  type Stats,
-} from 'node:fs'
-import { lstat, open, readdir, rename, rmdir, unlink } from 'node:fs/promises'
-import { randomBytes } from 'node:crypto'
+import { closeSync, constants, fstatSync, lstatSync, openSync, read, readSync, type Dirent, type Stats } from 'node:fs'
+import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkEntry, type WalkResult } from './ops.js'
 import {
@@ -32,7 +14,6 @@ import {
   dirPath,
   entryPath,
   entryTypeOf,
-  lstatOrUndefined,
   openChildDir,
   openDirBeneath,
   splitRel,
@@ -41,18 +22,11 @@ import {
   type DirRef,
 } from './beneath.js'
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-/** Files up to this size are read and written with synchronous calls (beneath.ts says why). */
+/** Files up to this size are read with synchronous calls (beneath.ts says why). */
 const SMALL_BYTES = 256 * 1024
 const readAsync = promisify(read)
-const openAsync = promisify(openCb)
-const renameAsync = promisify(renameCb)
-/** Temp names: this process's random prefix and a counter (unique without a random draw per write). */
-const TEMP_PREFIX = randomBytes(4).toString('hex')
-let tempSeq = 0
-const writeAsync = promisify(write)
-const fsyncFd = promisify(fsync)
 
 /** UTF-8 text of a regular file. EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder. */
 export function readTextBeneath(root: string, rel: string, maxBytes: number): Promise<string> {
@@ -117,79 +91,6 @@ async function readAll(fd: number, maxBytes: number): Promise<Buffer | undefined
     chunks.push(buf.subarray(0, bytesRead))
     total += bytesRead
     if (total > maxBytes) return undefined
-  }
-}
-
-export interface WriteOptions {
-  /** Create missing parent folders (default true). */
-  parents?: boolean
-  /** fsync the file and its folder before returning (crash-safe; slower). */
-  durable?: boolean
-}
-
-/**
- * Creates or replaces a file atomically: a temp file created `O_EXCL | O_NOFOLLOW` in the same folder
- * descriptor, then renamed over the name. Readers see the old or the new content, never half of it; a hard
- * link shared with another file is never written through; an existing file keeps its mode (and, run as
- * root, its owner). Creating the temp file and renaming it are the costly steps (each changes the folder:
- * a journal write on most file systems), so those two go through the thread pool, where the writes of a
- * batch overlap; the walk and the small write stay synchronous.
- */
-export function writeBeneath(root: string, rel: string, content: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
-  return withParent(root, rel, options.parents ?? true, async (parent, name, at) => {
-    const target = entryPath(parent, name)
-    const old = lstatOrUndefined(target)
-    if (old?.isDirectory() === true) throw new WorkspaceError('EISDIR', `${at} is a folder`)
-    if (old?.isSymbolicLink() === true) throw new WorkspaceError('EACCES', `${at} is a symlink at the point of use; refused`)
-    const temp = entryPath(parent, `.${name.slice(0, 200)}.codeact-${TEMP_PREFIX}${(++tempSeq).toString(36)}`)
-    let fd: number
-    try {
-      fd = await openAsync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, old ? old.mode & 0o7777 : 0o666)
-    } catch (err) {
-      throw beneathError(err, at)
-    }
-    let closed = false
-    try {
-      if (old) {
-        // open() applied the umask; the replacement keeps exactly the old bits (and owner, when we may).
-        fchmodSync(fd, old.mode & 0o7777)
-        if (process.getuid?.() === 0 && (old.uid !== 0 || old.gid !== 0)) {
-          try {
-            fchownSync(fd, old.uid, old.gid)
-          } catch {
-            // best effort
-          }
-        }
-      }
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content
-      if (bytes.length <= SMALL_BYTES) {
-        for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
-      } else {
-        for (let off = 0; off < bytes.length; ) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
-      }
-      if (options.durable === true) await fsyncFd(fd)
-      closeSync(fd)
-      closed = true
-      await renameAsync(temp, target)
-      if (options.durable === true) await fsyncDir(parent)
-    } catch (err) {
-      if (!closed) closeSync(fd)
-      try {
-        unlinkSync(temp)
-      } catch {
-        // never made it, or renamed already
-      }
-      throw beneathError(err, at)
-    }
-  })
-}
-
-async function fsyncDir(dir: DirRef): Promise<void> {
-  const fh = await open(dirPath(dir), O_RDONLY | O_DIRECTORY)
-  try {
-    await fh.sync()
-  } finally {
-    await fh.close()
   }
 }
 

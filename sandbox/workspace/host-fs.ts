@@ -3,10 +3,12 @@
  * root one component at a time by descriptor, so a component swapped for a symlink after the policy
  * looked (by a `bash` running next to the program, say) is refused at the point of use, never followed.
  * The read-only check is repeated here on the walked path: with no symlink followed, the name the walk
- * took is where the operation lands.
+ * took is where the operation lands. Writes go in place unless the workspace asks for atomic ones
+ * (beneath-write.ts says what each keeps).
  */
 import { isWithin, relBelow } from './paths.js'
-import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath, writeBeneath } from './beneath-files.js'
+import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath } from './beneath-files.js'
+import { writeBeneath } from './beneath-write.js'
 import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
 
 export class HostFs {
@@ -37,7 +39,7 @@ export class HostFs {
   }
 
   writeFile(path: string, content: string): Promise<void> {
-    return writeBeneath(this.config.root, this.writable(path), content)
+    return writeBeneath(this.config.root, this.writable(path), content, { inPlace: this.config.atomicWrites !== true })
   }
 
   mkdir(path: string): Promise<void> {

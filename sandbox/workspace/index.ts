@@ -32,6 +32,12 @@ export interface WorkspaceOptions {
   tmpBytes?: number
   /** Processes (threads included) one `bash` command may have at once; a fork bomb stops there. Default 256. */
   maxProcesses?: number
+  /**
+   * `write_file`/`edit_file` in a direct run replace each file atomically (a temp file renamed over it), so a
+   * reader at that moment never sees half of it. Default false: an existing file is written in place (3–9×
+   * cheaper; a staged run, `atomic` or `dry-run`, never shows a half-written file either way).
+   */
+  atomicWrites?: boolean
 }
 
 export interface Workspace {
@@ -65,6 +71,7 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
     network: options.network ?? false,
     ...(options.tmpBytes !== undefined ? { tmpBytes: positiveInt(options.tmpBytes, 'tmpBytes') } : {}),
     ...(options.maxProcesses !== undefined ? { maxProcesses: positiveInt(options.maxProcesses, 'maxProcesses') } : {}),
+    ...(options.atomicWrites === true ? { atomicWrites: true } : {}),
   }
   const state: WorkspaceState = { config, roots }
   const host = createHostOps(config, options.bwrapPath ?? 'bwrap')

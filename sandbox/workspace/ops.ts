@@ -48,6 +48,8 @@ export interface WorkspaceConfig {
   tmpBytes?: number
   /** Processes (threads included) an `exec` command may have at once (host backend; default 256). */
   maxProcesses?: number
+  /** Direct writes replace files atomically (temp + rename) instead of in place (host backend; default false). */
+  atomicWrites?: boolean
 }
 
 export type EntryType = 'file' | 'dir' | 'symlink' | 'other'

@@ -41,4 +41,17 @@ describe.skipIf(!isRoot)('a full disk in the workspace', () => {
     expect(result.value).toEqual([['ENOSPC', true], 4, expect.stringContaining('fits')])
     expect(unansweredCalls(rt.log.all())).toEqual([])
   })
+
+  it('a file written in place that grows past the disk keeps its old bytes (the new tail is written first)', async () => {
+    const result = await rt.runCode(`
+      const old = 'keep me\\n'.repeat(1000)
+      await tools.write_file({ path: 'grow.txt', content: old })
+      let code = 'written'
+      try { await tools.write_file({ path: 'grow.txt', content: 'y'.repeat(3 * 1024 * 1024) }) } catch (e) { code = e.code }
+      const now = await tools.read_file({ path: 'grow.txt' })
+      await tools.remove({ path: 'grow.txt' })
+      return [code, now === old]`)
+    expect(result.error, result.observation).toBeNull()
+    expect(result.value).toEqual(['ENOSPC', true])
+  })
 })

@@ -1,5 +1,5 @@
 /** The file tools on a real temporary workspace: shapes, ENOENT, caps, binary content, edit's counts. */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { codeOf, harness, type Harness } from './helpers.js'
@@ -19,6 +19,25 @@ describe('read_file / write_file', () => {
     h = harness({}, (root) => writeFileSync(join(root, 'f.txt'), 'a long original content'))
     await h.ok('write_file', { path: 'f.txt', content: 'short' })
     expect(readFileSync(join(h.root, 'f.txt'), 'utf8')).toBe('short')
+  })
+
+  test('write_file and edit_file write in place by default, and replace the file with atomicWrites', async () => {
+    const setup = (root: string): void => writeFileSync(join(root, 'f.txt'), 'one two')
+    h = harness({}, setup)
+    const ino = statSync(join(h.root, 'f.txt')).ino
+    await h.ok('write_file', { path: 'f.txt', content: 'three four' })
+    await h.ok('edit_file', { path: 'f.txt', old_string: 'four', new_string: '4' })
+    expect(readFileSync(join(h.root, 'f.txt'), 'utf8')).toBe('three 4')
+    expect(statSync(join(h.root, 'f.txt')).ino).toBe(ino)
+    h.cleanup()
+    h = harness({ atomicWrites: true }, setup)
+    const first = statSync(join(h.root, 'f.txt')).ino
+    await h.ok('write_file', { path: 'f.txt', content: 'three four' })
+    const second = statSync(join(h.root, 'f.txt')).ino
+    expect(second).not.toBe(first)
+    await h.ok('edit_file', { path: 'f.txt', old_string: 'four', new_string: '4' })
+    expect(statSync(join(h.root, 'f.txt')).ino).not.toBe(second)
+    expect(readFileSync(join(h.root, 'f.txt'), 'utf8')).toBe('three 4')
   })
 
   test('an absolute path inside the workspace works', async () => {
