@@ -48,7 +48,10 @@ export async function compile(source: string, options: CompileOptions = {}): Pro
 
 /** What compiling `source` answered (here or in the checker's thread), as a run uses it. */
 export function compiledProgram(result: CompiledText, source: string): CompileOutcome {
-  if (!result.ok && result.shape) return { ok: false, error: { kind: 'compile', ...result.shape } }
+  if (!result.ok && result.shape) {
+    const { message, line, column } = result.shape
+    return { ok: false, error: { kind: 'compile', message, line, column } }
+  }
   if (!result.ok) return { ok: false, error: compileError(result.messages, source) }
   // Decoded on the first position asked for (an error's stack, a logged Error): most runs never ask.
   let map: TraceMap | undefined

@@ -11,7 +11,8 @@
  * Both, because the danger is exactly a text two parsers read differently.
  */
 import type { Message } from 'esbuild'
-import { type ProgramProblem, type ShapeResult, wrapProgram } from './program-wrap.js'
+import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
 
 /** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
 export type ShapeAnswer = ShapeResult | { ok: false; problem: ProgramProblem; unfinished: true }
@@ -131,6 +132,7 @@ async function proveShapes(
     return { ok: false, shape: sourceShape.problem }
   const output = await shapes.checkShape(out.code, 'js')
   if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
+  if (!output.ok && output.problem.syntax !== undefined) return { ok: false, shape: syntaxProblem(output.problem, output.problem.syntax, out.map) }
   if (!output.ok)
     return {
       ok: false,
@@ -140,6 +142,18 @@ async function proveShapes(
       },
     }
   return { ok: true, code: out.code, map: out.map, by: 'esbuild' }
+}
+
+/**
+ * Compiled output the sandbox's parser rejects — a syntax error the compiler let through (it does not check
+ * a regular expression's pattern: `/(/`) — said as one, at the user's line (the output's position mapped
+ * back), not as a wrapper broken out of.
+ */
+function syntaxProblem(problem: ProgramProblem, why: string, map: string): ProgramProblem {
+  const pos = originalPositionFor(new TraceMap(map), { line: problem.line + WRAP_LINE_OFFSET, column: Math.max(0, problem.column - 1) })
+  const line = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? pos.line - WRAP_LINE_OFFSET : problem.line
+  const column = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? (pos.column ?? 0) + 1 : problem.column
+  return { message: `line ${line}: ${why}; nothing ran`, line, column }
 }
 
 /** esbuild's messages as plain data (what a compile error is said with), safe to post to another thread. */

@@ -9,6 +9,8 @@ export interface ProgramProblem {
   message: string
   line: number
   column: number
+  /** The parser's own reason, when the text did not parse at all (not a wrapper broken out of). */
+  syntax?: string
 }
 
 /** What checkWrappedShape answers: the wrapped text is exactly the wrapper's one function, or why not. */

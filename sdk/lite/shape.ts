@@ -94,5 +94,5 @@ function unparsed(text: string, e: unknown): ProgramProblem {
   const lc = lineAndColumn(text, Math.min(pos, text.length))
   const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
   const why = e instanceof Error ? e.message.replace(/ \(\d+:\d+\)$/, '') : String(e)
-  return { message: `line ${line}: the program's wrapper could not be proved (${why})`, line, column: lc.character + 1 }
+  return { message: `line ${line}: the program's wrapper could not be proved (${why})`, line, column: lc.character + 1, syntax: why }
 }

@@ -137,4 +137,20 @@ describe('check-off programs prepared in the host', () => {
     expect(r.value).toBe(3)
     expect(poolRequestsPosted() - before).toBe(1)
   })
+
+  it.each(['host', 'thread'] as const)(
+    'an invalid regular expression is a syntax error at its line, prepared in the %s (not a wrapper to check the braces of)',
+    async (where) => {
+      setCheckOffPrepare(where)
+      try {
+        const rt = await testRuntime({ tools: basicTools })
+        const r = await rt.runCode("const names = ['a(b', 'c']\nconst open = names.filter((n) => /(/.test(n))\nreturn open")
+        expect(r.error).toMatchObject({ kind: 'compile', line: 2 })
+        expect(r.error?.message).toMatch(/^line 2: Invalid regular expression: \/\(\/: Unterminated group/)
+        expect(r.calls).toEqual([])
+      } finally {
+        setCheckOffPrepare('host')
+      }
+    },
+  )
 })

@@ -53,6 +53,10 @@ const KNOWN: { text: string; why: string }[] = [
     why: 'both proofs refuse the text; TypeScript says a `}` closes the program, Babel (no Annex B comments) cannot parse it',
   },
   { text: '-->', why: 'as `<!--`: refused by both, with different messages' },
+  {
+    text: '/(/',
+    why: 'an invalid regular expression (an unclosed group): acorn refuses the text, TypeScript and esbuild let it through and V8 refuses it when the program is parsed; the run fails either way',
+  },
 ]
 
 /** Whole programs the two read differently (as KNOWN). */
