@@ -132,7 +132,8 @@ async function proveShapes(
     return { ok: false, shape: sourceShape.problem }
   const output = await shapes.checkShape(out.code, 'js')
   if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
-  if (!output.ok && output.problem.syntax !== undefined) return { ok: false, shape: syntaxProblem(output.problem, output.problem.syntax, out.map) }
+  if (!output.ok && output.problem.syntax !== undefined)
+    return { ok: false, shape: syntaxProblem(output.problem, output.problem.syntax, out.map) }
   if (!output.ok)
     return {
       ok: false,
