@@ -61,7 +61,7 @@ export async function rssRow(repo: string): Promise<BenchRow> {
     note:
       `host ${round(rss.host.rss, 0)} + child ${round(rss.child.rss, 0)} (VmRSS); PSS ${round(rss.host.pss, 0)} + ${round(rss.child.pss, 0)}, ` +
       `private (USS) ${round(rss.host.uss, 0)} + ${round(rss.child.uss, 0)}: each VmRSS counts its ~36 MB of mapped node binary, shared ` +
-      `with every node process; the host holds its checker thread (Babel + acorn + oxc with the check off: no TypeScript); ` +
+      `with every node process; the host prepares check-off programs in its own thread (Babel + acorn + oxc, no TypeScript, no checker thread); ` +
       `totals of the 3: ${probes.map((p) => round(total(p), 0)).join(', ')}`,
   }
 }
