@@ -8,7 +8,8 @@
 import { parse, type ParseError, type ParserOptions } from '@babel/parser'
 import type { File, Node } from '@babel/types'
 
-const OPTIONS: ParserOptions = {
+/** Exported for tests that must read a text exactly as this parser does (the host-prepare gate's lexing test). */
+export const LITE_PARSER_OPTIONS: ParserOptions = {
   sourceType: 'script',
   // `<!--` and `-->` are operators to TypeScript (and in a module), not the comments of Annex B scripts.
   annexB: false,
@@ -90,7 +91,7 @@ export interface LiteParse {
 /** Parses a program body (or a wrapped program); throws only past the parser's stack (a RangeError: the caller falls back to TypeScript). */
 export function parseProgram(text: string): LiteParse {
   try {
-    const file = parse(text, OPTIONS)
+    const file = parse(text, LITE_PARSER_OPTIONS)
     const errors = (file.errors ?? []) as ParseError[]
     const invalidTarget = errors.some((e) => e.reasonCode === 'InvalidLhs') && hasNonTarget(file)
     const rejected = errors.some((e) => !CHECKER_ERRORS.has(e.reasonCode) && e.reasonCode !== 'InvalidLhs')

@@ -9,30 +9,11 @@ import { parse, type ParserOptions } from '@babel/parser'
 import { describe, expect, it } from 'vitest'
 import { cleanProgramText } from '../../sdk/program-rules.js'
 import { Scan } from '../../sdk/host-prep-scan.js'
+import { LITE_PARSER_OPTIONS } from '../../sdk/lite/parse.js'
 import { corpusPrograms } from '../sdk/lite-corpus.js'
 
-const OPTIONS: ParserOptions = {
-  sourceType: 'script',
-  annexB: false,
-  allowImportExportEverywhere: true,
-  allowAwaitOutsideFunction: true,
-  allowReturnOutsideFunction: true,
-  allowNewTargetOutsideFunction: true,
-  allowSuperOutsideMethod: true,
-  allowUndeclaredExports: true,
-  errorRecovery: true,
-  createParenthesizedExpressions: true,
-  attachComment: false,
-  tokens: true,
-  plugins: [
-    'typescript',
-    'decorators',
-    'decoratorAutoAccessors',
-    'explicitResourceManagement',
-    'deferredImportEvaluation',
-    ['optionalChainingAssign', { version: '2023-07' }],
-  ],
-}
+/** The lite parser's own options, with its tokens kept. */
+const OPTIONS: ParserOptions = { ...LITE_PARSER_OPTIONS, tokens: true }
 const BRACKETS = new Set(['(', ')', '[', ']', '{', '}', '${'])
 const LITERALS = new Set(['template', 'string', 'regexp'])
 
