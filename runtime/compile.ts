@@ -9,7 +9,8 @@
  * Compiling, with the wrapper's shape proved on the source and on the compiled JS, is sdk/program-compile.ts's.
  * The runtime's runs compile in the checker's thread, in the same request that normalises the program
  * (runtime/typecheck.ts: `PreparedProgram.compiled`), and the host only turns the answer into a
- * CompiledProgram here (compiledProgram); the host never parses a program nor loads TypeScript.
+ * CompiledProgram here (compiledProgram); the host never loads TypeScript, and parses a program only
+ * behind the gate of sdk/host-prepare.ts (check off).
  * `compile()` by itself parses where its `shapes` say (default: in this thread, loading TypeScript).
  * A shape check that did not finish (past its budget) fails closed: an unproven wrapper never runs.
  */

@@ -144,8 +144,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   if (options.signal?.aborted)
     return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
   // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
-  // Normalising, the wrapper's shape checks and the type check all run in the checker's thread, never the
-  // host's; what the thread did not finish within its budget fails closed (an unproven wrapper never runs).
+  // Normalising, the wrapper's shape checks and the type check run in the checker's thread — with the check
+  // off, a text the gate admits is prepared in this thread by the same code (sdk/host-prepare.ts); what the
+  // thread did not finish within its budget fails closed (an unproven wrapper never runs).
   const allowNodeImports = deps.sandbox.name === 'docker'
   const prep = deps.typecheck ?? deps.programs
   const prepared = session ? await session.prepare(prep, code, allowNodeImports) : await prep.prepare(code, allowNodeImports)

@@ -5,7 +5,7 @@ import type { ShapeResult } from './program-wrap.js'
 import type { SessionBinding } from './session-text.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
-/** Work that parses a text without checking it (the host never parses a program itself). */
+/** Work that parses a text without checking it (the host parses a program itself only behind its gate, sdk/host-prepare.ts). */
 export type ParseTask =
   /** Prove a wrapped text (TypeScript source, or esbuild's JS output) is exactly the wrapper's one function. */
   | { kind: 'shape'; text: string; language: 'ts' | 'js' }
