@@ -9,7 +9,8 @@ import { readlink } from 'node:fs/promises'
 import type { StagedRun } from '../../sandbox/types.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig, type WorkspaceOps } from '../../sandbox/workspace/ops.js'
 import { copyRemovals, overlayRemovals } from '../../sandbox/workspace/staging/overlay-upper.js'
-import { applyJournal, inPool, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
+import { applyJournal, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
+import { inPool } from '../../sandbox/workspace/staging/pool.js'
 import { createStage, type Stage } from '../../sandbox/workspace/staging/stage-dir.js'
 import { bytesOf, stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
@@ -78,7 +79,7 @@ async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
   }
   const before =
     c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
-  const after = c.change === 'deleted' ? undefined : await bytes(view.upperPath(c.rel))
+  const after = c.change === 'deleted' ? undefined : (view.memory.files.get(c.rel)?.bytes ?? (await bytes(view.upperPath(c.rel))))
   return unifiedDiff(c.rel, before, after)
 }
 
@@ -224,6 +225,9 @@ async function finishStaged(
           .join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)`,
       }
     }
+    // Files the run staged in memory become files of the stage now, each created once, right before the
+    // journal: from here on it holds every new byte, and each file lands by a rename as before.
+    await view.materialise(accepted.filter((c) => c.kind === 'file' && view.memory.files.has(c.rel)).map((c) => c.rel))
     await writeJournal(stage.dir, {
       version: 1,
       root: env.config.root,

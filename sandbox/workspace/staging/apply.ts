@@ -171,15 +171,6 @@ export async function applyJournal(journal: Journal, onStep?: (done: number, tot
 
 const CHUNK = 64
 
-/** Runs `each` over `items`, `width` at a time (fs calls overlap on libuv's pool). */
-export async function inPool<T>(items: readonly T[], width: number, each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await each(items[next++]!)
-  }
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane))
-}
-
 /** The journal left in a stage folder, if any. */
 export async function readJournal(stageDir: string): Promise<Journal | undefined> {
   try {

@@ -7,7 +7,8 @@ import { lstatSync, readFileSync } from 'node:fs'
 import { readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EntryType } from '../ops.js'
-import { inPool } from './apply.js'
+import { inPool } from './pool.js'
+import type { MemoryLayer } from './memory.js'
 import { compareWalkPaths, type StagedView } from './view.js'
 
 export interface StagedChange {
@@ -74,12 +75,27 @@ async function compare(a: string, b: string, kind: EntryType, copy: boolean): Pr
   }
 }
 
+/** A file held in memory against the real file: compared by size, then bytes (no file of the stage is read). */
+function compareHeld(memory: MemoryLayer, view: StagedView, rel: string): 'same' | 'differs' {
+  try {
+    const held = memory.files.get(rel)!.bytes
+    const st = lstatSync(view.lowerPath(rel))
+    if (st.size !== held.length) return 'differs'
+    return readFileSync(view.lowerPath(rel)).equals(held) ? 'same' : 'differs'
+  } catch {
+    return 'differs'
+  }
+}
+
 /** `copy`: the upper folder is a whole copy of the tree (a gVisor stage), not an overlay's upper layer. */
 export async function stagedChanges(view: StagedView, copy = false): Promise<StagedChangeSet> {
   const byPath = new Map<string, StagedChange>()
   const unchanged: string[] = []
   const uppers: { rel: string; kind: EntryType }[] = []
   await upperEntries(view.upperRoot, '', uppers)
+  const memory = view.memory
+  for (const d of memory.dirs) uppers.push({ rel: d, kind: 'dir' })
+  for (const f of memory.files.keys()) uppers.push({ rel: f, kind: 'file' })
   const inUpper = new Set(uppers.map((u) => u.rel))
   await inPool(uppers, 8, async ({ rel, kind }) => {
     let seen: 'untouched' | 'same' | 'differs'
@@ -91,7 +107,9 @@ export async function stagedChanges(view: StagedView, copy = false): Promise<Sta
     } else if (
       lowerKind === kind &&
       !(kind === 'file' && !copy && view.knownDifferent(rel)) &&
-      (seen = await compare(view.lowerPath(rel), view.upperPath(rel), kind, copy)) !== 'differs'
+      (seen = memory.files.has(rel)
+        ? compareHeld(memory, view, rel)
+        : await compare(view.lowerPath(rel), view.upperPath(rel), kind, copy)) !== 'differs'
     ) {
       if (seen === 'same') unchanged.push(rel)
     } else {

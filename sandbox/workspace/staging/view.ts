@@ -1,19 +1,23 @@
 /**
  * A staged view of a workspace, as `WorkspaceOps`: the real tree is the lower layer (read only, through
  * the backend's own ops), a private folder outside the workspace is the upper layer (every write lands
- * there, through the host's guarded ops rooted at that folder), and removals are recorded as whiteouts.
+ * there: in memory (staging/memory.ts) while it fits, else in that folder, through the host's guarded ops
+ * rooted at it), and removals are recorded as whiteouts.
  * Reads see the run's own writes; nothing reaches the real tree until `apply` (atomic) — or never (dry run).
  *
  * Semantics are overlayfs's: an upper entry hides the lower one; a lower path is visible only when neither
  * it nor an ancestor is whited out; a whited-out folder that is created again is opaque (no lower children).
  */
-import * as crypto from 'node:crypto'
-import { closeSync, constants, lstatSync, open as openCb, write as writeCb, writeSync } from 'node:fs'
-import { chmod, lstat, mkdir, open } from 'node:fs/promises'
-import { promisify } from 'node:util'
+import { lstatSync } from 'node:fs'
+import { chmod, lstat, mkdir } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { createHostOps } from '../host-ops.js'
-import { relBelow } from '../paths.js'
+import { isWithin, relBelow } from '../paths.js'
+import { MemoryLayer, memoryBudget } from './memory.js'
+import { codeOf, compareWalkPaths, digest, readUpperFile, textOfHeld, typeOf, writeUpperFile } from './upper-files.js'
+import { inPool } from './pool.js'
+
+export { compareWalkPaths }
 import {
   WorkspaceError,
   type DirEntry,
@@ -38,42 +42,16 @@ export interface StagedLayers {
   exec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-const openAsync = promisify(openCb)
-const writeAsync = promisify(writeCb)
-/** Content up to this size is written with synchronous calls once the file is open (as beneath-files.ts does). */
-const SMALL_BYTES = 256 * 1024
-
-/** One-shot `crypto.hash` where Node has it (20.12+). */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
-function digest(text: string): string {
-  return oneShot ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex')
-}
-
-function codeOf(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
-}
-
-function typeOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(): boolean }): EntryType {
-  return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
-}
-
-/** Depth-first, names sorted at each level: the order `walk` promises. */
-export function compareWalkPaths(a: string, b: string): number {
-  const x = a.split('/')
-  const y = b.split('/')
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1
-  }
-  return x.length - y.length
-}
-
 export class StagedView implements WorkspaceOps {
   /** Workspace-relative paths removed from the lower layer (each hides its subtree there). */
   readonly whiteouts = new Set<string>()
   readonly root: string
   readonly upperRoot: string
   private readonly upperOps: WorkspaceOps
+  /** The run's writes and folders not (yet) in the upper folder: nothing is created on disk for them. */
+  readonly memory = new MemoryLayer(memoryBudget())
+  /** Whether the upper folder holds anything yet (a spill, a materialise, a bash fold-back). */
+  private onDisk = false
   /** Folders known to exist in the view; cleared by anything that can remove one. */
   private readonly knownDirs = new Set<string>([''])
   /**
@@ -127,6 +105,12 @@ export class StagedView implements WorkspaceOps {
    * round trip, and a missing entry (the usual answer) returns undefined instead of building an Error.
    */
   async upperType(rel: string): Promise<EntryType | undefined> {
+    return this.memory.type(rel) ?? this.diskType(rel)
+  }
+
+  /** The entry type in the upper folder on disk (nothing there until something spilled or was materialised). */
+  diskType(rel: string): EntryType | undefined {
+    if (!this.onDisk) return undefined
     try {
       const st = lstatSync(this.upperPath(rel), { throwIfNoEntry: false })
       return st ? typeOf(st) : undefined
@@ -135,8 +119,6 @@ export class StagedView implements WorkspaceOps {
     }
   }
 
-  /** The mode of the lower file last looked at (a staged copy of it keeps it), by path. */
-  private lastLower: { rel: string; mode: number } | undefined
   /** The mode a new upper file gets (0644 under this process's umask), learned at the first write. */
   private createdMode: number | undefined
 
@@ -144,7 +126,6 @@ export class StagedView implements WorkspaceOps {
     if (this.hidden(rel)) return undefined
     try {
       const info = await this.layers.lower.stat(this.lowerPath(rel))
-      this.lastLower = { rel, mode: info.mode }
       return info.type
     } catch (err) {
       if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return undefined
@@ -173,6 +154,11 @@ export class StagedView implements WorkspaceOps {
       cur = cur === '' ? parts[i]! : `${cur}/${parts[i]}`
       const t = await this.viewType(cur)
       if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${this.lowerPath(cur)} is not a folder (writing ${path})`)
+      // A missing folder is made in memory (the upper folder gets it when a file under it lands there).
+      if (t === undefined) {
+        this.memory.addDir(cur)
+        this.knownDirs.add(cur)
+      }
     }
   }
 
@@ -180,48 +166,11 @@ export class StagedView implements WorkspaceOps {
     return rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
   }
 
-  /**
-   * The stage is private (outside the workspace, reached by nothing but this view and the fold-back of a
-   * staged bash, which never leaves a symlink where a folder is expected — `ensureParents` refuses those),
-   * so its files are read and written plainly: O_NOFOLLOW on the entry, no descriptor walk, no temp+rename
-   * (crash safety starts at the journal, when the stage is complete).
-   */
-  private async readUpper(rel: string, maxBytes: number): Promise<string> {
-    const path = this.lowerPath(rel)
-    let bytes: Buffer
-    try {
-      const fh = await open(this.upperPath(rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-      try {
-        const st = await fh.stat()
-        if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
-        if (!st.isFile()) throw new WorkspaceError('EIO', `${path} is not a regular file`)
-        if (st.size > maxBytes)
-          throw new WorkspaceError(
-            'EFBIG',
-            `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
-          )
-        bytes = await fh.readFile()
-      } finally {
-        await fh.close()
-      }
-    } catch (err) {
-      if (err instanceof WorkspaceError) throw err
-      if (codeOf(err) === 'ELOOP') throw new WorkspaceError('EACCES', `${path} is a symlink; refused (it is not followed)`)
-      if (codeOf(err) === 'EISDIR') throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
-      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    }
-    const nul = bytes.indexOf(0)
-    if (nul !== -1) throw new WorkspaceError('EILSEQ', `${path} is a binary file (NUL byte at offset ${nul}); not returned as text`)
-    try {
-      return utf8.decode(bytes)
-    } catch {
-      throw new WorkspaceError('EILSEQ', `${path} is not valid UTF-8 text; not returned as text`)
-    }
-  }
-
   private readonly upperDirs = new Set<string>()
 
-  private async writeUpper(rel: string, content: string): Promise<void> {
+  /** Writes a file of the upper folder; the caller keeps the digests (`wroteDigest`) right. */
+  private async writeUpper(rel: string, bytes: Buffer): Promise<void> {
+    this.onDisk = true
     const parent = this.parentOf(rel)
     if (!this.upperDirs.has(parent)) {
       await mkdir(this.upperPath(parent), { recursive: true, mode: 0o755 })
@@ -229,25 +178,15 @@ export class StagedView implements WorkspaceOps {
     }
     // Creating the file changes its folder (the costly step: through the thread pool, where a batch's
     // writes overlap); the small write and the close stay synchronous.
-    this.wroteDigest.delete(rel)
-    const fd = await openAsync(
-      this.upperPath(rel),
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o644,
-    )
-    try {
-      const bytes = Buffer.from(content, 'utf8')
-      if (bytes.length <= SMALL_BYTES) for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
-      else for (let off = 0; off < bytes.length; ) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
-    } finally {
-      closeSync(fd)
-    }
-    this.wroteDigest.set(rel, digest(content))
+    await writeUpperFile(this.upperPath(rel), bytes)
   }
 
   readFile = async (path: string, maxBytes: number): Promise<string> => {
     const rel = this.rel(path)
-    if ((await this.upperType(rel)) !== undefined) return this.readUpper(rel, maxBytes)
+    const held = this.memory.files.get(rel)
+    if (held) return textOfHeld(path, held.bytes, maxBytes)
+    if (this.memory.dirs.has(rel)) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+    if (this.diskType(rel) !== undefined) return readUpperFile(this.upperPath(rel), path, maxBytes)
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
     if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir')
       throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
@@ -278,22 +217,64 @@ export class StagedView implements WorkspaceOps {
 
   writeFile = async (path: string, content: string): Promise<void> => {
     const rel = this.rel(path)
-    const up = await this.upperType(rel)
-    if (up === 'file') return this.writeUpper(rel, content)
-    // The upper layer was just asked: the view's answer needs only the lower one.
-    const t = up ?? (await this.viewType(rel, { type: up }))
-    if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
-    if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
-    await this.ensureParents(rel, path)
-    await this.writeUpper(rel, content)
-    // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
-    if (t === 'file' && up === undefined) {
-      const known = this.lastLower?.rel === rel ? this.lastLower.mode : undefined
-      const mode = known ?? (await this.layers.lower.stat(path).catch(() => undefined))?.mode
-      this.createdMode ??= (await lstat(this.upperPath(rel)).catch(() => undefined))?.mode
-      if (mode !== undefined && (mode & 0o7777) !== ((this.createdMode ?? -1) & 0o7777))
-        await chmod(this.upperPath(rel), mode).catch(() => undefined)
+    const bytes = Buffer.from(content, 'utf8')
+    const disk = this.diskType(rel)
+    this.wroteDigest.delete(rel)
+    if (disk === 'file') {
+      await this.writeUpper(rel, bytes)
+      this.wroteDigest.set(rel, digest(content))
+      return
     }
+    if (!this.memory.files.has(rel)) {
+      // Read from the real tree since the last bash or remove: a regular file there (the read refuses
+      // anything else), its folders known; no second look at the real tree is needed.
+      const t = disk ?? (this.readDigest.has(rel) ? 'file' : await this.viewType(rel, { type: this.memory.type(rel) }))
+      if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
+      if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
+      await this.ensureParents(rel, path)
+    }
+    if (this.memory.fits(rel, bytes.length)) {
+      this.memory.setFile(rel, bytes)
+      this.wroteDigest.set(rel, digest(content))
+      return
+    }
+    // Past the memory budget: this file goes to the upper folder (and so does every later write of it).
+    this.memory.removeTree(rel)
+    await this.writeUpper(rel, bytes)
+    this.wroteDigest.set(rel, digest(content))
+    if (!this.hidden(rel)) await this.keepMode(rel)
+  }
+
+  /** A staged copy of an existing file keeps its mode (an executable stays executable once applied). */
+  private async keepMode(rel: string): Promise<void> {
+    // One synchronous lstat: the mode is all that is read (the apply reaches the real file beneath the root).
+    const info = lstatSync(this.lowerPath(rel), { throwIfNoEntry: false })
+    if (!info?.isFile()) return
+    this.createdMode ??= (await lstat(this.upperPath(rel)).catch(() => undefined))?.mode
+    if ((info.mode & 0o7777) !== ((this.createdMode ?? -1) & 0o7777)) await chmod(this.upperPath(rel), info.mode).catch(() => undefined)
+  }
+
+  /**
+   * Writes what memory holds (every entry, or the files named) into the upper folder, as the kernel overlay
+   * of a `bash` command and the renames of an apply need it, and forgets it here.
+   */
+  async materialise(only?: readonly string[]): Promise<void> {
+    const files = only ?? [...this.memory.files.keys()]
+    const dirs = only ? [] : [...this.memory.dirs]
+    for (const d of dirs.sort((a, b) => a.length - b.length)) {
+      if (this.upperDirs.has(d)) continue
+      await mkdir(this.upperPath(d), { recursive: true, mode: 0o755 })
+      this.upperDirs.add(d)
+      this.onDisk = true
+    }
+    await inPool(files, 8, async (rel) => {
+      const held = this.memory.files.get(rel)
+      if (!held) return
+      await this.writeUpper(rel, held.bytes)
+      if (!this.hidden(rel)) await this.keepMode(rel)
+    })
+    if (only) for (const rel of only) this.memory.removeTree(rel)
+    else this.memory.clear()
   }
 
   mkdir = async (path: string): Promise<void> => {
@@ -303,8 +284,9 @@ export class StagedView implements WorkspaceOps {
     // Present in the view; the upper layer needs it only once something is written under it.
     if (t === 'dir') return
     if (t !== undefined) throw new WorkspaceError('EEXIST', `${path} exists and is not a folder`)
+    if (this.layers.config.readOnly.some((ro) => isWithin(path, ro))) throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is read-only`)
     await this.ensureParents(rel, path)
-    await this.upperOps.mkdir(this.upperPath(rel))
+    this.memory.addDir(rel)
     this.knownDirs.add(rel)
   }
 
@@ -317,7 +299,8 @@ export class StagedView implements WorkspaceOps {
     for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
     for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
     this.forgetDigests(rel)
-    if ((await this.upperType(rel)) !== undefined) await this.upperOps.remove(this.upperPath(rel), true)
+    this.memory.removeTree(rel)
+    if (this.diskType(rel) !== undefined) await this.upperOps.remove(this.upperPath(rel), true)
     if ((await this.lowerType(rel)) !== undefined) this.whiteouts.add(rel)
   }
 
@@ -332,13 +315,21 @@ export class StagedView implements WorkspaceOps {
         if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) byName.set(e.name, e)
       }
     }
-    if ((await this.upperType(rel)) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) byName.set(e.name, e)
+    if (this.diskType(rel) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) byName.set(e.name, e)
+    for (const e of this.memory.list(rel)) byName.set(e.name, e)
     return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   stat = async (path: string): Promise<FileInfo> => {
     const rel = this.rel(path)
-    if ((await this.upperType(rel)) !== undefined) return this.upperOps.stat(this.upperPath(rel))
+    const held = this.memory.files.get(rel)
+    if (held) {
+      const lower = this.hidden(rel) ? undefined : lstatSync(this.lowerPath(rel), { throwIfNoEntry: false })
+      const mode = lower?.isFile() ? lower.mode & 0o7777 : 0o644
+      return { type: 'file', size: held.bytes.length, mtimeMs: held.mtimeMs, mode }
+    }
+    if (this.memory.dirs.has(rel)) return { type: 'dir', size: 0, mtimeMs: Date.now(), mode: 0o755 }
+    if (this.diskType(rel) !== undefined) return this.upperOps.stat(this.upperPath(rel))
     if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
     return this.layers.lower.stat(path)
   }
@@ -356,22 +347,21 @@ export class StagedView implements WorkspaceOps {
       truncated = low.truncated
       for (const e of low.entries) if (!this.hidden(prefix + e.path)) merged.set(e.path, e.type)
     }
-    if ((await this.upperType(rel)) === 'dir') {
-      const up = await this.upperOps.walk(this.upperPath(rel), limit)
-      truncated ||= up.truncated
-      for (const e of up.entries) {
-        // An upper non-folder hides whatever the lower layer has beneath that name.
-        if (e.type !== 'dir' && merged.get(e.path) === 'dir')
-          for (const k of merged.keys()) if (k.startsWith(e.path + '/')) merged.delete(k)
-        merged.set(e.path, e.type)
-      }
+    const up = this.diskType(rel) === 'dir' ? await this.upperOps.walk(this.upperPath(rel), limit) : { entries: [], truncated: false }
+    truncated ||= up.truncated
+    for (const e of [...up.entries, ...this.memory.walk(rel)]) {
+      // An upper non-folder hides whatever the lower layer has beneath that name.
+      if (e.type !== 'dir' && merged.get(e.path) === 'dir') for (const k of merged.keys()) if (k.startsWith(e.path + '/')) merged.delete(k)
+      merged.set(e.path, e.type)
     }
     const entries: WalkEntry[] = [...merged].map(([p, type]) => ({ path: p, type })).sort((a, b) => compareWalkPaths(a.path, b.path))
     if (entries.length > limit) return { entries: entries.slice(0, limit), truncated: true }
     return { entries, truncated }
   }
 
-  exec = (request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
+  exec = async (request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
+    // The command's overlay sees the upper folder: what memory holds goes there first.
+    await this.materialise()
     this.knownDirs.clear()
     this.knownDirs.add('')
     this.upperDirs.clear()
