@@ -132,6 +132,19 @@ describe('staged writes held in memory', () => {
     expect(small.r.changes).toEqual(big.r.changes)
   })
 
+  it.skipIf(!WITH_BASH)('what bash writes first, before any file tool, is seen by the file tools and in the diff', async () => {
+    const root = workspace({ 'a.txt': 'a\n' })
+    const before = treeHash(root)
+    const rt = await testRuntime({ workspace: { root }, changes: 'dry-run' })
+    const r = await rt.runCode(`
+      await tools.bash({ command: 'mkdir -p out && echo made > out/b.txt && echo changed > a.txt' })
+      return [await tools.read_file({ path: 'out/b.txt' }), await tools.read_file({ path: 'a.txt' }), (await tools.glob({ pattern: '**/*.txt' })).join(',')]`)
+    expect(r.ok, JSON.stringify(r.error)).toBe(true)
+    expect(r.value).toEqual(['made\n', 'changed\n', 'a.txt,out/b.txt'])
+    expect(r.changes?.map((c) => `${c.change} ${c.path}`)).toEqual(['modified a.txt', 'created out/', 'created out/b.txt'])
+    expect(treeHash(root)).toBe(before)
+  })
+
   it('an atomic run creates no file until it ends ok, then applies every change', async () => {
     const root = workspace(FILES)
     const rt = await testRuntime({ workspace: { root }, tools: [peekTool(root)], changes: 'atomic' })

@@ -362,6 +362,8 @@ export class StagedView implements WorkspaceOps {
   exec = async (request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
     // The command's overlay sees the upper folder: what memory holds goes there first.
     await this.materialise()
+    // The command's writes land in the upper folder (the fold-back): look there from now on.
+    this.onDisk = true
     this.knownDirs.clear()
     this.knownDirs.add('')
     this.upperDirs.clear()
