@@ -308,7 +308,12 @@ export default async function batch(): Promise<BenchRow[]> {
       },
       {
         name: 'batch 1,000 files: --atomic vs the atomic-replace floor (node:fs temp file + rename, same rounds)',
-        value: Number(quantile(atomic.map((x, i) => x / (renamed[i] ?? Number.NaN)), 0.5).toFixed(2)),
+        value: Number(
+          quantile(
+            atomic.map((x, i) => x / (renamed[i] ?? Number.NaN)),
+            0.5,
+          ).toFixed(2),
+        ),
         unit: '× floor',
         note: 'median of per-round ratios: what an atomic apply cannot go below, since each file lands by a rename of a new inode',
       },

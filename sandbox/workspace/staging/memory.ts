@@ -8,7 +8,7 @@
  * byte budget, further writes go to the stage folder (a spill), and a `bash` command or an apply
  * materialises what is here first.
  */
-import { type DirEntry, type EntryType, type WalkEntry } from '../ops.js'
+import type { DirEntry, EntryType, WalkEntry } from '../ops.js'
 
 /** Staged bytes held in memory before writes spill to the stage folder; `CODEACT_STAGE_MEMORY_BYTES` overrides. */
 export const DEFAULT_MEMORY_BUDGET = 64 * 1024 * 1024

@@ -85,7 +85,6 @@ export async function readUpperFile(upperPath: string, path: string, maxBytes: n
   return textOfHeld(path, bytes, Number.MAX_SAFE_INTEGER)
 }
 
-
 /** Creates (or truncates) a file of the upper folder and writes `bytes`: the open through the thread pool, small writes synchronous. */
 export async function writeUpperFile(path: string, bytes: Buffer): Promise<void> {
   const fd = await openAsync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644)

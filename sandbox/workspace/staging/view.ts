@@ -284,7 +284,8 @@ export class StagedView implements WorkspaceOps {
     // Present in the view; the upper layer needs it only once something is written under it.
     if (t === 'dir') return
     if (t !== undefined) throw new WorkspaceError('EEXIST', `${path} exists and is not a folder`)
-    if (this.layers.config.readOnly.some((ro) => isWithin(path, ro))) throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is read-only`)
+    if (this.layers.config.readOnly.some((ro) => isWithin(path, ro)))
+      throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is read-only`)
     await this.ensureParents(rel, path)
     this.memory.addDir(rel)
     this.knownDirs.add(rel)
