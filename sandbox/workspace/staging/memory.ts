@@ -11,7 +11,7 @@
 import type { DirEntry, EntryType, WalkEntry } from '../ops.js'
 
 /** Staged bytes held in memory before writes spill to the stage folder; `CODEACT_STAGE_MEMORY_BYTES` overrides. */
-export const DEFAULT_MEMORY_BUDGET = 64 * 1024 * 1024
+const DEFAULT_MEMORY_BUDGET = 64 * 1024 * 1024
 
 export function memoryBudget(): number {
   const raw = process.env.CODEACT_STAGE_MEMORY_BYTES
@@ -42,14 +42,6 @@ export class MemoryLayer {
   private held = 0
 
   constructor(readonly budget: number) {}
-
-  get bytes(): number {
-    return this.held
-  }
-
-  get size(): number {
-    return this.files.size + this.dirs.size
-  }
 
   type(rel: string): EntryType | undefined {
     return this.files.has(rel) ? 'file' : this.dirs.has(rel) ? 'dir' : undefined
