@@ -16,7 +16,7 @@ import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import { type Collect, collectorFor } from './collect.js'
 import type { ChildConfig } from './protocol.js'
-import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm } from './realm.js'
+import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm, setUp } from './realm.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
@@ -148,16 +148,24 @@ export class IsolatePool {
       dispose(entry)
       return this.#trimWhenIdle(entry.memoryMb)
     }
-    // While its heap is checked the isolate is on its way back: a fill meanwhile must not count it as
-    // missing (the next run often arrives first, and took the last idle one; a fill then made a new
-    // isolate, and this warm one was disposed as one too many when it came back).
+    // While it is checked the isolate is on its way back: a fill meanwhile must not count it as missing
+    // (the next run often arrives first, and took the last idle one; a fill then made a new isolate, and
+    // this warm one was disposed as one too many when it came back).
     this.#returning.set(entry.memoryMb, (this.#returning.get(entry.memoryMb) ?? 0) + 1)
+    // The next run's context is created first, on the isolate's thread, and its answer is the proof that the
+    // isolate is idle: one still running what the program left behind does not answer (and is disposed).
+    // Only this thread gives the isolate work, so its heap is then read here, synchronously: one round trip
+    // to the isolate's thread after a run, where a heap check and then the context were two.
     let healthy = false
     let used = 0
+    let context: ivm.Context | undefined
     try {
-      const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
-      used = heap ? heap.used_heap_size + heap.externally_allocated_size : 0
-      healthy = heap !== undefined && used <= entry.memoryMb * MB * this.#config.maxHeapFraction
+      context = await answeredWithin(entry.isolate.createContext(), IDLE_ANSWER_MS)
+      if (context !== undefined && !entry.isolate.isDisposed) {
+        const heap = entry.isolate.getHeapStatisticsSync()
+        used = heap.used_heap_size + heap.externally_allocated_size
+        healthy = used <= entry.memoryMb * MB * this.#config.maxHeapFraction
+      }
     } catch {
       // disposed meanwhile
     }
@@ -176,7 +184,7 @@ export class IsolatePool {
     } else {
       list.unshift(entry)
       this.#idle.set(entry.memoryMb, list)
-      prepareAhead(entry, this.#expected, used > COLLECT_ABOVE_BYTES)
+      prepareAhead(entry, this.#expected, used > COLLECT_ABOVE_BYTES, context)
     }
     for (const wake of this.#waiters.splice(0)) wake()
     this.#trimWhenIdle(entry.memoryMb)
@@ -246,25 +254,41 @@ async function createPooled(memoryMb: number, ahead: { config: string | undefine
 /**
  * Prepare the next run's realm on the isolate's thread, armed for `config` when one is known; a failure
  * leaves none (the run makes its own and reports why). `collect`: collect the isolate's garbage first.
+ * `context`: a fresh context made for it already (release), set up here at once unless a collection comes first.
  */
-function prepareAhead(entry: PooledIsolate, config: string | undefined, collect = false): void {
-  if (entry.ready || entry.preparing || entry.isolate.isDisposed) return
+function prepareAhead(entry: PooledIsolate, config: string | undefined, collect = false, context?: ivm.Context): void {
+  if (entry.ready || entry.preparing || entry.isolate.isDisposed) {
+    if (context && !entry.isolate.isDisposed) releaseQuietly(context)
+    return
+  }
   if (collect && entry.collect === undefined) entry.collect = collectorFor(entry.isolate) ?? null
   const collected = collect && entry.collect ? entry.collect() : undefined
-  entry.preparing = (collected ? collected.then(() => prepareRealm(entry)) : prepareRealm(entry)).then(
+  const ready = (realm: Realm): void => {
+    if (entry.isolate.isDisposed) return
+    if (config !== undefined) {
+      try {
+        realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
+      } catch {
+        // A setup that failed half-way leaves no realm to use: the run makes its own.
+        releaseRealm(realm, entry.isolate)
+        return
+      }
+    }
+    entry.ready = realm
+  }
+  if (context && !collected) {
+    try {
+      ready(setUp(entry, context))
+    } catch {
+      // the run makes its own
+    }
+    return
+  }
+  const made = collected ? collected.then(() => (context ? setUp(entry, context) : prepareRealm(entry))) : prepareRealm(entry)
+  entry.preparing = made.then(
     (realm) => {
       entry.preparing = undefined
-      if (entry.isolate.isDisposed) return
-      if (config !== undefined) {
-        try {
-          realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
-        } catch {
-          // A setup that failed half-way leaves no realm to use: the run makes its own.
-          releaseRealm(realm, entry.isolate)
-          return
-        }
-      }
-      entry.ready = realm
+      ready(realm)
     },
     () => {
       entry.preparing = undefined
@@ -283,6 +307,14 @@ async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | unde
     return await Promise.race([work, late])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+function releaseQuietly(context: ivm.Context): void {
+  try {
+    context.release()
+  } catch {
+    // disposed in between
   }
 }
 
