@@ -31,6 +31,13 @@ const IDLE_ANSWER_MS = 2000
 /** How long a run with no idle isolate waits for one being returned before it makes a new one. */
 const RETURN_WAIT_MS = 5
 /**
+ * How long after runs last overlapped this widely the pool keeps an isolate for each of them. Runs that
+ * overlap and end at different moments saw few others out as they ended, and their isolates were disposed
+ * as too many, then made again cold for the next overlapping runs (8 in flight for one caller: ~5 ms of the
+ * child's CPU a run, most of it creating isolates and compiling the prelude into them).
+ */
+const BURST_KEEP_MS = 1000
+/**
  * An isolate returned with more heap than this (used + external) is collected before its next realm is
  * prepared. Collected, one holds ~0.7 MB and each run adds ~0.1 MB of garbage (its context): a collection
  * every ~25 runs of an isolate, on its own thread while it is idle (1 ms; 5 ms p50 at load 12–18). Measured
@@ -87,6 +94,8 @@ export class IsolatePool {
   readonly #returning = new Map<number, number>()
   /** Isolates out on runs, by memory limit: while runs overlap, as many returned ones stay warm (release). */
   readonly #busy = new Map<number, number>()
+  /** The most runs out at once per memory limit, and when that was last reached (BURST_KEEP_MS). */
+  readonly #burst = new Map<number, { runs: number; at: number; trim: NodeJS.Timeout | undefined }>()
   /** Runs waiting (RETURN_WAIT_MS at most) for a returning isolate. */
   readonly #waiters: Array<() => void> = []
   /** The config (realm.ts's armRealm) the last two runs had, if the same: realms prepared ahead are armed for it. */
@@ -110,7 +119,11 @@ export class IsolatePool {
   /** A clean isolate for one run: a warm one if there is one, else a new one. Refills in the background. */
   async acquire(memoryMb: number): Promise<PooledIsolate> {
     const entry = await this.#take(memoryMb)
-    this.#busy.set(memoryMb, (this.#busy.get(memoryMb) ?? 0) + 1)
+    const busy = (this.#busy.get(memoryMb) ?? 0) + 1
+    this.#busy.set(memoryMb, busy)
+    const burst = this.#burst.get(memoryMb)
+    if (burst === undefined) this.#burst.set(memoryMb, { runs: busy, at: Date.now(), trim: undefined })
+    else if (busy >= burst.runs || Date.now() - burst.at > BURST_KEEP_MS) Object.assign(burst, { runs: busy, at: Date.now() })
     return entry
   }
 
@@ -177,7 +190,9 @@ export class IsolatePool {
     // sequence of runs nothing is created at all. While other runs are out, one for each of them too: runs
     // that overlap found none idle, made cold ones and had them disposed on return (8 in flight in one
     // child: 5.4 ms of the child's CPU a run, 2.4 ms in 8 children). Trimmed back when the last run ends.
-    if (!healthy || list.length > Math.max(this.#config.warmIsolates, this.#busy.get(entry.memoryMb) ?? 0) || entry.isolate.isDisposed) {
+    const out = this.#busy.get(entry.memoryMb) ?? 0
+    const spare = list.length <= Math.max(this.#config.warmIsolates, out) || list.length + 1 + out <= this.#burstWidth(entry.memoryMb)
+    if (!healthy || !spare || entry.isolate.isDisposed) {
       dispose(entry)
       // One that did not make it back leaves a gap a fill closes (a waiting run makes its own).
       this.fill(entry.memoryMb)
@@ -194,7 +209,23 @@ export class IsolatePool {
   #trimWhenIdle(memoryMb: number): void {
     if (this.#busy.get(memoryMb) || this.#returning.get(memoryMb)) return
     const list = this.#idle.get(memoryMb)
-    if (list && list.length > this.#config.warmIsolates + 1) list.splice(this.#config.warmIsolates + 1).forEach(dispose)
+    const keep = Math.max(this.#config.warmIsolates + 1, this.#burstWidth(memoryMb))
+    if (list && list.length > keep) list.splice(keep).forEach(dispose)
+    // Kept for a recent burst: trimmed back once it is BURST_KEEP_MS old, if no run is out then.
+    const burst = this.#burst.get(memoryMb)
+    if (burst && list && list.length > this.#config.warmIsolates + 1 && burst.trim === undefined) {
+      burst.trim = setTimeout(() => {
+        burst.trim = undefined
+        this.#trimWhenIdle(memoryMb)
+      }, BURST_KEEP_MS + 10)
+      burst.trim.unref?.()
+    }
+  }
+
+  /** How many runs were out at once within the last BURST_KEEP_MS (0 when longer ago). */
+  #burstWidth(memoryMb: number): number {
+    const burst = this.#burst.get(memoryMb)
+    return burst && Date.now() - burst.at <= BURST_KEEP_MS ? burst.runs : 0
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
