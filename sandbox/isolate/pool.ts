@@ -16,7 +16,7 @@ import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import { type Collect, collectorFor } from './collect.js'
 import type { ChildConfig } from './protocol.js'
-import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm } from './realm.js'
+import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm, setUp } from './realm.js'
 
 export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
@@ -30,6 +30,13 @@ const MAX_WARM_KEYS = 3
 const IDLE_ANSWER_MS = 2000
 /** How long a run with no idle isolate waits for one being returned before it makes a new one. */
 const RETURN_WAIT_MS = 5
+/**
+ * How long after runs last overlapped this widely the pool keeps an isolate for each of them. Runs that
+ * overlap and end at different moments saw few others out as they ended, and their isolates were disposed
+ * as too many, then made again cold for the next overlapping runs (8 in flight for one caller: ~5 ms of the
+ * child's CPU a run, most of it creating isolates and compiling the prelude into them).
+ */
+const BURST_KEEP_MS = 1000
 /**
  * An isolate returned with more heap than this (used + external) is collected before its next realm is
  * prepared. Collected, one holds ~0.7 MB and each run adds ~0.1 MB of garbage (its context): a collection
@@ -87,6 +94,8 @@ export class IsolatePool {
   readonly #returning = new Map<number, number>()
   /** Isolates out on runs, by memory limit: while runs overlap, as many returned ones stay warm (release). */
   readonly #busy = new Map<number, number>()
+  /** The most runs out at once per memory limit, and when that was last reached (BURST_KEEP_MS). */
+  readonly #burst = new Map<number, { runs: number; at: number; trim: NodeJS.Timeout | undefined }>()
   /** Runs waiting (RETURN_WAIT_MS at most) for a returning isolate. */
   readonly #waiters: Array<() => void> = []
   /** The config (realm.ts's armRealm) the last two runs had, if the same: realms prepared ahead are armed for it. */
@@ -110,7 +119,11 @@ export class IsolatePool {
   /** A clean isolate for one run: a warm one if there is one, else a new one. Refills in the background. */
   async acquire(memoryMb: number): Promise<PooledIsolate> {
     const entry = await this.#take(memoryMb)
-    this.#busy.set(memoryMb, (this.#busy.get(memoryMb) ?? 0) + 1)
+    const busy = (this.#busy.get(memoryMb) ?? 0) + 1
+    this.#busy.set(memoryMb, busy)
+    const burst = this.#burst.get(memoryMb)
+    if (burst === undefined) this.#burst.set(memoryMb, { runs: busy, at: Date.now(), trim: undefined })
+    else if (busy >= burst.runs || Date.now() - burst.at > BURST_KEEP_MS) Object.assign(burst, { runs: busy, at: Date.now() })
     return entry
   }
 
@@ -148,16 +161,24 @@ export class IsolatePool {
       dispose(entry)
       return this.#trimWhenIdle(entry.memoryMb)
     }
-    // While its heap is checked the isolate is on its way back: a fill meanwhile must not count it as
-    // missing (the next run often arrives first, and took the last idle one; a fill then made a new
-    // isolate, and this warm one was disposed as one too many when it came back).
+    // While it is checked the isolate is on its way back: a fill meanwhile must not count it as missing
+    // (the next run often arrives first, and took the last idle one; a fill then made a new isolate, and
+    // this warm one was disposed as one too many when it came back).
     this.#returning.set(entry.memoryMb, (this.#returning.get(entry.memoryMb) ?? 0) + 1)
+    // The next run's context is created first, on the isolate's thread, and its answer is the proof that the
+    // isolate is idle: one still running what the program left behind does not answer (and is disposed).
+    // Only this thread gives the isolate work, so its heap is then read here, synchronously: one round trip
+    // to the isolate's thread after a run, where a heap check and then the context were two.
     let healthy = false
     let used = 0
+    let context: ivm.Context | undefined
     try {
-      const heap = await answeredWithin(entry.isolate.getHeapStatistics(), IDLE_ANSWER_MS)
-      used = heap ? heap.used_heap_size + heap.externally_allocated_size : 0
-      healthy = heap !== undefined && used <= entry.memoryMb * MB * this.#config.maxHeapFraction
+      context = await answeredWithin(entry.isolate.createContext(), IDLE_ANSWER_MS)
+      if (context !== undefined && !entry.isolate.isDisposed) {
+        const heap = entry.isolate.getHeapStatisticsSync()
+        used = heap.used_heap_size + heap.externally_allocated_size
+        healthy = used <= entry.memoryMb * MB * this.#config.maxHeapFraction
+      }
     } catch {
       // disposed meanwhile
     }
@@ -169,14 +190,16 @@ export class IsolatePool {
     // sequence of runs nothing is created at all. While other runs are out, one for each of them too: runs
     // that overlap found none idle, made cold ones and had them disposed on return (8 in flight in one
     // child: 5.4 ms of the child's CPU a run, 2.4 ms in 8 children). Trimmed back when the last run ends.
-    if (!healthy || list.length > Math.max(this.#config.warmIsolates, this.#busy.get(entry.memoryMb) ?? 0) || entry.isolate.isDisposed) {
+    const out = this.#busy.get(entry.memoryMb) ?? 0
+    const spare = list.length <= Math.max(this.#config.warmIsolates, out) || list.length + 1 + out <= this.#burstWidth(entry.memoryMb)
+    if (!healthy || !spare || entry.isolate.isDisposed) {
       dispose(entry)
       // One that did not make it back leaves a gap a fill closes (a waiting run makes its own).
       this.fill(entry.memoryMb)
     } else {
       list.unshift(entry)
       this.#idle.set(entry.memoryMb, list)
-      prepareAhead(entry, this.#expected, used > COLLECT_ABOVE_BYTES)
+      prepareAhead(entry, this.#expected, used > COLLECT_ABOVE_BYTES, context)
     }
     for (const wake of this.#waiters.splice(0)) wake()
     this.#trimWhenIdle(entry.memoryMb)
@@ -186,7 +209,23 @@ export class IsolatePool {
   #trimWhenIdle(memoryMb: number): void {
     if (this.#busy.get(memoryMb) || this.#returning.get(memoryMb)) return
     const list = this.#idle.get(memoryMb)
-    if (list && list.length > this.#config.warmIsolates + 1) list.splice(this.#config.warmIsolates + 1).forEach(dispose)
+    const keep = Math.max(this.#config.warmIsolates + 1, this.#burstWidth(memoryMb))
+    if (list && list.length > keep) list.splice(keep).forEach(dispose)
+    // Kept for a recent burst: trimmed back once it is BURST_KEEP_MS old, if no run is out then.
+    const burst = this.#burst.get(memoryMb)
+    if (burst && list && list.length > this.#config.warmIsolates + 1 && burst.trim === undefined) {
+      burst.trim = setTimeout(() => {
+        burst.trim = undefined
+        this.#trimWhenIdle(memoryMb)
+      }, BURST_KEEP_MS + 10)
+      burst.trim.unref?.()
+    }
+  }
+
+  /** How many runs were out at once within the last BURST_KEEP_MS (0 when longer ago). */
+  #burstWidth(memoryMb: number): number {
+    const burst = this.#burst.get(memoryMb)
+    return burst && Date.now() - burst.at <= BURST_KEEP_MS ? burst.runs : 0
   }
 
   /** Top up the warm isolates for one memory limit, one at a time, without blocking the caller. */
@@ -246,25 +285,41 @@ async function createPooled(memoryMb: number, ahead: { config: string | undefine
 /**
  * Prepare the next run's realm on the isolate's thread, armed for `config` when one is known; a failure
  * leaves none (the run makes its own and reports why). `collect`: collect the isolate's garbage first.
+ * `context`: a fresh context made for it already (release), set up here at once unless a collection comes first.
  */
-function prepareAhead(entry: PooledIsolate, config: string | undefined, collect = false): void {
-  if (entry.ready || entry.preparing || entry.isolate.isDisposed) return
+function prepareAhead(entry: PooledIsolate, config: string | undefined, collect = false, context?: ivm.Context): void {
+  if (entry.ready || entry.preparing || entry.isolate.isDisposed) {
+    if (context && !entry.isolate.isDisposed) releaseQuietly(context)
+    return
+  }
   if (collect && entry.collect === undefined) entry.collect = collectorFor(entry.isolate) ?? null
   const collected = collect && entry.collect ? entry.collect() : undefined
-  entry.preparing = (collected ? collected.then(() => prepareRealm(entry)) : prepareRealm(entry)).then(
+  const ready = (realm: Realm): void => {
+    if (entry.isolate.isDisposed) return
+    if (config !== undefined) {
+      try {
+        realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
+      } catch {
+        // A setup that failed half-way leaves no realm to use: the run makes its own.
+        releaseRealm(realm, entry.isolate)
+        return
+      }
+    }
+    entry.ready = realm
+  }
+  if (context && !collected) {
+    try {
+      ready(setUp(entry, context))
+    } catch {
+      // the run makes its own
+    }
+    return
+  }
+  const made = collected ? collected.then(() => (context ? setUp(entry, context) : prepareRealm(entry))) : prepareRealm(entry)
+  entry.preparing = made.then(
     (realm) => {
       entry.preparing = undefined
-      if (entry.isolate.isDisposed) return
-      if (config !== undefined) {
-        try {
-          realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
-        } catch {
-          // A setup that failed half-way leaves no realm to use: the run makes its own.
-          releaseRealm(realm, entry.isolate)
-          return
-        }
-      }
-      entry.ready = realm
+      ready(realm)
     },
     () => {
       entry.preparing = undefined
@@ -283,6 +338,14 @@ async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | unde
     return await Promise.race([work, late])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+function releaseQuietly(context: ivm.Context): void {
+  try {
+    context.release()
+  } catch {
+    // disposed in between
   }
 }
 

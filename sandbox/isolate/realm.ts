@@ -35,8 +35,11 @@ export interface RealmSource {
 /** Setup runs only the runtime's own scripts; the timeout is a guard, not a budget. */
 export const REALM_SETUP_TIMEOUT_MS = 2000
 
-/** The runtime's scripts, in order, in a context nothing else has run in yet. */
-function setUp(source: RealmSource, context: ivm.Context, timeoutMs: number): Realm {
+/**
+ * The runtime's scripts, in order, in a context nothing else has run in yet (here, synchronously: the
+ * isolate must be idle). Throws what isolated-vm throws, the context released.
+ */
+export function setUp(source: RealmSource, context: ivm.Context, timeoutMs = REALM_SETUP_TIMEOUT_MS): Realm {
   try {
     // Before anything else evaluates in this context.
     source.lockdown.runSync(context, { timeout: timeoutMs })
