@@ -13,7 +13,8 @@ const argv = process.argv.slice(2)
 // run's log events survive; V8 grows it at every semi-space's worth of survivors and never shrinks it while
 // runs keep coming). RSS after 1,000 runs 86 → 75 MB (4 MB of young generation instead of 16; 32 by ~2,500
 // runs), warm run p50 unchanged within noise (0.93–1.0×, fresh processes alternated, load ~15).
-// The library sets no flag in a user's process.
+// Newer V8s clamp the factor to 2 (a no-op there; the flag exists in all, so V8 prints nothing to stdout,
+// which is `codeact mcp`'s protocol stream). The library sets no flag in a user's process.
 if (argv[0] === 'mcp' || argv[0] === 'repl') v8.setFlagsFromString('--semi-space-growth-factor=1')
 const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1
 const dir = mtime('../dist/cli-bundle/main.js') >= mtime('../dist/cli/main.js') ? '../dist/cli-bundle/' : '../dist/cli/'
