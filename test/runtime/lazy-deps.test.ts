@@ -16,6 +16,7 @@ import { z } from 'zod'
 import * as zm from 'zod/mini'
 import { renderToolsInterface } from '../../sdk/declarations.js'
 import { toJsonSchema } from '../../sdk/schema.js'
+import type { SchemaLike } from '../../vocabulary/types.js'
 
 const LIBRARY = new URL('../../dist/runtime/index.js', import.meta.url).href
 const LAZY = /[\\/]node_modules[\\/](zod|diff|ignore|@jridgewell[\\/]trace-mapping|typescript)[\\/]/
@@ -49,7 +50,12 @@ console.log(JSON.stringify({ ok: r.ok, observation: r.observation, sameZod, load
 
 async function run(workspace: boolean): Promise<{ ok: boolean; observation: string; sameZod: boolean | null; loaded: string[] }> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe(workspace)], { timeout: 60_000 })
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as { ok: boolean; observation: string; sameZod: boolean | null; loaded: string[] }
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as {
+    ok: boolean
+    observation: string
+    sameZod: boolean | null
+    loaded: string[]
+  }
 }
 
 describe('a check-off runtime with JSON Schema tools', () => {
@@ -69,16 +75,25 @@ describe('a check-off runtime with JSON Schema tools', () => {
 })
 
 describe('zod schemas, zod loaded lazily', () => {
+  // zod/mini is outside SchemaLike's type; at run time every zod (v4) schema is taken as one (isZodSchema).
+  const asSchema = (schema: unknown) => schema as SchemaLike
+
   it('become the same JSON Schema from the classic API and from zod/mini', () => {
     const classic = z.object({ path: z.string().min(1).describe('Where'), n: z.number().int().optional() })
-    const mini = zm.object({ path: zm.string().check(zm.minLength(1)).register(z.globalRegistry, { description: 'Where' }), n: zm.optional(zm.int()) })
-    expect(toJsonSchema(mini)).toEqual(toJsonSchema(classic))
-    expect(toJsonSchema(classic)).toMatchObject({ type: 'object', properties: { path: { type: 'string', minLength: 1, description: 'Where' } } })
+    const mini = zm.object({
+      path: zm.string().check(zm.minLength(1)).register(z.globalRegistry, { description: 'Where' }),
+      n: zm.optional(zm.int()),
+    })
+    expect(toJsonSchema(asSchema(mini))).toEqual(toJsonSchema(classic))
+    expect(toJsonSchema(classic)).toMatchObject({
+      type: 'object',
+      properties: { path: { type: 'string', minLength: 1, description: 'Where' } },
+    })
   })
 
   it('type a tool in the declarations, closed objects and descriptions included, from either API', () => {
-    const text = (parameters: ReturnType<typeof z.object> | ReturnType<typeof zm.object>) =>
-      renderToolsInterface([{ name: 'read', description: 'Read.', parameters, execute: () => null }])
+    const text = (parameters: unknown) =>
+      renderToolsInterface([{ name: 'read', description: 'Read.', parameters: asSchema(parameters), execute: () => null }])
     const classic = text(z.object({ path: z.string().describe('Where') }))
     expect(classic).toContain('Where')
     expect(classic).toContain('path: string')
