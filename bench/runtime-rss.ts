@@ -1,7 +1,8 @@
 /**
  * The footprint row of bench/runtime.ts (not a suite of its own: no default export): a fresh Node process
- * runs 1,000 trivial programs with the check off, then reads VmRSS (the goal's measure), PSS and USS of
- * itself and of its isolate child.
+ * runs 1,000 trivial programs with the check off, a new text each (as a model's are: each run's log keeps
+ * its own; one text repeated kept one string and grew the host's young generation later), then reads VmRSS
+ * (the goal's measure), PSS and USS of itself and of its isolate child.
  */
 import { spawn } from 'node:child_process'
 import { round } from './measure.js'
@@ -30,7 +31,7 @@ function rssAfterRuns(repo: string, runs: number): Promise<Probe> {
       return { rss, pss: kb(rollup, 'Pss'), uss: kb(rollup, 'Private_Clean') + kb(rollup, 'Private_Dirty') }
     }
     const rt = await createRuntime({ typecheck: 'off' })
-    for (let i = 0; i < ${runs}; i++) { const r = await rt.runCode('return 1 + 1'); if (!r.ok) throw new Error(r.observation) }
+    for (let i = 0; i < ${runs}; i++) { const r = await rt.runCode('return ' + i + ' + 1'); if (!r.ok) throw new Error(r.observation) }
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0
     const heap = { committed: v8.getHeapStatistics().total_physical_size / 1048576, young: young / 1048576 }
     console.log(JSON.stringify({ host: footprint(process.pid), child: footprint(rt.sandbox.pidOf()), heap }))
