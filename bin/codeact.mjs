@@ -11,8 +11,9 @@ const argv = process.argv.slice(2)
 // A long-lived CLI process (`codeact mcp`, `codeact repl`) is ours, so its V8 flags are ours: its young
 // generation stays at its initial size instead of doubling up to 2 × 16 MB as survivors accumulate (each
 // run's log events survive; V8 grows it at every semi-space's worth of survivors and never shrinks it while
-// runs keep coming). RSS after 1,000 runs 86 → 75 MB (4 MB of young generation instead of 16; 32 by ~2,500
-// runs), warm run p50 unchanged within noise (0.93–1.0×, fresh processes alternated, load ~15).
+// runs keep coming). After 1,000 `run_code` calls a `codeact mcp` process is 172–176 MB instead of 188–191
+// (3 each, alternated, load ~12); a library host doing the same runs 75 MB instead of 86 (4 MB of young
+// generation instead of 16, 32 from ~2,500 runs on), its warm run p50 unchanged within noise (0.93–1.0×).
 // Newer V8s clamp the factor to 2 (a no-op there; the flag exists in all, so V8 prints nothing to stdout,
 // which is `codeact mcp`'s protocol stream). The library sets no flag in a user's process.
 if (argv[0] === 'mcp' || argv[0] === 'repl') v8.setFlagsFromString('--semi-space-growth-factor=1')
