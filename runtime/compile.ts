@@ -15,7 +15,8 @@
  * A shape check that did not finish (past its budget) fails closed: an unproven wrapper never runs.
  */
 import type { Message } from 'esbuild'
-import { TraceMap, originalPositionFor } from '@jridgewell/trace-mapping'
+import type { TraceMap } from '@jridgewell/trace-mapping'
+import { traceMapping } from '../sdk/lazy-module.js'
 import { type CompiledText, compileBody, type ProgramShapes } from '../sdk/program-compile.js'
 import { type ShapeResult, WRAP_LINE_OFFSET } from '../sdk/program-wrap.js'
 import type { RunError } from '../vocabulary/types.js'
@@ -63,7 +64,8 @@ export function compiledProgram(result: CompiledText, source: string): CompileOu
     program: {
       js,
       mapPosition(line, column) {
-        map ??= new TraceMap(text)
+        const { TraceMap: Reader, originalPositionFor } = traceMapping()
+        map ??= new Reader(text)
         const pos = originalPositionFor(map, { line, column })
         if (pos.line === null || pos.line <= WRAP_LINE_OFFSET) return undefined
         return { line: pos.line - WRAP_LINE_OFFSET, column: (pos.column ?? 0) + 1 }

@@ -5,10 +5,9 @@
  * Byte-identical for the same registry (tools sorted by name, no dates or counters), and short: models pay for
  * every token, so the usage note is four lines and objects without docs stay on one line.
  */
-import { toJSONSchema } from 'zod/v4/core' // the same function as z.toJSONSchema, without zod's classic API
 import type { JsonSchema, SchemaLike, ToolDefinition } from '../vocabulary/types.js'
 import { docBlock, propertyDoc } from './jsdoc.js'
-import { isZodSchema } from './schema.js'
+import { isZodSchema, zodJsonSchema } from './schema.js'
 import { pascalCase, propertyKey, schemaToTs } from './schema-to-ts.js'
 
 /** The note above the declarations: how a program is shaped and how it talks to tools. */
@@ -181,7 +180,7 @@ function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
 export function typeSchemaOf(schema: SchemaLike, io: 'input' | 'output'): JsonSchema {
   if (!isZodSchema(schema)) return schema
   try {
-    const out = toJSONSchema(schema, {
+    const out = zodJsonSchema(schema, {
       unrepresentable: 'any',
       io,
       override: (ctx) => {

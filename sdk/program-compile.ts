@@ -11,7 +11,7 @@
  * Both, because the danger is exactly a text two parsers read differently.
  */
 import type { Message } from 'esbuild'
-import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
+import { traceMapping } from './lazy-module.js'
 import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
 
 /** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
@@ -151,6 +151,7 @@ async function proveShapes(
  * back), not as a wrapper broken out of.
  */
 function syntaxProblem(problem: ProgramProblem, why: string, map: string): ProgramProblem {
+  const { originalPositionFor, TraceMap } = traceMapping()
   const pos = originalPositionFor(new TraceMap(map), { line: problem.line + WRAP_LINE_OFFSET, column: Math.max(0, problem.column - 1) })
   const line = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? pos.line - WRAP_LINE_OFFSET : problem.line
   const column = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? (pos.column ?? 0) + 1 : problem.column

@@ -2,7 +2,7 @@
  * Unified diffs the way git prints them (`--- a/path`, `+++ b/path`, `/dev/null` for a created or deleted
  * file, three lines of context), from the jsdiff library's hunks. Binary content is one line, as in git.
  */
-import { structuredPatch } from 'diff'
+import { diffModule } from '../../sdk/lazy-module.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -29,7 +29,7 @@ export function unifiedDiff(path: string, before: Buffer | undefined, after: Buf
   const a = textOf(before)
   const b = textOf(after)
   if (a === undefined || b === undefined) return `Binary files ${from} and ${to} differ\n`
-  const patch = structuredPatch(from, to, a, b, undefined, undefined, { context: 3 })
+  const patch = diffModule().structuredPatch(from, to, a, b, undefined, undefined, { context: 3 })
   const out = [`--- ${from}`, `+++ ${to}`]
   for (const h of patch.hunks) {
     out.push(`@@ -${range(h.oldStart, h.oldLines)} +${range(h.newStart, h.newLines)} @@`, ...h.lines)

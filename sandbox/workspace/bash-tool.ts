@@ -4,8 +4,8 @@
  * read-only part …) is a result too, but it carries `denied` and is reported to the run as a denial.
  */
 import { constants } from 'node:os'
-import { z } from 'zod'
 import { defineTool } from '../../vocabulary/define-tool.js'
+import { zodApi } from '../../sdk/lazy-module.js'
 import type { ToolDefinition } from '../../vocabulary/types.js'
 import { opsFor } from './fs-tools.js'
 import { WorkspaceError, type WorkspaceOps } from './ops.js'
@@ -26,6 +26,7 @@ function tail(text: string, lines = 5): string {
 }
 
 export function bashTool(state: WorkspaceState, host: WorkspaceOps): ToolDefinition {
+  const z = zodApi()
   return defineTool({
     name: 'bash',
     description:

@@ -4,8 +4,8 @@
  * backend's from `ctx.services.workspace` — which walk the path by descriptor at the point of use.
  */
 import { join } from 'node:path'
-import { z } from 'zod'
 import { defineTool } from '../../vocabulary/define-tool.js'
+import { zodApi } from '../../sdk/lazy-module.js'
 import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
 import { guardArgs, guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
@@ -29,10 +29,6 @@ export function opsFor(ctx: ToolContext, host: WorkspaceOps): WorkspaceOps {
   return isOps(svc) ? svc : host
 }
 
-const pathArg = z.string().min(1).describe('Workspace-relative path (an absolute path inside the workspace also works)')
-const entryType = z.enum(['file', 'dir', 'symlink', 'other'])
-const pathResult = z.object({ path: z.string().describe('Workspace-relative path') })
-
 function checkSize(content: string): void {
   const bytes = Buffer.byteLength(content, 'utf8')
   if (bytes > MAX_FILE_BYTES) throw new WorkspaceError('EFBIG', `content is ${bytes} bytes, over the ${MAX_FILE_BYTES}-byte file limit`)
@@ -45,6 +41,12 @@ function countOccurrences(text: string, needle: string): number {
 }
 
 export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefinition[] {
+  // zod is loaded here, by the first workspace, not by importing the library (sdk/lazy-module.ts).
+  const z = zodApi()
+  const pathArg = z.string().min(1).describe('Workspace-relative path (an absolute path inside the workspace also works)')
+  const entryType = z.enum(['file', 'dir', 'symlink', 'other'])
+  const pathResult = z.object({ path: z.string().describe('Workspace-relative path') })
+
   const readFile = defineTool({
     name: 'read_file',
     description: `Read a UTF-8 text file of the workspace. Fails with ENOENT if missing, EFBIG over ${MAX_FILE_BYTES} bytes, EILSEQ for binary content, EACCES outside the workspace.`,

@@ -4,7 +4,8 @@
  * that is ignored hides everything under it, and `.git/` itself is never matched. The rules themselves
  * are matched by the `ignore` package (what eslint and prettier use).
  */
-import ignore, { type Ignore } from 'ignore'
+import type { Ignore } from 'ignore'
+import { ignoreFactory } from '../../sdk/lazy-module.js'
 
 export interface IgnoreRules {
   /** True when `rel` (workspace-relative, `/`-separated) is ignored; `isDir` for folders. */
@@ -14,7 +15,7 @@ export interface IgnoreRules {
 /** Rules from `.gitignore` texts keyed by the folder they sit in ('' for the root); `exclude` is `.git/info/exclude`. */
 export function gitignoreRules(files: ReadonlyMap<string, string>): IgnoreRules {
   const matchers = new Map<string, Ignore>()
-  for (const [dir, text] of files) matchers.set(dir, ignore().add(text))
+  for (const [dir, text] of files) matchers.set(dir, ignoreFactory()().add(text))
   const dirCache = new Map<string, boolean>()
 
   /** The verdict of the rules alone for one path (its ancestors not considered). */
