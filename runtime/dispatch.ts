@@ -8,7 +8,7 @@ import type { Approvals } from './approval.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
-import type { HookMap, JsonValue, ToolCall, ToolContext, ToolError, ToolResult } from '../vocabulary/types.js'
+import type { HookMap, JsonValue, PreExecuteDecision, ToolCall, ToolContext, ToolError, ToolResult } from '../vocabulary/types.js'
 
 export interface DispatchEnv {
   registry: ToolRegistry
@@ -55,24 +55,47 @@ export function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal):
   return hooks.length ? preExecute(env, hooks, current, tool, signal) : { ok: true, call: current, tool }
 }
 
-async function preExecute(
+/**
+ * The pre-execute hooks in order: synchronously while each answers synchronously (the workspace policy does:
+ * no promise and no microtask per call), from the first that returns a promise or asks, asynchronously.
+ */
+function preExecute(
   env: DispatchEnv,
   hooks: readonly HookMap['pre-execute'][],
   call: ToolCall,
   tool: RegisteredTool,
   signal: AbortSignal | undefined,
+): Prepared | Promise<Prepared> {
+  let current = call
+  for (let i = 0; i < hooks.length; i++) {
+    let decision: PreExecuteDecision | Promise<PreExecuteDecision>
+    try {
+      decision = hooks[i]!(current)
+    } catch (e) {
+      return hookFailed(current, e)
+    }
+    if (isThenable(decision) || (decision && 'ask' in decision)) return preExecuteFrom(env, hooks, i, decision, current, tool, signal)
+    if (decision && 'deny' in decision) return denied(current, decision.deny)
+    if (decision && 'args' in decision) current = { ...current, args: decision.args }
+  }
+  return { ok: true, call: current, tool }
+}
+
+/** The hooks from `from` on, its decision `first` already made (perhaps still a promise). */
+async function preExecuteFrom(
+  env: DispatchEnv,
+  hooks: readonly HookMap['pre-execute'][],
+  from: number,
+  first: PreExecuteDecision | Promise<PreExecuteDecision>,
+  call: ToolCall,
+  tool: RegisteredTool,
+  signal: AbortSignal | undefined,
 ): Promise<Prepared> {
   let current = call
-  for (const hook of hooks) {
+  for (let i = from; i < hooks.length; i++) {
     try {
-      const decision = await hook(current)
-      if (decision && 'deny' in decision) {
-        return {
-          ok: false,
-          call: current,
-          result: { ok: false, error: { code: String(decision.deny.code), message: String(decision.deny.message) } },
-        }
-      }
+      const decision = await (i === from ? first : hooks[i]!(current))
+      if (decision && 'deny' in decision) return denied(current, decision.deny)
       if (decision && 'args' in decision) current = { ...current, args: decision.args }
       if (decision && 'ask' in decision) {
         // Waits here, inside the serial pre-execute stage: later calls' hooks wait for this answer too.
@@ -82,10 +105,18 @@ async function preExecute(
         if (refused) return { ok: false, call: current, result: { ok: false, error: refused } }
       }
     } catch (e) {
-      return { ok: false, call: current, result: failure('EHOOK', `a pre-execute hook failed: ${messageOf(e)}`) }
+      return hookFailed(current, e)
     }
   }
   return { ok: true, call: current, tool }
+}
+
+function denied(call: ToolCall, deny: ToolError): Prepared {
+  return { ok: false, call, result: { ok: false, error: { code: String(deny.code), message: String(deny.message) } } }
+}
+
+function hookFailed(call: ToolCall, e: unknown): Prepared {
+  return { ok: false, call, result: failure('EHOOK', `a pre-execute hook failed: ${messageOf(e)}`) }
 }
 
 /**
@@ -146,13 +177,36 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
       settle(result)
     }
     const onCancel = () => stop(cancel.reason, failure('ECANCELED', `${call.name} was cancelled`))
-    timer = setTimeout(() => stop(new Error('timeout'), failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`)), timeoutMs)
-    if (cancel.aborted) onCancel()
-    else cancel.add(onCancel)
+    // The deadline and the cancel listener are armed at the end of this turn of the event loop, for the
+    // calls still open then: most calls (a workspace tool's few syscalls behind a promise) have settled by
+    // then, and a timer and a listener each, made and cleared at once, were a measurable part of a batch's
+    // cost. A call still open gets its whole deadline from that moment; a cancel meanwhile is seen there.
+    armLater(() => {
+      if (settled) return
+      timer = setTimeout(() => stop(new Error('timeout'), failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`)), timeoutMs)
+      if (cancel.aborted) onCancel()
+      else cancel.add(onCancel)
+    })
     Promise.resolve(returned).then(
       (value) => settle(answer(value)),
       (e: unknown) => settle({ ok: false, error: errorOf(e) }),
     )
+  })
+}
+
+let toArm: (() => void)[] | undefined
+
+/** Runs `arm` once this turn of the event loop is over (one immediate for every call started in it). */
+function armLater(arm: () => void): void {
+  if (toArm) {
+    toArm.push(arm)
+    return
+  }
+  toArm = [arm]
+  setImmediate(() => {
+    const list = toArm ?? []
+    toArm = undefined
+    for (const a of list) a()
   })
 }
 

@@ -9,7 +9,7 @@ import { zodApi } from '../../sdk/lazy-module.js'
 import type { ToolDefinition } from '../../vocabulary/types.js'
 import { opsFor } from './fs-tools.js'
 import { WorkspaceError, type WorkspaceOps } from './ops.js'
-import type { WorkspaceState } from './guard.js'
+import { forgetPlainDirs, type WorkspaceState } from './guard.js'
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000
 export const MAX_BASH_TIMEOUT_MS = 600_000
@@ -49,10 +49,14 @@ export function bashTool(state: WorkspaceState, host: WorkspaceOps): ToolDefinit
     execute: async ({ command, timeout_ms }, ctx) => {
       if (!state.config.exec) throw new WorkspaceError('EPERM', 'bash is turned off for this workspace (exec disabled)')
       const timeoutMs = timeout_ms ?? DEFAULT_BASH_TIMEOUT_MS
-      const r = await opsFor(ctx, host).exec(
-        { command, cwd: state.config.root, timeoutMs, maxOutputBytes: MAX_BASH_OUTPUT_BYTES },
-        ctx.signal,
-      )
+      forgetPlainDirs(state)
+      let r: Awaited<ReturnType<WorkspaceOps['exec']>>
+      try {
+        r = await opsFor(ctx, host).exec({ command, cwd: state.config.root, timeoutMs, maxOutputBytes: MAX_BASH_OUTPUT_BYTES }, ctx.signal)
+      } finally {
+        // What the command did to the tree is news to the policy (a folder it made a symlink, say).
+        forgetPlainDirs(state)
+      }
       if (r.timedOut) {
         const out = tail(r.stderr) || tail(r.stdout)
         throw new WorkspaceError(

@@ -28,8 +28,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 const SMALL_BYTES = 256 * 1024
 const readAsync = promisify(read)
 
-/** UTF-8 text of a regular file. EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder. */
-export function readTextBeneath(root: string, rel: string, maxBytes: number): Promise<string> {
+/**
+ * UTF-8 text of a regular file. EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder.
+ * `seen` is given the descriptor's own fstat (what was read: a change tracker's signature of it).
+ */
+export function readTextBeneath(root: string, rel: string, maxBytes: number, seen?: (st: Stats) => void): Promise<string> {
   return withParent(root, rel, false, async (parent, name, at) => {
     let fd: number
     try {
@@ -49,6 +52,7 @@ export function readTextBeneath(root: string, rel: string, maxBytes: number): Pr
         )
       }
       const bytes = st.size <= SMALL_BYTES ? readAllSync(fd, st.size, maxBytes) : await readAll(fd, maxBytes)
+      seen?.(st)
       if (bytes === undefined) throw new WorkspaceError('EFBIG', `${at} grew past the ${maxBytes}-byte read limit while being read`)
       const nul = bytes.indexOf(0)
       if (nul !== -1) throw new WorkspaceError('EILSEQ', `${at} is a binary file (NUL byte at offset ${nul}); not returned as text`)
@@ -76,6 +80,8 @@ function readAllSync(fd: number, size: number, maxBytes: number): Buffer | undef
     chunks.push(buf.subarray(0, n))
     total += n
     if (total > maxBytes) return undefined
+    // A regular file reads short only at its end: no second read to be told so (one syscall a file).
+    if (n < want) break
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total)
 }

@@ -25,7 +25,7 @@
  * that way, never by the host's absolute path. Where `/proc/self/fd` is missing (not Linux) the same walk
  * runs on joined names with the same checks, without the kernel's guarantee against a concurrent swap.
  */
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, type Dirent, type Stats } from 'node:fs'
+import { close, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, type Dirent, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import { WorkspaceError, type EntryType } from './ops.js'
 
@@ -186,10 +186,17 @@ function release(entry: Kept): void {
   if (entry.dropped && entry.uses === 0) closeDir(entry.dir)
 }
 
-function drop(key: string, entry: Kept): void {
+/**
+ * `later`: closed through the thread pool. A kept folder is dropped mostly because it was removed (a tree
+ * deleted and made again), and the last close of a removed folder is where the file system frees it —
+ * work the call that noticed need not wait for. Nothing uses a dropped descriptor again.
+ */
+function drop(key: string, entry: Kept, later = false): void {
   if (kept.get(key) === entry) kept.delete(key)
   entry.dropped = true
-  if (entry.uses === 0) closeDir(entry.dir)
+  if (entry.uses !== 0) return
+  if (later) close(entry.dir.fd, () => undefined)
+  else closeDir(entry.dir)
 }
 
 /**
@@ -218,7 +225,7 @@ function acquireDir(root: string, parts: readonly string[], create: boolean): Ke
       found.uses++
       return found
     }
-    drop(key, found)
+    drop(key, found, true)
   }
   const entry: Kept = { dir: openDirBeneath(root, parts, create), at, uses: 1, dropped: false }
   if (!HAS_PROC_FD) {
@@ -228,7 +235,7 @@ function acquireDir(root: string, parts: readonly string[], create: boolean): Ke
   kept.set(key, entry)
   for (const [k, e] of kept) {
     if (kept.size <= MAX_KEPT) break
-    drop(k, e)
+    drop(k, e, true)
   }
   return entry
 }

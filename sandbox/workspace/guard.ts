@@ -3,10 +3,10 @@
  * (and turns its refusal into `{ deny }`), and every tool asks it again at the point of use.
  */
 import { basename, dirname, join } from 'node:path'
-import type { JsonValue, PreExecuteHook } from '../../vocabulary/types.js'
+import type { JsonValue, PreExecuteHook, ToolCall } from '../../vocabulary/types.js'
 import { compileGlob, expandBraces, type CompiledGlob } from './glob.js'
 import { WorkspaceError, type WorkspaceConfig } from './ops.js'
-import { isWithin, lexicalPath, resolveInside, toRel, type ResolvedPath } from './paths.js'
+import { isWithin, lexicalPath, resolveInside, resolveInsidePlain, toRel, type ResolvedPath } from './paths.js'
 
 /** What a tool does to its path. */
 export type Access = 'read' | 'write' | 'remove'
@@ -17,6 +17,33 @@ export interface WorkspaceState {
   roots: string[]
   /** What the policy hook resolved, by the arguments object it judged (see `guardArgs`). */
   vetted?: WeakMap<object, Vetted>
+  /** Folders the policy found free of symlinks, per run (`resolveInsidePlain`), while `epoch` stands. */
+  plain?: { epoch: number; runs: Map<string, Set<string>> }
+  /** Bumped when a `bash` command starts and when it ends: the policy forgets what it learnt of the tree. */
+  epoch?: number
+}
+
+/** Runs whose plain folders the policy keeps at once (runs beside each other; the oldest is forgotten). */
+const PLAIN_RUNS = 4
+
+/** The plain folders of the run `call` belongs to; none for a call outside a program's run. */
+function plainDirsOf(state: WorkspaceState, call: ToolCall): Set<string> | undefined {
+  if (call.origin !== 'code' || call.parentId === undefined) return undefined
+  const epoch = state.epoch ?? 0
+  if (state.plain?.epoch !== epoch) state.plain = { epoch, runs: new Map() }
+  const { runs } = state.plain
+  let dirs = runs.get(call.parentId)
+  if (dirs === undefined) {
+    if (runs.size >= PLAIN_RUNS) runs.delete(runs.keys().next().value as string)
+    runs.set(call.parentId, (dirs = new Set()))
+  }
+  return dirs
+}
+
+/** What a `bash` command may have changed: every folder the policy took for plain is judged afresh. */
+export function forgetPlainDirs(state: WorkspaceState): void {
+  state.epoch = (state.epoch ?? 0) + 1
+  state.plain = undefined
 }
 
 interface Vetted {
@@ -47,8 +74,8 @@ export function guardArgs(state: WorkspaceState, args: object, path: string, acc
 }
 
 /** Resolves `path` and checks `access` against the policy. Throws EACCES, EROFS or EPERM. */
-export function guardPath(state: WorkspaceState, path: string, access: Access): ResolvedPath {
-  const resolved = resolveInside(state.roots, path)
+export function guardPath(state: WorkspaceState, path: string, access: Access, plain?: Set<string>): ResolvedPath {
+  const resolved = plain ? resolveInsidePlain(state.roots, path, plain) : resolveInside(state.roots, path)
   const { root, readOnly } = state.config
   if (access === 'remove' && resolved.real === root) {
     throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
@@ -125,6 +152,7 @@ export function createPolicy(state: WorkspaceState, toolNames: ReadonlySet<strin
     try {
       if (call.name === 'bash') {
         if (!state.config.exec) return { deny: { code: 'EPERM', message: 'bash is turned off for this workspace (exec disabled)' } }
+        forgetPlainDirs(state)
         return undefined
       }
       if (call.name === 'glob') {
@@ -136,7 +164,7 @@ export function createPolicy(state: WorkspaceState, toolNames: ReadonlySet<strin
       const path = stringArg(call.args, 'path')
       if (access === 'remove' && path !== undefined) guardRemove(state, path)
       else if (access !== undefined && path !== undefined) {
-        const resolved = guardPath(state, path, access)
+        const resolved = guardPath(state, path, access, plainDirsOf(state, call))
         if (typeof call.args === 'object' && call.args !== null)
           (state.vetted ??= new WeakMap()).set(call.args, { path, access, resolved, at: performance.now() })
       }

@@ -9,7 +9,7 @@
 import { isWithin, relBelow } from './paths.js'
 import { mkdirBeneath, readTextBeneath, readdirBeneath, removeBeneath, statBeneath, walkBeneath } from './beneath-files.js'
 import { writeBeneath } from './beneath-write.js'
-import { WorkspaceError, type DirEntry, type FileInfo, type WalkResult, type WorkspaceConfig } from './ops.js'
+import { WorkspaceError, type DirEntry, type FileInfo, type FileSignature, type WalkResult, type WorkspaceConfig } from './ops.js'
 
 export class HostFs {
   private readonly readOnlyRel: string[]
@@ -36,6 +36,12 @@ export class HostFs {
 
   readFile(path: string, maxBytes: number): Promise<string> {
     return readTextBeneath(this.config.root, this.relOf(path), maxBytes)
+  }
+
+  async readFileSigned(path: string, maxBytes: number): Promise<{ text: string; sig: FileSignature }> {
+    let sig: FileSignature | undefined
+    const text = await readTextBeneath(this.config.root, this.relOf(path), maxBytes, (st) => (sig = st))
+    return { text, sig: sig! }
   }
 
   writeFile(path: string, content: string): Promise<void> {

@@ -7,6 +7,7 @@ export function createHostOps(config: WorkspaceConfig, bwrapPath = 'bwrap'): Wor
   const fs = new HostFs(config)
   return {
     readFile: (path, maxBytes) => fs.readFile(path, maxBytes),
+    readFileSigned: (path, maxBytes) => fs.readFileSigned(path, maxBytes),
     writeFile: (path, content) => fs.writeFile(path, content),
     mkdir: (path) => fs.mkdir(path),
     remove: (path, recursive) => fs.remove(path, recursive),

@@ -110,9 +110,22 @@ export interface ExecResult {
   deniedMessage?: string
 }
 
+/** What a read saw of the file it read: the fstat of the descriptor it read through. */
+export interface FileSignature {
+  size: number
+  mtimeMs: number
+  ino: number
+  mode: number
+}
+
 export interface WorkspaceOps {
   /** UTF-8 text of a file. Rejects EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder. */
   readFile(path: string, maxBytes: number): Promise<string>
+  /**
+   * `readFile`, also telling what it read (optional: the host's ops have it, so a change tracker needs no
+   * second stat of each file it was told about).
+   */
+  readFileSigned?(path: string, maxBytes: number): Promise<{ text: string; sig: FileSignature }>
   /** Creates or replaces a file with UTF-8 text, creating parent folders. */
   writeFile(path: string, content: string): Promise<void>
   /** Creates a folder and its parents; fine if it exists as a folder, EEXIST if it is a file. */

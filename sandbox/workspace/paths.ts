@@ -74,6 +74,43 @@ export function resolveInside(roots: readonly string[], input: string): Resolved
   return { real, rel: toRel(root, real) }
 }
 
+/**
+ * `resolveInside` for the policy within one run: `plain` holds the folders this run already found free of
+ * symlinks (their real path is their own), so a path in one costs one lstat of its last component instead
+ * of a realpath of every component. A path through anything else — a symlinked folder, a last component
+ * that is a symlink, an error — is resolved in full, and a folder is added only when its whole path
+ * resolved to itself. Should a plain folder be swapped for a symlink later in the run, this answer names
+ * the folder's old, symlink-free path: the tool's descriptor walk (beneath.ts) meets the symlink there and
+ * refuses it at the point of use, so the answer can be stale but never leads out or past a read-only part.
+ */
+export function resolveInsidePlain(roots: readonly string[], input: string, plain: Set<string>): ResolvedPath {
+  const { root, abs } = lexicalPath(roots, input)
+  const parent = dirname(abs)
+  if (abs !== root && (parent === root || plain.has(parent))) {
+    let st: ReturnType<typeof lstatSync> | null
+    try {
+      st = lstatSync(abs, { throwIfNoEntry: false })
+    } catch {
+      st = null
+    }
+    // Missing: a create lands right here (its folder is real); present and not a symlink: it is itself.
+    if (st !== null && st?.isSymbolicLink() !== true) return { real: abs, rel: toRel(root, abs) }
+  }
+  const resolved = resolveInside(roots, input)
+  if (resolved.real === abs && abs !== root && parent !== root && !plain.has(parent)) {
+    if (plain.size >= MAX_PLAIN_DIRS) plain.clear()
+    try {
+      if (lstatSync(parent, { throwIfNoEntry: false })?.isDirectory() === true) plain.add(parent)
+    } catch {
+      // not remembered: resolved in full next time
+    }
+  }
+  return resolved
+}
+
+/** Folders a run's policy remembers as plain (past this, it starts again: a bound, not a figure). */
+const MAX_PLAIN_DIRS = 4_096
+
 /** The normalized absolute path `input` names, before any symlink; EACCES when it is outside the root. */
 export function lexicalPath(roots: readonly string[], input: string): { root: string; abs: string } {
   const root = roots[0]

@@ -9,7 +9,7 @@ import { lstatSync } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { relBelow } from '../paths.js'
-import type { EntryType, ExecRequest, ExecResult, WorkspaceOps } from '../ops.js'
+import type { EntryType, ExecRequest, ExecResult, FileSignature, WorkspaceOps } from '../ops.js'
 import { compareWalkPaths } from './view.js'
 
 /** What an entry was: its type, and for files a signature (size, mtime, inode) and maybe a content hash. */
@@ -36,8 +36,12 @@ function kindOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(
   return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
 }
 
-function signed(st: { size: number; mtimeMs: number; ino: number; mode: number } & Parameters<typeof kindOf>[0]): Before {
-  return { type: kindOf(st), sig: `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}` }
+function sigOf(st: FileSignature): string {
+  return `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}`
+}
+
+function signed(st: FileSignature & Parameters<typeof kindOf>[0]): Before {
+  return { type: kindOf(st), sig: sigOf(st) }
 }
 
 async function entryNow(abs: string): Promise<Before> {
@@ -100,10 +104,14 @@ export class ChangeTracker {
     const rel = (p: string): string => relBelow(root, p)
     this.ops = {
       readFile: async (path, maxBytes) => {
-        const text = await base.readFile(path, maxBytes)
+        // The host's ops say what they read (the descriptor's fstat): no second stat of the name, which a
+        // swap between the read and the stat could make describe another file.
+        const signedRead = base.readFileSigned ? await base.readFileSigned(path, maxBytes) : undefined
+        const text = signedRead ? signedRead.text : await base.readFile(path, maxBytes)
         const r = rel(path)
         this.read.add(r)
-        if (!this.before.has(r)) this.before.set(r, { type: 'file', hash: hashOf(text), sig: entryNowSync(path).sig })
+        if (!this.before.has(r))
+          this.before.set(r, { type: 'file', hash: hashOf(text), sig: signedRead ? sigOf(signedRead.sig) : entryNowSync(path).sig })
         return text
       },
       writeFile: async (path, content) => {
