@@ -58,6 +58,9 @@ function typeOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(
   return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
 }
 
+/** How a message names a workspace-relative path ('.' for the root). */
+const shown = (rel: string): string => (rel === '' ? '.' : rel)
+
 /** Depth-first, names sorted at each level: the order `walk` promises. */
 export function compareWalkPaths(a: string, b: string): number {
   const x = a.split('/')
@@ -166,13 +169,13 @@ export class StagedView implements WorkspaceOps {
   }
 
   /** Makes every folder above `rel` exist in the upper layer, refusing when the view has a file there. */
-  private async ensureParents(rel: string, path: string): Promise<void> {
+  private async ensureParents(rel: string): Promise<void> {
     const parts = rel.split('/')
     let cur = ''
     for (let i = 0; i < parts.length - 1; i++) {
       cur = cur === '' ? parts[i]! : `${cur}/${parts[i]}`
       const t = await this.viewType(cur)
-      if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${this.lowerPath(cur)} is not a folder (writing ${path})`)
+      if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${cur} is not a folder (writing ${rel})`)
     }
   }
 
@@ -187,7 +190,8 @@ export class StagedView implements WorkspaceOps {
    * (crash safety starts at the journal, when the stage is complete).
    */
   private async readUpper(rel: string, maxBytes: number): Promise<string> {
-    const path = this.lowerPath(rel)
+    // Messages name the workspace-relative path, as the direct run's do, never the host's.
+    const path = shown(rel)
     let bytes: Buffer
     try {
       const fh = await open(this.upperPath(rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -250,7 +254,7 @@ export class StagedView implements WorkspaceOps {
     if ((await this.upperType(rel)) !== undefined) return this.readUpper(rel, maxBytes)
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
     if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir')
-      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+      throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     const text = await this.layers.lower.readFile(path, maxBytes)
     this.readDigest.set(rel, digest(text))
     return text
@@ -282,9 +286,9 @@ export class StagedView implements WorkspaceOps {
     if (up === 'file') return this.writeUpper(rel, content)
     // The upper layer was just asked: the view's answer needs only the lower one.
     const t = up ?? (await this.viewType(rel, { type: up }))
-    if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
-    if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
-    await this.ensureParents(rel, path)
+    if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${shown(rel)}`)
+    if (t === 'symlink') throw new WorkspaceError('EACCES', `${shown(rel)} is a symlink; refused`)
+    await this.ensureParents(rel)
     await this.writeUpper(rel, content)
     // A staged copy of an existing file keeps its mode (an executable stays executable once applied).
     if (t === 'file' && up === undefined) {
@@ -302,8 +306,8 @@ export class StagedView implements WorkspaceOps {
     const t = await this.viewType(rel)
     // Present in the view; the upper layer needs it only once something is written under it.
     if (t === 'dir') return
-    if (t !== undefined) throw new WorkspaceError('EEXIST', `${path} exists and is not a folder`)
-    await this.ensureParents(rel, path)
+    if (t !== undefined) throw new WorkspaceError('EEXIST', `${shown(rel)} exists and is not a folder`)
+    await this.ensureParents(rel)
     await this.upperOps.mkdir(this.upperPath(rel))
     this.knownDirs.add(rel)
   }
@@ -312,8 +316,8 @@ export class StagedView implements WorkspaceOps {
     const rel = this.rel(path)
     if (rel === '') throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
+    if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${shown(rel)}`)
     for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
     for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
     this.forgetDigests(rel)
@@ -324,8 +328,8 @@ export class StagedView implements WorkspaceOps {
   readdir = async (path: string): Promise<DirEntry[]> => {
     const rel = this.rel(path)
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
+    if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${shown(rel)}`)
     const byName = new Map<string, DirEntry>()
     if ((await this.lowerType(rel)) === 'dir' && (await this.upperType(rel)) !== 'symlink') {
       for (const e of await this.layers.lower.readdir(path)) {
@@ -339,14 +343,14 @@ export class StagedView implements WorkspaceOps {
   stat = async (path: string): Promise<FileInfo> => {
     const rel = this.rel(path)
     if ((await this.upperType(rel)) !== undefined) return this.upperOps.stat(this.upperPath(rel))
-    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     return this.layers.lower.stat(path)
   }
 
   walk = async (path: string, limit: number): Promise<WalkResult> => {
     const rel = this.rel(path)
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     if (t !== 'dir') return { entries: [], truncated: false }
     const prefix = rel === '' ? '' : rel + '/'
     const merged = new Map<string, EntryType>()
