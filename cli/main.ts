@@ -168,7 +168,7 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
             .join(''),
         )
       await writeOut(result.observation + '\n')
-      if (live) for (const line of summaryLines(result, live.stats)) process.stderr.write(line + '\n')
+      if (live) for (const line of summaryLines(result, live.stats, review?.skipped)) process.stderr.write(line + '\n')
     }
     if (result.ok) return EXIT.ok
     if (cancel.signal.aborted) return EXIT.interrupted

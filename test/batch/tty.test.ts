@@ -91,6 +91,8 @@ describe.skipIf(!hasScript)('on a terminal', () => {
       'f new\n',
     ])
     expect(first.screen).toContain('Partly applied (review)')
+    // A skipped change is counted as skipped, not as "unchanged" (it said "1 unchanged" before).
+    expect(first.screen).toContain('Applied in part (review): 5 modified, 0 created, 0 deleted, 0 unchanged, 0 failed, 1 skipped in review')
 
     // quit at the first question: nothing lands.
     const again = workspace(files)
@@ -98,6 +100,9 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     const second = await underPty(['run', job, '--workspace', again, '--review', '--typecheck=off'], () => 'q')
     expect(second.status).toBe(0)
     expect(second.screen).toContain('Nothing was applied: every change was skipped in review.')
+    // quit skips the rest: all six are counted, though only the first was asked.
+    expect(second.screen).toContain('0 modified, 0 created, 0 deleted, 0 unchanged, 0 failed, 6 skipped in review')
+    expect(second.screen).not.toContain('(2/6)')
     expect(treeHash(again)).toBe(before)
   })
 
