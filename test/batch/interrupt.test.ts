@@ -8,7 +8,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { STATE_DIR, program, treeHash, workspace } from './helpers.js'
+import { dockerEngine } from '../docker/engine.js'
+import { ensureImage } from '../docker/helpers.js'
+import { STATE_DIR, ownedWorkspace, program, treeHash, workspace } from './helpers.js'
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0
 if (!hasScript) console.warn('[interrupt tests skipped] script (util-linux) not found; apt-get install util-linux')
@@ -33,10 +35,10 @@ function interruptUnderPty(args: string[], when: string): Promise<{ status: numb
   return new Promise((resolve) => child.on('exit', (status) => resolve({ status, screen: screen.replaceAll('\r\n', '\n') })))
 }
 
-function repo(): string {
+function repo(owned = false): string {
   const files: Record<string, string> = {}
   for (let i = 0; i < 300; i++) files[`src/f${String(i).padStart(3, '0')}.ts`] = `export const v${i} = ${i}\n`
-  return workspace(files)
+  return owned ? ownedWorkspace(files) : workspace(files)
 }
 
 // Slow enough that the Ctrl-C lands mid-run: a pause after every 50 files.
@@ -72,4 +74,22 @@ describe.skipIf(!hasScript)('Ctrl-C during codeact run', () => {
     expect(screen).toMatch(/Stopped in \d+\.\d s · \d+ tool calls/)
     expect(screen).toMatch(/Files: \d+ modified, 0 created, 0 deleted/)
   }, 60_000)
+
+  it.skipIf(!dockerEngine.available)(
+    'on Docker (--atomic): cancelled, nothing applied, the tree keeps every byte',
+    async () => {
+      await ensureImage()
+      const root = repo(true)
+      const before = treeHash(root)
+      const { status, screen } = await interruptUnderPty(
+        ['run', program(JOB), '--workspace', root, '--atomic', '--typecheck=off', '--sandbox', 'docker', '--docker-pool-size', '0'],
+        'at 100',
+      )
+      expect(status).toBe(130)
+      expect(screen).toContain('Error (aborted)')
+      expect(screen).toMatch(/Nothing was applied \(atomic run\)/)
+      expect(treeHash(root)).toBe(before)
+    },
+    120_000,
+  )
 })

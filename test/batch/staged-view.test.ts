@@ -6,8 +6,10 @@
  * nothing and a dry run of "delete the generated files" deleted nothing.
  */
 import { describe, expect, it } from 'vitest'
+import { dockerEngine } from '../docker/engine.js'
+import { ensureImage } from '../docker/helpers.js'
 import { testRuntime } from '../support/runtime.js'
-import { codeact, program, treeHash, workspace } from './helpers.js'
+import { codeact, ownedWorkspace, program, treeHash, workspace } from './helpers.js'
 
 const FILES = {
   '.gitignore': 'dist/\n*.log\n!keep.log\n',
@@ -64,19 +66,29 @@ describe('a staged view sees the tree a direct run sees', () => {
     expect(treeHash(root)).toBe(before)
   })
 
-  it('CLI --dry-run of "delete every generated file" shows the deletions; the tree keeps every byte', () => {
-    const root = workspace(FILES)
-    const before = treeHash(root)
-    const job = program(`
+  const cases: [string, string[]][] = [
+    ['isolate', []],
+    ['docker', ['--sandbox', 'docker', '--docker-pool-size', '0']],
+  ]
+  for (const [name, flags] of cases)
+    it.skipIf(name === 'docker' && !dockerEngine.available)(
+      `CLI --dry-run (${name}) of "delete every generated file" shows the deletions; the tree keeps every byte`,
+      async () => {
+        if (name === 'docker') await ensureImage()
+        const root = name === 'docker' ? ownedWorkspace(FILES) : workspace(FILES)
+        const before = treeHash(root)
+        const job = program(`
 const gen = await tools.glob({ pattern: '**/*.generated.ts' })
 for (const path of gen) await tools.remove({ path })
 return gen`)
-    const r = codeact(['run', job, '--workspace', root, '--dry-run', '--typecheck=off'])
-    expect(r.status).toBe(0)
-    expect(r.stdout).toContain('--- a/src/deep/b.generated.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-// generated\n')
-    expect(r.stdout).toContain('--- a/src/gen/a.generated.ts\n+++ /dev/null\n')
-    expect(r.stdout).toContain('["src/deep/b.generated.ts","src/gen/a.generated.ts"]')
-    expect(r.stderr).toContain('Dry run, nothing written: 0 would be modified, 0 would be created, 2 would be deleted')
-    expect(treeHash(root)).toBe(before)
-  })
+        const r = codeact(['run', job, '--workspace', root, '--dry-run', '--typecheck=off', ...flags])
+        expect(r.status).toBe(0)
+        expect(r.stdout).toContain('--- a/src/deep/b.generated.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-// generated\n')
+        expect(r.stdout).toContain('--- a/src/gen/a.generated.ts\n+++ /dev/null\n')
+        expect(r.stdout).toContain('["src/deep/b.generated.ts","src/gen/a.generated.ts"]')
+        expect(r.stderr).toContain('Dry run, nothing written: 0 would be modified, 0 would be created, 2 would be deleted')
+        expect(treeHash(root)).toBe(before)
+      },
+      120_000,
+    )
 })
