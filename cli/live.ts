@@ -71,7 +71,7 @@ export class LiveStats {
   }
 
   line(): string {
-    const parts = [this.elapsed(), `${count(this.calls)} calls${this.calls ? ` (${this.tools()})` : ''}`]
+    const parts = [this.elapsed(), `${count(this.calls)} call${this.calls === 1 ? '' : 's'}${this.calls ? ` (${this.tools()})` : ''}`]
     if (this.failed) parts.push(`${this.failed} failed`)
     if (this.changed.size || this.commands)
       parts.push(`${count(this.changed.size)} files written${this.commands ? ` + ${this.commands} bash` : ''}`)

@@ -1,6 +1,6 @@
 /**
  * The command line: a thin shell over createRuntime. Exit status: 0 ok, 1 the program failed,
- * 2 bad usage, 3 sandbox unavailable.
+ * 2 bad usage, 3 sandbox unavailable, 130 interrupted (Ctrl-C cancelled the run).
  */
 import { readFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
@@ -19,7 +19,7 @@ import type { RunResult } from '../vocabulary/types.js'
 // needs it, and `codeact run` first starts its child and checker thread (prestart.ts) so they come up meanwhile.
 const loadRuntime = () => import('../runtime/create-runtime.js')
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3 } as const
+export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3, interrupted: 130 } as const
 
 const USAGE = `usage:
   codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
@@ -139,11 +139,21 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
         ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
       })
   const review = values.review ? terminalReview(process.stdin, process.stderr) : undefined
+  // Ctrl-C cancels the run (a staged run then applies nothing) and still prints what happened; a second
+  // one leaves at once (an apply in progress is crash-safe: the next start finishes it from its journal).
+  const cancel = new AbortController()
+  const onInterrupt = (): void => {
+    if (cancel.signal.aborted) process.exit(EXIT.interrupted)
+    process.stderr.write('\ncodeact: interrupted; cancelling the run (Ctrl-C again to leave at once)\n')
+    cancel.abort()
+  }
+  process.on('SIGINT', onInterrupt)
   try {
     let result: RunResult
     try {
-      result = await rt.runCode(code, review ? { review } : {})
+      result = await rt.runCode(code, { ...(review ? { review } : {}), signal: cancel.signal })
     } finally {
+      process.off('SIGINT', onInterrupt)
       live?.stop()
       review?.close()
     }
@@ -158,9 +168,10 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
             .join(''),
         )
       await writeOut(result.observation + '\n')
-      if (live) for (const line of summaryLines(result, live.stats)) process.stderr.write(line + '\n')
+      if (live) for (const line of summaryLines(result, live.stats, review?.skipped)) process.stderr.write(line + '\n')
     }
     if (result.ok) return EXIT.ok
+    if (cancel.signal.aborted) return EXIT.interrupted
     return result.error?.kind === 'sandbox_unavailable' ? EXIT.unavailable : EXIT.failed
   } finally {
     await mcp?.close()

@@ -39,9 +39,19 @@ function readKey(input: NodeJS.ReadStream): Promise<string> {
   })
 }
 
-export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStream): ReviewChange & { close(): void } {
+/** The review as the terminal answers it, and the paths the person skipped (for the summary). */
+export type TerminalReview = ReviewChange & { close(): void; readonly skipped: ReadonlySet<string> }
+
+export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStream): TerminalReview {
   let raw = false
+  let quit = false
+  const skipped = new Set<string>()
   const review = (async (change, index, total) => {
+    // "quit" skips the rest: answered here without asking, so every skipped path is known.
+    if (quit) {
+      skipped.add(change.path)
+      return 'skip'
+    }
     if (!raw && input.isTTY) {
       input.setRawMode(true)
       raw = true
@@ -55,10 +65,16 @@ export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStr
       out.write(`${answer ?? key}\n`)
       if (answer) {
         input.pause()
+        if (answer === 'quit') quit = true
+        if (answer === 'skip' || answer === 'quit') {
+          skipped.add(change.path)
+          return 'skip'
+        }
         return answer
       }
     }
-  }) as ReviewChange & { close(): void }
+  }) as ReviewChange & { close(): void; skipped: ReadonlySet<string> }
+  review.skipped = skipped
   review.close = () => {
     if (raw) input.setRawMode(false)
     input.pause()

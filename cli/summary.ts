@@ -11,7 +11,8 @@ import type { LiveStats } from './live.js'
 const CONTENT_TOOLS = new Set(['read_file', 'write_file', 'edit_file'])
 const FILE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'remove', 'mkdir', 'stat', 'list_dir'])
 
-export function summaryLines(result: RunResult, stats: LiveStats): string[] {
+/** `skipped`: the paths a `--review` skipped (they are neither changed nor unchanged). */
+export function summaryLines(result: RunResult, stats: LiveStats, skipped: ReadonlySet<string> = new Set()): string[] {
   const lines: string[] = []
   const failedCalls = result.calls.filter((c) => !c.ok)
   const head = `${result.ok ? 'Done' : 'Stopped'} in ${stats.elapsed()} · ${n(result.calls.length)} tool call${result.calls.length === 1 ? '' : 's'}${result.calls.length ? ` (${stats.tools(6)})` : ''}${failedCalls.length ? ` · ${n(failedCalls.length)} failed` : ''}`
@@ -28,10 +29,12 @@ export function summaryLines(result: RunResult, stats: LiveStats): string[] {
   const unchanged = new Set<string>()
   for (const c of result.calls) {
     const p = typeof c.args === 'object' && c.args !== null && !Array.isArray(c.args) ? c.args.path : undefined
-    if (c.ok && CONTENT_TOOLS.has(c.name) && typeof p === 'string' && !changedPaths.has(p) && !failedFiles.has(p)) unchanged.add(p)
+    if (c.ok && CONTENT_TOOLS.has(c.name) && typeof p === 'string' && !changedPaths.has(p) && !failedFiles.has(p) && !skipped.has(p))
+      unchanged.add(p)
   }
   const verb = result.applied === 'dry-run' ? 'would be ' : ''
-  const files = `${n(count.modified)} ${verb}modified, ${n(count.created)} ${verb}created, ${n(count.deleted)} ${verb}deleted, ${n(unchanged.size)} unchanged, ${n(failedFiles.size)} failed`
+  const skippedFiles = [...skipped].filter((p) => !p.endsWith('/')).length
+  const files = `${n(count.modified)} ${verb}modified, ${n(count.created)} ${verb}created, ${n(count.deleted)} ${verb}deleted, ${n(unchanged.size)} unchanged, ${n(failedFiles.size)} failed${skipped.size ? `, ${n(skippedFiles)} skipped in review` : ''}`
   switch (result.applied) {
     case 'dry-run':
       lines.push(`Dry run, nothing written: ${files}`)

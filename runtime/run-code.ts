@@ -354,8 +354,8 @@ function describeFailure(
       error.budget === 'deadline'
         ? `the run passed its ${limits.deadlineMs} ms deadline (the whole run, tool calls and approvals included) and was stopped; raise deadlineMs (--deadline)`
         : `the program used its ${limits.timeoutMs} ms of program time (running JS or waiting on itself; waits on tool calls are not counted) and was stopped; raise timeoutMs (--timeout)`
+    // The budget's own flag, said once (a merge had also appended --timeout's hint, to the deadline's too).
     if (pendingNames.length) base.message += `; still waiting on: ${summarize(pendingNames)}`
-    base.message += ` (${raiseHint('timeoutMs')})`
   }
   if (error.kind === 'memory' && !/\d+ ?MB/.test(base.message)) base.message += ` (limit: ${limits.memoryMb} MB)`
   if (error.kind === 'memory') base.message += `; ${raiseHint('memoryMb')}`

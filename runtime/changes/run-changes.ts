@@ -80,7 +80,15 @@ async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
   const before =
     c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
   const after = c.change === 'deleted' ? undefined : (view.memory.files.get(c.rel)?.bytes ?? (await bytes(view.upperPath(c.rel))))
-  return unifiedDiff(c.rel, before, after)
+  return modeLines(view, c) + unifiedDiff(c.rel, before, after)
+}
+
+/** git's `old mode` / `new mode` lines for a file whose mode changed (a chmod in bash); '' otherwise. */
+function modeLines(view: StagedView, c: StagedChange): string {
+  if (c.change !== 'modified' || c.kind !== 'file' || c.lowerKind !== 'file') return ''
+  const mode = (path: string): number | undefined => lstatSync(path, { throwIfNoEntry: false })?.mode
+  const [from, to] = [mode(view.lowerPath(c.rel)), mode(view.upperPath(c.rel))]
+  return from === undefined || to === undefined || from === to ? '' : `old mode ${from.toString(8)}\nnew mode ${to.toString(8)}\n`
 }
 
 export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, runId: string): Promise<RunChanges> {

@@ -263,7 +263,11 @@ export class IsolateRun {
     } catch (e) {
       if (this.#stopped) return this.#stoppedOutcome()
       const message = errorText(e)
-      if (/memory limit/i.test(message)) {
+      // Past its first await the program runs in tasks whose results are ignored (deliver, timer, tick): when
+      // one of them hits the memory limit, isolated-vm disposes the isolate and 'start' only says "Promise was
+      // abandoned". stop() sets #stopped before it disposes; a disposed isolate without it is the limit's doing
+      // (or a session ended mid-run, which the host does only after aborting the run).
+      if (/memory limit/i.test(message) || isolate.isDisposed) {
         this.#stopped = 'memory'
         return this.#stoppedOutcome()
       }

@@ -193,7 +193,8 @@ export async function statBeneath(root: string, rel: string): Promise<FileInfo> 
     mtimeMs: Math.round(st.mtimeMs),
     mode: st.mode & 0o7777,
   })
-  if (splitRel(rel).length === 0) return withDir(root, '.', async (dir) => info(await lstat(dirPath(dir))))
+  // The root's own descriptor: its /proc/self/fd entry is a magic link, and lstat would describe that link.
+  if (splitRel(rel).length === 0) return withDir(root, '.', async (dir) => info(fstatSync(dir.fd)))
   // One metadata call, synchronous (beneath.ts says why); a missing entry is answered without an fs Error.
   return withParent(root, rel, false, async (parent, name, at) => {
     let st: Stats | undefined

@@ -10,12 +10,15 @@ import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
 import { guardArgs, guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
 import { loadGitignores } from './gitignore.js'
+import { prunedWalk } from './glob-walk.js'
 
 /** Largest file read_file/edit_file read, and write_file writes. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024
 /** Entries a glob walk may visit, and matches it may return. */
 export const MAX_GLOB_SCAN = 200_000
 export const MAX_GLOB_MATCHES = 10_000
+/** Entries a glob first walks in one go; past them it walks folder by folder, skipping ignored ones. */
+const FIRST_WALK = 20_000
 
 const OPS_METHODS = ['readFile', 'writeFile', 'mkdir', 'remove', 'readdir', 'stat', 'walk', 'exec'] as const
 
@@ -126,17 +129,22 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       const found = new Set<string>()
       const walkedFiles: string[] = []
       const prefixes: string[] = []
+      const read = (rel: string): Promise<string | undefined> =>
+        ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
       for (const { prefix, regex } of guardGlob(state, pattern)) {
         const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
-        const walked = await ops.walk(base, MAX_GLOB_SCAN).catch((err: unknown) => {
+        const pruning = include_ignored !== true
+        let walked = await ops.walk(base, pruning ? FIRST_WALK : MAX_GLOB_SCAN).catch((err: unknown) => {
           if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR'))
             return { entries: [], truncated: false }
           throw err
         })
+        // Much to scan (a big node_modules, say): walk again without entering the folders .gitignore ignores.
+        if (walked.truncated && pruning) walked = await prunedWalk(ops, base, prefix, MAX_GLOB_SCAN, read)
         if (walked.truncated)
           throw new WorkspaceError(
             'E2BIG',
-            `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries; start it with a folder (e.g. "src/**/*.ts")`,
+            `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries${include_ignored === true ? '' : ' that .gitignore does not ignore'}; start it with a folder (e.g. "src/**/*.ts")`,
           )
         prefixes.push(prefix)
         for (const e of walked.entries) {
@@ -148,8 +156,6 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       }
       let matches = [...found]
       if (include_ignored !== true) {
-        const read = (rel: string): Promise<string | undefined> =>
-          ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
         const rules = await loadGitignores(read, walkedFiles, prefixes)
         matches = matches.filter((rel) => !rules.ignored(rel, false))
       }

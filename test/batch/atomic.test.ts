@@ -35,19 +35,27 @@ return i`
 }
 
 describe('--atomic', () => {
-  const failures: [string, string, Record<string, unknown>][] = [
-    ['a throw at file N', `throw new Error('file ' + path + ' broke')`, {}],
-    ['a timeout', 'for (;;) {}', { limits: { timeoutMs: 3_000 } }],
-    ['a memory kill', 'const hog = []; for (;;) hog.push(new Array(1e6).fill(i))', { limits: { memoryMb: 32, timeoutMs: 20_000 } }],
-    ['the tool-call limit', 'for (;;) await tools.stat({ path })', { limits: { maxToolCalls: 2 * N } }],
+  // Each ends as what it is: a memory kill after the program's first await was reported as a runtime
+  // error ("unhandled promise rejection: Error: Promise was abandoned") before.
+  const failures: [string, string, Record<string, unknown>, string][] = [
+    ['a throw at file N', `throw new Error('file ' + path + ' broke')`, {}, 'runtime'],
+    ['a timeout', 'for (;;) {}', { limits: { timeoutMs: 3_000 } }, 'timeout'],
+    [
+      'a memory kill',
+      'const hog = []; for (;;) hog.push(new Array(1e6).fill(i))',
+      { limits: { memoryMb: 32, timeoutMs: 20_000 } },
+      'memory',
+    ],
+    ['the tool-call limit', 'for (;;) await tools.stat({ path })', { limits: { maxToolCalls: 2 * N } }, 'runtime'],
   ]
-  for (const [what, tail, options] of failures) {
+  for (const [what, tail, options, kind] of failures) {
     it(`leaves the tree exactly as it was after ${what}`, async () => {
       const root = repo()
       const before = treeHash(root)
       const rt = await testRuntime({ workspace: { root }, changes: 'atomic', ...options })
       const r = await rt.runCode(job(N / 2, tail))
       expect(r.ok).toBe(false)
+      expect(r.error?.kind, r.error?.message).toBe(kind)
       expect(r.applied).toBe('discarded')
       // A timeout on a loaded machine may strike before file N: some changes were staged, none applied.
       expect(r.changes!.length).toBeGreaterThan(0)

@@ -32,6 +32,7 @@ await tools.write_file({ path: 'docs/notes/migration.md', content: 'lodash -> lo
 await tools.remove({ path: 'old', recursive: true })
 const gone = await tools.list_dir({ path: '.' })
 if (gone.some((e) => e.name === 'old')) throw new Error('the staged remove is not visible')
+if (!gone.some((e) => e.name === 'docs') || !gone.some((e) => e.name === 'src')) throw new Error('the staged root does not list')
 ${
   bwrap.available
     ? `const sh = await tools.bash({ command: 'grep -rl lodash-es src | sort; echo generated > src/gen.ts; rm src/keep.ts; test ! -e old && echo old-gone' })

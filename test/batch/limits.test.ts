@@ -53,6 +53,28 @@ describe('limits at the API', () => {
     const big = await rt.runCode('// ' + 'x'.repeat(600 * 1024))
     expect(big.error?.message).toContain('--max-source')
   })
+
+  it('each limit names its own flag, once: timeout, deadline, memory (also past the first await)', async () => {
+    const rt = await testRuntime({
+      tools: [{ name: 'noop', description: 'noop', parameters: { type: 'object' }, execute: () => null }],
+    })
+    const flags = (message: string | undefined): string[] => (message ?? '').match(/--[a-z-]+/g) ?? []
+    const slow = await rt.runCode('for (;;) {}', { limits: { timeoutMs: 500 } })
+    expect(slow.error?.kind).toBe('timeout')
+    expect(flags(slow.error?.message)).toEqual(['--timeout'])
+    const late = await rt.runCode('await new Promise((r) => setTimeout(r, 20_000))', { limits: { deadlineMs: 500 } })
+    expect(late.error?.kind).toBe('timeout')
+    // It said "raise deadlineMs (--deadline) (raise it with --timeout (limits.timeoutMs))" before.
+    expect(flags(late.error?.message)).toEqual(['--deadline'])
+    for (const before of ['', 'await tools.noop({})\n', 'await new Promise((r) => setTimeout(r, 1))\n']) {
+      const hog = await rt.runCode(`${before}const h = []; for (;;) h.push(new Array(1e6).fill(h.length))`, {
+        limits: { memoryMb: 32, timeoutMs: 20_000 },
+      })
+      // Past an await it was "runtime: unhandled promise rejection: Error: Promise was abandoned".
+      expect(hog.error?.kind, JSON.stringify(before)).toBe('memory')
+      expect(flags(hog.error?.message)).toEqual(['--memory'])
+    }
+  })
 })
 
 describe('limit flags', () => {

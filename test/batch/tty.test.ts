@@ -38,11 +38,19 @@ function underPty(args: string[], answer?: (screen: string) => string | undefine
 }
 
 describe.skipIf(!hasScript)('on a terminal', () => {
-  it('shows one live status line, redrawn in place, then the summary', async () => {
-    const files: Record<string, string> = {}
-    for (let i = 0; i < 400; i++) files[`data/f${i}.txt`] = `status=draft ${i}\n`
-    const root = workspace(files)
-    const job = program(`
+  const backends: [string, string[]][] = [
+    ['isolate', []],
+    ['docker', ['--sandbox', 'docker', '--docker-pool-size', '0']],
+  ]
+  for (const [backend, flags] of backends)
+    it.skipIf(backend === 'docker' && !dockerEngine.available)(
+      `shows one live status line, redrawn in place, then the summary (${backend})`,
+      async () => {
+        if (backend === 'docker') await ensureImage()
+        const files: Record<string, string> = {}
+        for (let i = 0; i < 400; i++) files[`data/f${i}.txt`] = `status=draft ${i}\n`
+        const root = backend === 'docker' ? ownedWorkspace(files) : workspace(files)
+        const job = program(`
       const files = await tools.glob({ pattern: 'data/*.txt' })
       let n = 0
       for (const path of files) {
@@ -52,19 +60,21 @@ describe.skipIf(!hasScript)('on a terminal', () => {
       }
       try { await tools.read_file({ path: 'missing.txt' }) } catch {}
       return n`)
-    const { status, screen } = await underPty(['run', job, '--workspace', root, '--typecheck=off'])
-    expect(status).toBe(0)
-    // Redrawn in place (carriage return + erase line), never one line per call.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is asserted
-    expect(screen).toMatch(/\r\x1b\[K\d+\.\d s · \d[\d,]* calls \(/)
-    expect(screen).toMatch(/calls \((read_file|write_file) \d+, (read_file|write_file) \d+, glob 1\)/)
-    expect(screen).toMatch(/files written · “done (1|2|3|4)00”/)
-    expect(screen).not.toContain('↳ read_file ok')
-    expect(screen).toContain('↳ read_file ENOENT')
-    expect(screen).toMatch(/Done in \d+\.\d s · 802 tool calls \(.*\) · 1 failed/)
-    expect(screen).toContain('Files: 400 modified, 0 created, 0 deleted, 0 unchanged, 1 failed')
-    expect(readFileSync(join(root, 'data/f7.txt'), 'utf8')).toBe('status=final 7\n')
-  })
+        const { status, screen } = await underPty(['run', job, '--workspace', root, '--typecheck=off', ...flags])
+        expect(status).toBe(0)
+        // Redrawn in place (carriage return + erase line), never one line per call.
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is asserted
+        expect(screen).toMatch(/\r\x1b\[K\d+\.\d s · \d[\d,]* calls \(/)
+        expect(screen).toMatch(/calls \((read_file|write_file) \d+, (read_file|write_file) \d+, glob 1\)/)
+        expect(screen).toMatch(/files written · “done (1|2|3|4)00”/)
+        expect(screen).not.toContain('↳ read_file ok')
+        expect(screen).toContain('↳ read_file ENOENT')
+        expect(screen).toMatch(/Done in \d+\.\d s · 802 tool calls \(.*\) · 1 failed/)
+        expect(screen).toContain('Files: 400 modified, 0 created, 0 deleted, 0 unchanged, 1 failed')
+        expect(readFileSync(join(root, 'data/f7.txt'), 'utf8')).toBe('status=final 7\n')
+      },
+      120_000,
+    )
 
   it('--review: apply, skip, all, quit — and only what was accepted lands', async () => {
     const files: Record<string, string> = {}
@@ -91,6 +101,8 @@ describe.skipIf(!hasScript)('on a terminal', () => {
       'f new\n',
     ])
     expect(first.screen).toContain('Partly applied (review)')
+    // A skipped change is counted as skipped, not as "unchanged" (it said "1 unchanged" before).
+    expect(first.screen).toContain('Applied in part (review): 5 modified, 0 created, 0 deleted, 0 unchanged, 0 failed, 1 skipped in review')
 
     // quit at the first question: nothing lands.
     const again = workspace(files)
@@ -98,6 +110,9 @@ describe.skipIf(!hasScript)('on a terminal', () => {
     const second = await underPty(['run', job, '--workspace', again, '--review', '--typecheck=off'], () => 'q')
     expect(second.status).toBe(0)
     expect(second.screen).toContain('Nothing was applied: every change was skipped in review.')
+    // quit skips the rest: all six are counted, though only the first was asked.
+    expect(second.screen).toContain('0 modified, 0 created, 0 deleted, 0 unchanged, 0 failed, 6 skipped in review')
+    expect(second.screen).not.toContain('(2/6)')
     expect(treeHash(again)).toBe(before)
   })
 

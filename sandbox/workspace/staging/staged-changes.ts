@@ -67,7 +67,9 @@ async function compare(a: string, b: string, kind: EntryType, copy: boolean): Pr
     if (kind === 'symlink') return (await readlink(a)) === (await readlink(b)) ? (copy ? 'untouched' : 'same') : 'differs'
     const x = lstatSync(a)
     const y = lstatSync(b)
-    if (x.size !== y.size) return 'differs'
+    // A mode change (bash's `chmod +x`) is a change: compared before the copy's same-times shortcut, as
+    // chmod leaves the mtime alone. (Staged writes give the upper copy the real file's mode: view.ts.)
+    if (x.size !== y.size || (x.mode & 0o7777) !== (y.mode & 0o7777)) return 'differs'
     if (copy && x.mtimeMs === y.mtimeMs) return 'untouched'
     return (await bytesOf(a, x.size)).equals(await bytesOf(b, y.size)) ? 'same' : 'differs'
   } catch {

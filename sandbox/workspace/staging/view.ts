@@ -42,6 +42,9 @@ export interface StagedLayers {
   exec(view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult>
 }
 
+/** How a message names a workspace-relative path ('.' for the root), never the host's. */
+const shown = (rel: string): string => (rel === '' ? '.' : rel)
+
 export class StagedView implements WorkspaceOps {
   /** Workspace-relative paths removed from the lower layer (each hides its subtree there). */
   readonly whiteouts = new Set<string>()
@@ -147,13 +150,13 @@ export class StagedView implements WorkspaceOps {
   }
 
   /** Makes every folder above `rel` exist in the upper layer, refusing when the view has a file there. */
-  private async ensureParents(rel: string, path: string): Promise<void> {
+  private async ensureParents(rel: string): Promise<void> {
     const parts = rel.split('/')
     let cur = ''
     for (let i = 0; i < parts.length - 1; i++) {
       cur = cur === '' ? parts[i]! : `${cur}/${parts[i]}`
       const t = await this.viewType(cur)
-      if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${this.lowerPath(cur)} is not a folder (writing ${path})`)
+      if (t !== undefined && t !== 'dir') throw new WorkspaceError('ENOTDIR', `${cur} is not a folder (writing ${shown(rel)})`)
       // A missing folder is made in memory (the upper folder gets it when a file under it lands there).
       if (t === undefined) {
         this.memory.addDir(cur)
@@ -184,12 +187,12 @@ export class StagedView implements WorkspaceOps {
   readFile = async (path: string, maxBytes: number): Promise<string> => {
     const rel = this.rel(path)
     const held = this.memory.files.get(rel)
-    if (held) return textOfHeld(path, held.bytes, maxBytes)
-    if (this.memory.dirs.has(rel)) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
-    if (this.diskType(rel) !== undefined) return readUpperFile(this.upperPath(rel), path, maxBytes)
+    if (held) return textOfHeld(shown(rel), held.bytes, maxBytes)
+    if (this.memory.dirs.has(rel)) throw new WorkspaceError('EISDIR', `${shown(rel)} is a folder; use list_dir`)
+    if (this.diskType(rel) !== undefined) return readUpperFile(this.upperPath(rel), shown(rel), maxBytes)
     // The lower read itself answers ENOENT, EISDIR …; only what the view hides needs saying here.
     if (this.hidden(rel) || (await this.viewType(this.parentOf(rel))) !== 'dir')
-      throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+      throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     const text = await this.layers.lower.readFile(path, maxBytes)
     this.readDigest.set(rel, digest(text))
     return text
@@ -229,9 +232,9 @@ export class StagedView implements WorkspaceOps {
       // Read from the real tree since the last bash or remove: a regular file there (the read refuses
       // anything else), its folders known; no second look at the real tree is needed.
       const t = disk ?? (this.readDigest.has(rel) ? 'file' : await this.viewType(rel, { type: this.memory.type(rel) }))
-      if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${path}`)
-      if (t === 'symlink') throw new WorkspaceError('EACCES', `${path} is a symlink; refused`)
-      await this.ensureParents(rel, path)
+      if (t === 'dir') throw new WorkspaceError('EISDIR', `EISDIR: ${shown(rel)}`)
+      if (t === 'symlink') throw new WorkspaceError('EACCES', `${shown(rel)} is a symlink; refused`)
+      await this.ensureParents(rel)
     }
     if (this.memory.fits(rel, bytes.length)) {
       this.memory.setFile(rel, bytes)
@@ -283,10 +286,10 @@ export class StagedView implements WorkspaceOps {
     const t = await this.viewType(rel)
     // Present in the view; the upper layer needs it only once something is written under it.
     if (t === 'dir') return
-    if (t !== undefined) throw new WorkspaceError('EEXIST', `${path} exists and is not a folder`)
+    if (t !== undefined) throw new WorkspaceError('EEXIST', `${shown(rel)} exists and is not a folder`)
     if (this.layers.config.readOnly.some((ro) => isWithin(path, ro)))
       throw new WorkspaceError('EROFS', `${JSON.stringify(path)} is read-only`)
-    await this.ensureParents(rel, path)
+    await this.ensureParents(rel)
     this.memory.addDir(rel)
     this.knownDirs.add(rel)
   }
@@ -295,8 +298,9 @@ export class StagedView implements WorkspaceOps {
     const rel = this.rel(path)
     if (rel === '') throw new WorkspaceError('EPERM', 'the workspace root cannot be removed')
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0) throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
+    if (t === 'dir' && !recursive && (await this.readdir(path)).length > 0)
+      throw new WorkspaceError('ENOTEMPTY', `ENOTEMPTY: ${shown(rel)}`)
     for (const d of this.knownDirs) if (d === rel || d.startsWith(rel + '/')) this.knownDirs.delete(d)
     for (const d of this.upperDirs) if (d === rel || d.startsWith(rel + '/')) this.upperDirs.delete(d)
     this.forgetDigests(rel)
@@ -308,8 +312,8 @@ export class StagedView implements WorkspaceOps {
   readdir = async (path: string): Promise<DirEntry[]> => {
     const rel = this.rel(path)
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
-    if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
+    if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${shown(rel)}`)
     const byName = new Map<string, DirEntry>()
     if ((await this.lowerType(rel)) === 'dir' && (await this.upperType(rel)) !== 'symlink') {
       for (const e of await this.layers.lower.readdir(path)) {
@@ -331,14 +335,14 @@ export class StagedView implements WorkspaceOps {
     }
     if (this.memory.dirs.has(rel)) return { type: 'dir', size: 0, mtimeMs: Date.now(), mode: 0o755 }
     if (this.diskType(rel) !== undefined) return this.upperOps.stat(this.upperPath(rel))
-    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if ((await this.viewType(rel)) === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     return this.layers.lower.stat(path)
   }
 
   walk = async (path: string, limit: number): Promise<WalkResult> => {
     const rel = this.rel(path)
     const t = await this.viewType(rel)
-    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
+    if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     if (t !== 'dir') return { entries: [], truncated: false }
     const prefix = rel === '' ? '' : rel + '/'
     const merged = new Map<string, EntryType>()
