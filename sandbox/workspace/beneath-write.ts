@@ -13,7 +13,7 @@
  *
  * Either way: a symlink at the point of use is refused (EACCES), never followed; a hard link shared with
  * another file is never written through (in place needs `nlink === 1` on the open descriptor, else the
- * name is replaced); the mode is kept (a setuid/setgid/sticky file — a write clears the first two — is
+ * name is replaced, and that one link must be the name itself: onlyNameIs); the mode is kept (a setuid/setgid/sticky file — a write clears the first two — is
  * replaced with its bits), and so is the owner (in place: the same inode; replaced, run as root: fchown).
  * A `durable` write is always a replacement, fsynced with its folder.
  */
@@ -79,6 +79,19 @@ function inPlaceAllowed(st: Stats): boolean {
   return st.isFile() && st.nlink === 1 && (st.mode & 0o7000) === 0
 }
 
+/**
+ * The opened file's one link is this very name, seen in one syscall (the name's inode and its link count
+ * together). One link on the descriptor is not enough: a hard link to an outside file swapped in at the
+ * name, opened, then replaced at the name again leaves that outside file with one link — its outside one
+ * (found by test/security/workspace-inplace.test.ts under load). Asked twice: a swap inside the first
+ * lookup would have to be won again inside the second. Once the file's only name is inside, a later link
+ * to it from outside names a file of the workspace, never an outside file's old content.
+ */
+function onlyNameIs(target: string, opened: Stats): boolean {
+  const now = lstatOrUndefined(target)
+  return now !== undefined && now.ino === opened.ino && now.dev === opened.dev && now.nlink === 1
+}
+
 /** Errors of the open that mean "not this way" (a read-only mode, a busy executable, a FIFO): replace instead. */
 const REPLACE_INSTEAD = new Set(['EACCES', 'EPERM', 'ETXTBSY', 'ENXIO', 'ENOENT', 'EISDIR', 'EWOULDBLOCK', 'EAGAIN'])
 
@@ -101,7 +114,7 @@ async function writeInPlace(target: string, bytes: Uint8Array, at: string): Prom
   try {
     // The descriptor's own answer: whatever the name became since the lstat, this is what would be written.
     const st = fstatSync(fd)
-    if (!inPlaceAllowed(st)) return false
+    if (!inPlaceAllowed(st) || !onlyNameIs(target, st) || !onlyNameIs(target, st)) return false
     const size = st.size
     const head = Math.min(size, bytes.length)
     if (bytes.length > size) {
