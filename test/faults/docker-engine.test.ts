@@ -42,13 +42,16 @@ class EngineProxy {
   }
 }
 
+/** This process's containers, from one listing (an inspect per id raced other suites' containers going away). */
 function containersOf(pid: number): string[] {
-  const out = execFileSync('docker', ['ps', '-aq', '--filter', 'label=codeact'], { encoding: 'utf8' }).split('\n').filter(Boolean)
-  return out.filter((id) =>
-    execFileSync('docker', ['inspect', '-f', '{{index .Config.Labels "codeact.owner"}}', id], { encoding: 'utf8' })
-      .trim()
-      .endsWith(`:${pid}`),
-  )
+  const out = execFileSync('docker', ['ps', '-a', '--filter', 'label=codeact', '--format', '{{.ID}} {{.Label "codeact.owner"}}'], {
+    encoding: 'utf8',
+  })
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(' '))
+    .filter(([id, owner]) => id && owner?.endsWith(`:${pid}`))
+    .map(([id]) => id as string)
 }
 
 describe.skipIf(process.env['CODEACT_DOCKER'] !== '1')('docker faults: the engine stops mid-run and comes back', () => {
