@@ -28,6 +28,17 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 const SMALL_BYTES = 256 * 1024
 const readAsync = promisify(read)
 
+/** A file's bytes as `read_file`'s text: refused (EILSEQ) when binary (a NUL byte) or not UTF-8. */
+export function bytesAsText(at: string, bytes: Uint8Array): string {
+  const nul = bytes.indexOf(0)
+  if (nul !== -1) throw new WorkspaceError('EILSEQ', `${at} is a binary file (NUL byte at offset ${nul}); not returned as text`)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    throw new WorkspaceError('EILSEQ', `${at} is not valid UTF-8 text; not returned as text`)
+  }
+}
+
 /**
  * UTF-8 text of a regular file. EFBIG over `maxBytes`, EILSEQ for binary content, EISDIR for a folder.
  * `seen` is given the descriptor's own fstat (what was read: a change tracker's signature of it).
@@ -54,13 +65,7 @@ export function readTextBeneath(root: string, rel: string, maxBytes: number, see
       const bytes = st.size <= SMALL_BYTES ? readAllSync(fd, st.size, maxBytes) : await readAll(fd, maxBytes)
       seen?.(st)
       if (bytes === undefined) throw new WorkspaceError('EFBIG', `${at} grew past the ${maxBytes}-byte read limit while being read`)
-      const nul = bytes.indexOf(0)
-      if (nul !== -1) throw new WorkspaceError('EILSEQ', `${at} is a binary file (NUL byte at offset ${nul}); not returned as text`)
-      try {
-        return utf8.decode(bytes)
-      } catch {
-        throw new WorkspaceError('EILSEQ', `${at} is not valid UTF-8 text; not returned as text`)
-      }
+      return bytesAsText(at, bytes)
     } catch (err) {
       throw beneathError(err, at)
     } finally {

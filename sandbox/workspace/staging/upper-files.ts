@@ -5,9 +5,8 @@ import * as crypto from 'node:crypto'
 import { closeSync, constants, open as openCb, write as writeCb, writeSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { promisify } from 'node:util'
+import { bytesAsText } from '../beneath-files.js'
 import { WorkspaceError, type EntryType } from '../ops.js'
-
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** A staged file's bytes as the text `read_file` answers, with the checks a read of the upper folder makes. */
 export function textOfHeld(path: string, bytes: Buffer, maxBytes: number): string {
@@ -16,13 +15,7 @@ export function textOfHeld(path: string, bytes: Buffer, maxBytes: number): strin
       'EFBIG',
       `${path} is ${bytes.length} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
     )
-  const nul = bytes.indexOf(0)
-  if (nul !== -1) throw new WorkspaceError('EILSEQ', `${path} is a binary file (NUL byte at offset ${nul}); not returned as text`)
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    throw new WorkspaceError('EILSEQ', `${path} is not valid UTF-8 text; not returned as text`)
-  }
+  return bytesAsText(path, bytes)
 }
 const openAsync = promisify(openCb)
 const writeAsync = promisify(writeCb)
