@@ -17,10 +17,8 @@ export interface WorkspaceState {
   roots: string[]
   /** What the policy hook resolved, by the arguments object it judged (see `guardArgs`). */
   vetted?: WeakMap<object, Vetted>
-  /** Folders the policy found free of symlinks, per run (`resolveInsidePlain`), while `epoch` stands. */
-  plain?: { epoch: number; runs: Map<string, Set<string>> }
-  /** Bumped when a `bash` command starts and when it ends: the policy forgets what it learnt of the tree. */
-  epoch?: number
+  /** Folders the policy found free of symlinks, by run (`resolveInsidePlain`); dropped whenever `bash` may change the tree. */
+  plain?: Map<string, Set<string>>
 }
 
 /** Runs whose plain folders the policy keeps at once (runs beside each other; the oldest is forgotten). */
@@ -29,9 +27,7 @@ const PLAIN_RUNS = 4
 /** The plain folders of the run `call` belongs to; none for a call outside a program's run. */
 function plainDirsOf(state: WorkspaceState, call: ToolCall): Set<string> | undefined {
   if (call.origin !== 'code' || call.parentId === undefined) return undefined
-  const epoch = state.epoch ?? 0
-  if (state.plain?.epoch !== epoch) state.plain = { epoch, runs: new Map() }
-  const { runs } = state.plain
+  const runs = (state.plain ??= new Map())
   let dirs = runs.get(call.parentId)
   if (dirs === undefined) {
     if (runs.size >= PLAIN_RUNS) runs.delete(runs.keys().next().value as string)
@@ -42,7 +38,6 @@ function plainDirsOf(state: WorkspaceState, call: ToolCall): Set<string> | undef
 
 /** What a `bash` command may have changed: every folder the policy took for plain is judged afresh. */
 export function forgetPlainDirs(state: WorkspaceState): void {
-  state.epoch = (state.epoch ?? 0) + 1
   state.plain = undefined
 }
 
