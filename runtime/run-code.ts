@@ -28,7 +28,8 @@ import type {
 import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
-import type { ProgramPrep } from './typecheck.js'
+import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
+import { VerdictGate } from './verdict-gate.js'
 import type { Session } from './session.js'
 import type { SessionRun } from './session-run.js'
 
@@ -53,9 +54,10 @@ export interface RunCodeDeps {
   sandbox: Sandbox
   limits: Limits
   /** With the check on: it also prepares programs (normalise, shape check and type check in one request). */
-  typecheck?: ProgramPrep & {
-    mode: 'error' | 'warn'
-  }
+  typecheck?: ProgramPrep &
+    Partial<Pick<RuntimeTypecheck, 'prepareEarly'>> & {
+      mode: 'error' | 'warn'
+    }
   /** Prepares programs off the host's thread when the check is off (runtime/typecheck.ts's createProgramPrep). */
   programs: ProgramPrep
   /** The workspace, when the runtime has one: every run reports its changes and may be staged. */
@@ -149,7 +151,20 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // thread did not finish within its budget fails closed (an unproven wrapper never runs).
   const allowNodeImports = deps.sandbox.name === 'docker'
   const prep = deps.typecheck ?? deps.programs
-  const prepared = session ? await session.prepare(prep, code, allowNodeImports) : await prep.prepare(code, allowNodeImports)
+  // Where the program can reach the world only through this host, it starts as soon as it is compiled,
+  // while its check goes on: every call and console line waits for the verdict (verdict-gate.ts). Not a
+  // session cell (it changes its realm's globals before any call), not Docker (Node and a mounted workspace).
+  const early =
+    deps.typecheck?.prepareEarly && !session && deps.sandbox.effectsOnlyThroughHost === true
+      ? await deps.typecheck.prepareEarly(code, allowNodeImports)
+      : undefined
+  const prepared = early
+    ? early.prepared
+    : session
+      ? await session.prepare(prep, code, allowNodeImports)
+      : await prep.prepare(code, allowNodeImports)
+  /** The check's outcome, still to come. */
+  const pendingVerdict = early && prepared.outcome === undefined ? early.verdict : undefined
   const shaped = prepared.normalised
   if (shaped === undefined)
     return end({
@@ -162,24 +177,17 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   const compiled = prepared.compiled
     ? compiledProgram(prepared.compiled, shaped.text)
     : await compile(shaped.text, { shapes: prep.shapes, ...(prepared.shape ? { sourceShape: prepared.shape } : {}) })
-  if (!compiled.ok)
-    return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, prepared.outcome), droppedOutputBytes: 0 })
+  if (!compiled.ok) {
+    const checked = prepared.outcome ?? (await pendingVerdict)
+    return end({ ok: false, error: explainCompileError(shaped.text, compiled.error, checked), droppedOutputBytes: 0 })
+  }
 
   const notes: string[] = []
+  const mode = deps.typecheck?.mode ?? 'error'
   if (deps.typecheck && prepared.outcome) {
-    const checked = prepared.outcome
-    if (checked.count > 0 && deps.typecheck.mode === 'error') {
-      return end({
-        ok: false,
-        error: {
-          kind: 'type',
-          message: withJoinedLinesHint(`the program does not type-check; nothing ran.\n${checked.report}`, shaped.text, checked.lines),
-        },
-        droppedOutputBytes: 0,
-      })
-    }
-    if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
-    if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
+    const judged = judge(prepared.outcome, mode, shaped.text)
+    if (judged.stop) return end({ ok: false, error: judged.stop, droppedOutputBytes: 0 })
+    notes.push(...judged.notes)
   }
 
   // Cancelled while it was being prepared (a check takes a moment; a REPL's Ctrl-C lands here): nothing runs.
@@ -198,33 +206,49 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let overLimit = false
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
   let over = false
-  const host: SandboxHost = {
-    callTool: async (name, argsJson) => {
-      if (over || controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
-      if (++issued > limits.maxToolCalls) {
-        overLimit = true
-        controller.abort(new Error('tool call limit'))
-        return JSON.stringify(
-          failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`),
-        )
-      }
-      const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
-      const parsed = parseArgs(argsJson)
-      if (!parsed.ok) {
-        // Logged like any call, so the observation lists it; never dispatched.
-        env.log.append('tool/call', call)
-        const result = failure('EINVAL', `${name}: ${parsed.message}`)
-        env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
-        return JSON.stringify(result)
-      }
-      call.args = parsed.value
-      return resultJson(await calls().submit(call))
-    },
-    log: (entries) => {
-      // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
-      for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(compiled.program, e.text) })
-    },
+  // With the verdict to come (mode error): what the program does waits for it, and a blocking one stops the run.
+  const gate = pendingVerdict && mode === 'error' ? new VerdictGate() : undefined
+  let typeStop: RunError | undefined
+  const verdict = pendingVerdict?.then((checked) => {
+    const judged = judge(checked, mode, shaped.text)
+    if (judged.stop) {
+      typeStop = judged.stop
+      gate?.block()
+      controller.abort(new Error('the program does not type-check'))
+    } else gate?.open()
+    return judged
+  })
+  const callTool: SandboxHost['callTool'] = async (name, argsJson) => {
+    if (over || controller.signal.aborted) return JSON.stringify(failure('ECANCELED', 'the run is over'))
+    if (++issued > limits.maxToolCalls) {
+      overLimit = true
+      controller.abort(new Error('tool call limit'))
+      return JSON.stringify(
+        failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`),
+      )
+    }
+    const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
+    const parsed = parseArgs(argsJson)
+    if (!parsed.ok) {
+      // Logged like any call, so the observation lists it; never dispatched.
+      env.log.append('tool/call', call)
+      const result = failure('EINVAL', `${name}: ${parsed.message}`)
+      env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
+      return JSON.stringify(result)
+    }
+    call.args = parsed.value
+    return resultJson(await calls().submit(call))
   }
+  const log: SandboxHost['log'] = (entries) => {
+    // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
+    for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(compiled.program, e.text) })
+  }
+  const host: SandboxHost = gate
+    ? {
+        callTool: (name, argsJson) => gate.call(() => callTool(name, argsJson), TYPE_STOPPED),
+        log: (entries) => gate.log(() => log(entries)),
+      }
+    : { callTool, log }
 
   let wsRun: RunChanges | undefined
   if (deps.workspace) {
@@ -232,6 +256,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       wsRun = await startRunChanges(deps.workspace, changeMode, runId)
     } catch (err) {
       options.signal?.removeEventListener('abort', onOuterAbort)
+      // A type error is said first, as when the check came before staging.
+      if (verdict) await verdict
+      if (typeStop) return end({ ok: false, error: typeStop, droppedOutputBytes: 0 })
       return end({
         ok: false,
         error: {
@@ -269,6 +296,20 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   })
   clearTimeout(timer)
   runMarks.at?.('ran')
+  // A program that finished first waits for its verdict (bounded by the check's budget); what it held goes
+  // through (or is dropped) before the run is over, as if nothing had waited.
+  const judged = verdict && (await verdict)
+  if (typeStop) {
+    // Nothing of the attempt reached the world: no call, no line, no change; the result is the type error.
+    options.signal?.removeEventListener('abort', onOuterAbort)
+    unscope()
+    if (wsRun) {
+      deps.workspace!.runOps.delete(runId)
+      await wsRun.finish(false)
+    }
+    return end({ ok: false, error: typeStop, droppedOutputBytes: 0 })
+  }
+  if (judged) notes.push(...judged.notes)
   over = true
   const pendingAtEnd = scheduler?.pendingNames() ?? []
   // Calls still in flight are cancelled (and a backend that stopped answering is told); when the sandbox
@@ -316,6 +357,21 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   if (error.kind === 'runtime' && error.line !== undefined) error.message = withJoinedLinesHint(error.message, shaped.text, [error.line])
   if (session && error.kind === 'memory') error.message = session.memoryHint(error.message)
   return end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
+}
+
+/** What a held call is answered when the verdict stopped the run (the program never sees it: it is aborted). */
+const TYPE_STOPPED = JSON.stringify(failure('ECANCELED', 'the program does not type-check; nothing ran'))
+
+/** What a check's outcome means for the run: the type error that stops it (in `error` mode), or the notes it ran with. */
+function judge(checked: TypeCheckOutcome, mode: 'error' | 'warn', text: string): { stop?: RunError; notes: string[] } {
+  if (checked.count > 0 && mode === 'error') {
+    const message = withJoinedLinesHint(`the program does not type-check; nothing ran.\n${checked.report}`, text, checked.lines)
+    return { stop: { kind: 'type', message }, notes: [] }
+  }
+  const notes: string[] = []
+  if (checked.count > 0) notes.push(`Type-check warnings (the program ran anyway):\n${checked.report}`)
+  if (checked.advisory) notes.push(`Type-check notes (the program ran; nothing here stopped it):\n${checked.advisory}`)
+  return { notes }
 }
 
 function withJoinedLinesHint(message: string, source: string, lines: readonly number[] | undefined): string {

@@ -19,7 +19,7 @@ import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
 import type { NormalisedProgram } from '../sdk/program-text.js'
 import type { ShapeResult } from '../sdk/program-wrap.js'
 import { hostPrepareAdmits } from '../sdk/host-prep-gate.js'
-import { checkInPool, parseInPool, type PoolAnswer, poolHasIdleThread, warmPool } from '../sdk/typecheck-pool.js'
+import { checkInPool, parseInPool, type PoolAnswer, type PreparedParts, poolHasIdleThread, warmPool } from '../sdk/typecheck-pool.js'
 import type { SessionPrepared } from '../sdk/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
@@ -72,8 +72,24 @@ export interface ProgramPrep {
   shapes: ProgramShapes
 }
 
+/** A program prepared for running while its check goes on (RuntimeTypecheck.prepareEarly). */
+export interface EarlyPrepared {
+  /**
+   * What the run needs, as soon as the thread has it. With `outcome` set, the thread answered all at once
+   * (it stopped before compiling, a problem in the text, esbuild compiled it): nothing is left to overlap.
+   */
+  prepared: PreparedProgram
+  /** The check's outcome, when the thread has finished it. */
+  verdict: Promise<TypeCheckOutcome>
+}
+
 export interface RuntimeTypecheck extends ProgramPrep {
   mode: 'error' | 'warn'
+  /**
+   * prepare() in two answers: the compiled program as soon as the thread has it (before its check, for a
+   * program oxc compiles), then the check's verdict. For a run whose effects can be held until the verdict.
+   */
+  prepareEarly(source: string, allowNodeImports: boolean): Promise<EarlyPrepared>
   check(source: string): Promise<TypeCheckOutcome>
   warm(): Promise<void>
   /** The registry changed: declarations are re-read before the next check (no cold restart). */
@@ -120,6 +136,19 @@ export function createTypecheck(
       const answer = await prep.answer(source, allowNodeImports, session)
       return { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }
     },
+    prepareEarly: (source, allowNodeImports) =>
+      new Promise<EarlyPrepared>((resolve) => {
+        const whole = prep.toThread(source, allowNodeImports, undefined, (parts) => {
+          const early = prepared({ ok: true, diagnostics: [], ...parts }, budgetMs)
+          if (early.compiled !== undefined) resolve({ prepared: early, verdict })
+        })
+        const verdict = whole.then(async (answer) => {
+          if (verdictTiming.delayMs) await new Promise((r) => setTimeout(r, verdictTiming.delayMs))
+          return outcomeOf(answer)
+        })
+        // Resolved already when the early answer came (a promise settles once).
+        void whole.then((answer) => resolve({ prepared: { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }, verdict }))
+      }),
     shapes: prep.shapes,
     warm: () => warmPool(text(), nodeTypes),
     refresh: () => {
@@ -127,6 +156,12 @@ export function createTypecheck(
     },
   }
 }
+
+/**
+ * Tests: each early-prepared program's verdict is held back this long (ms) after the check answered, so that
+ * the program's race with its verdict is certain, whatever the machine's speed. Unset outside tests.
+ */
+export const verdictTiming: { delayMs?: number } = {}
 
 type HostPrepare = typeof import('../sdk/host-prepare.js')
 /** The in-host prepare (check off), loaded in the background by the first check-off runtime; set once loaded (oxc too). */
@@ -181,11 +216,19 @@ async function inHost(source: string, allowNodeImports: boolean): Promise<PoolAn
 export function createProgramPrep(
   options: TypecheckOptions = {},
   declarations?: () => string,
-): ProgramPrep & { answer(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> } {
+): ProgramPrep & {
+  answer(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer>
+  toThread(
+    source: string,
+    allowNodeImports: boolean,
+    session?: SessionPrep,
+    onPrepared?: (parts: PreparedParts) => void,
+  ): Promise<PoolAnswer>
+} {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   if (declarations === undefined) void loadHostPrepare()
-  const toThread = (source: string, allowNodeImports: boolean, session?: SessionPrep) =>
-    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session)
+  const toThread = (source: string, allowNodeImports: boolean, session?: SessionPrep, onPrepared?: (parts: PreparedParts) => void) =>
+    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session, onPrepared)
   const answer = async (source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> =>
     (declarations === undefined && session === undefined ? await inHost(source, allowNodeImports) : undefined) ??
     toThread(source, allowNodeImports, session)
@@ -196,6 +239,7 @@ export function createProgramPrep(
   })
   return {
     answer,
+    toThread,
     prepare: async (source, allowNodeImports, session) => prepared(await answer(source, allowNodeImports, session), budgetMs),
     shapes: {
       checkShape: async (text, language): Promise<ShapeAnswer> => {

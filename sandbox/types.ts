@@ -111,6 +111,14 @@ export interface Sandbox {
   /** `isolate`, `docker`, … */
   readonly name: string
   /**
+   * The program reaches the world only through `host` (its tool calls and console lines): it has no file
+   * system, network, process or clock of consequence of its own. Then the runtime may start it before its
+   * type check's verdict and hold every call and line until the verdict (runtime/verdict-gate.ts); a
+   * blocking verdict aborts it with nothing done. Unset: false — a Docker program has Node and a mounted
+   * workspace, so it runs only after the verdict.
+   */
+  readonly effectsOnlyThroughHost?: boolean
+  /**
    * Get ready to run (spawn the supervised process, fill a warm pool). Safe to call more than once.
    * Resolves once ready; if the backend cannot start, resolves and lets `run` report
    * `sandbox_unavailable` — the seam never throws for infrastructure reasons.

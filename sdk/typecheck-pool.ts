@@ -47,10 +47,15 @@ export type PoolAnswer = (
   compiled?: CompiledText
 }
 
+/** What a run needs of a check-on request, sent by the thread before it type-checks (NormalisedMessage with the compiled program). */
+export type PreparedParts = Pick<PoolAnswer, 'normalised' | 'shape' | 'compiled'>
+
 interface Job {
   request: Omit<CheckRequest, 'id'>
   budgetMs: number
   resolve(answer: PoolAnswer): void
+  /** Told the prepared program as soon as the thread has it compiled, while the check goes on (at most once). */
+  onPrepared?: (parts: PreparedParts) => void
 }
 
 interface Slot {
@@ -105,10 +110,12 @@ export function checkInPool(
   normalise?: { allowNodeImports: boolean; compile?: boolean },
   nodeTypes = false,
   session?: { declarations: string },
+  onPrepared?: (parts: PreparedParts) => void,
 ): Promise<PoolAnswer> {
   if (declarations !== undefined) checksAsked = true
   return new Promise((resolve) => {
     queue.push({
+      ...(onPrepared ? { onPrepared } : {}),
       request: {
         ...(declarations !== undefined ? { declarations } : {}),
         source,
@@ -236,6 +243,10 @@ function spawn(): void {
         if (message.shape) current.shape = message.shape
         if (message.session) current.session = message.session
         if (message.compiled) current.compiled = message.compiled
+        // The program is ready to run before its check is done: a caller that can hold the run's effects
+        // until the verdict starts it now (runtime/run-code.ts). Without the compiled program (esbuild's,
+        // sent after the check) there is nothing to start early.
+        if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current)
         // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
         // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
         if (current.timer !== undefined) {
@@ -294,6 +305,18 @@ function spawn(): void {
   }
   worker.on('error', onGone)
   worker.on('exit', () => onGone())
+}
+
+function tellPrepared(job: Job, parts: PreparedParts): void {
+  const onPrepared = job.onPrepared
+  if (onPrepared === undefined) return
+  job.onPrepared = undefined
+  const { normalised, shape, compiled } = parts
+  try {
+    onPrepared({ ...(normalised ? { normalised } : {}), ...(shape ? { shape } : {}), ...(compiled ? { compiled } : {}) })
+  } catch {
+    // The caller's bug must not stop the pool; its answer still comes.
+  }
 }
 
 function idle(slot: Slot): void {

@@ -299,6 +299,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
 
   return {
     name: 'docker',
+    // The program has Node and the mounted workspace: effects no host can hold, so it runs after its verdict.
+    effectsOnlyThroughHost: false,
     poolStats: pool.stats,
     async start() {
       if (setupError || closed) return
