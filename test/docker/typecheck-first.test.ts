@@ -13,10 +13,7 @@ import { dockerEngine } from './engine.js'
 import { ensureImage } from './helpers.js'
 
 /** Well-typed statements whose check takes ~60–250 ms (test/runtime/typecheck-overlap.test.ts uses the same). */
-const SLOW = Array.from(
-  { length: 1000 },
-  (_, i) => `const f${i}: { a: number; b: string } = { a: ${i}, b: 'x${i}' }`,
-).join('\n')
+const SLOW = Array.from({ length: 1000 }, (_, i) => `const f${i}: { a: number; b: string } = { a: ${i}, b: 'x${i}' }`).join('\n')
 
 describe.skipIf(!dockerEngine.available)('docker runtime: the type check comes before the run', () => {
   it('a program whose first statement writes the workspace with node:fs, and with a type error later, writes nothing', async () => {

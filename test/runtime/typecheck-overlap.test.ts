@@ -184,7 +184,7 @@ describe('type check overlapped with the run: nothing reaches the world before t
     const r = await rt.runCode(`console.log('done early')\nif (Date.now() > 0) return 1\n${TYPE_ERROR}`)
     expectStoppedClean(r, c, root)
     // It finished in the sandbox, value and all, before the verdict came.
-    expect(seen.outcomes[0], JSON.stringify(seen.outcomes)).toMatchObject({ ok: true, valueJson: "1" })
+    expect(seen.outcomes[0], JSON.stringify(seen.outcomes)).toMatchObject({ ok: true, valueJson: '1' })
     expect(seen.lines).toBe(1)
   })
 
@@ -194,7 +194,7 @@ describe('type check overlapped with the run: nothing reaches the world before t
     verdictTiming.delayMs = 8 * LATE_MS
     const r = await rt.runCode(`const hoard: number[][] = []\nwhile (true) hoard.push(new Array(1 << 20).fill(1))\n${TYPE_ERROR}`)
     expectStoppedClean(r, c, root)
-    expect(seen.outcomes[0]?.ok === false && seen.outcomes[0].error.kind, JSON.stringify(seen.outcomes)).toBe("memory")
+    expect(seen.outcomes[0]?.ok === false && seen.outcomes[0].error.kind, JSON.stringify(seen.outcomes)).toBe('memory')
     await expectStillRuns(rt)
   }, 30_000)
 
