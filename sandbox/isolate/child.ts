@@ -64,7 +64,10 @@ function sendSplit(message: FromChild): void {
   const [, id, outcome, , ms] = message
   const rest = encodeFrame([M.done, id, outcome, undefined, ms])
   if (rest.length - 4 <= MAX_FRAME_BYTES) return void channel.write(rest)
-  const error = { kind: 'runtime' as const, message: `the run's outcome (${rest.length} bytes) is larger than the sandbox process can send` }
+  const error = {
+    kind: 'runtime' as const,
+    message: `the run's outcome (${rest.length} bytes) is larger than the sandbox process can send`,
+  }
   channel.write(encodeFrame([M.done, id, { ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes }, undefined, ms]))
 }
 

@@ -219,7 +219,9 @@ export function decodeFromChild(body: Buffer): Decoded<FromChild> {
         const valueJson = c.str()
         const rest: unknown = c.json()
         // A `rest` that is no outcome stays unreadable for the caller to judge (index.ts), as before.
-        const outcome = (typeof rest === 'object' && rest !== null && (rest as { ok?: unknown }).ok === true ? { ...rest, valueJson } : rest) as SandboxOutcome
+        const outcome = (
+          typeof rest === 'object' && rest !== null && (rest as { ok?: unknown }).ok === true ? { ...rest, valueJson } : rest
+        ) as SandboxOutcome
         const logs = c.logs()
         const ms = c.f64()
         return [kind, id, outcome, logs, Number.isNaN(ms) ? undefined : ms]

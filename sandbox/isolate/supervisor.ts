@@ -115,7 +115,9 @@ export class SupervisedChild {
       child.once('close', (code, signal) => {
         clearTimeout(timer)
         const broken = supervised.#broken
-        resolve(`the isolate process ${broken ? `was killed while starting: ${broken}` : `exited while starting (${signal ?? `exit code ${code}`})`}`)
+        resolve(
+          `the isolate process ${broken ? `was killed while starting: ${broken}` : `exited while starting (${signal ?? `exit code ${code}`})`}`,
+        )
       })
     })
     const supervised: SupervisedChild = new SupervisedChild(child, {

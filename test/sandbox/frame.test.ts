@@ -7,7 +7,15 @@
  */
 import { deserialize, serialize } from 'node:v8'
 import { describe, expect, it } from 'vitest'
-import { decodeFromChild, decodeToChild, encodeFrame, FrameReader, KINDS_FROM_CHILD, KINDS_TO_CHILD, MAX_FRAME_BYTES } from '../../sandbox/isolate/frame.js'
+import {
+  decodeFromChild,
+  decodeToChild,
+  encodeFrame,
+  FrameReader,
+  KINDS_FROM_CHILD,
+  KINDS_TO_CHILD,
+  MAX_FRAME_BYTES,
+} from '../../sandbox/isolate/frame.js'
 import { type FromChild, M, type ToChild } from '../../sandbox/isolate/protocol.js'
 
 const UNICODE = 'ascii é ß 中文 😀𝄞 \ud800 lone high, lone low \udfff, reversed \udc00\ud800, nul \u0000 end'
@@ -16,7 +24,15 @@ const LIMITS = { timeoutMs: 5000, deadlineMs: 6000, memoryMb: 128, maxOutputByte
 const TO_CHILD: ToChild[] = [
   [M.run, 1, `(async function () { return "${UNICODE}" })`, ['echo', 'noop'], LIMITS, undefined, undefined],
   [M.run, 2 ** 40, '', [], LIMITS, { id: `s-${UNICODE}`, realm: 'existing' }, { seed: UNICODE, clock: [1, -3, 1.5e12] }],
-  [M.result, 3, [[0, '{"ok":true,"value":null}'], [7, UNICODE], [2 ** 53 - 1, '']]],
+  [
+    M.result,
+    3,
+    [
+      [0, '{"ok":true,"value":null}'],
+      [7, UNICODE],
+      [2 ** 53 - 1, ''],
+    ],
+  ],
   [M.result, 4, []],
   [M.abort, 5],
   [M.endSession, UNICODE],
@@ -24,9 +40,33 @@ const TO_CHILD: ToChild[] = [
 
 const FROM_CHILD: FromChild[] = [
   [M.ready, 12345],
-  [M.call, 1, [[0, 'echo', `{"s":"${UNICODE}"}`], [1, 'noop', '']], undefined],
-  [M.call, 1, [], [{ level: 'warn', text: UNICODE }, { level: 'debug', text: '' }]],
-  [M.log, 2, [{ level: 'log', text: UNICODE }, { level: 'info', text: 'i' }, { level: 'error', text: 'e' }]],
+  [
+    M.call,
+    1,
+    [
+      [0, 'echo', `{"s":"${UNICODE}"}`],
+      [1, 'noop', ''],
+    ],
+    undefined,
+  ],
+  [
+    M.call,
+    1,
+    [],
+    [
+      { level: 'warn', text: UNICODE },
+      { level: 'debug', text: '' },
+    ],
+  ],
+  [
+    M.log,
+    2,
+    [
+      { level: 'log', text: UNICODE },
+      { level: 'info', text: 'i' },
+      { level: 'error', text: 'e' },
+    ],
+  ],
   [M.done, 3, { ok: true, valueJson: `"${UNICODE}"`, valueNote: UNICODE, droppedOutputBytes: 7, clock: [1, 2] }, undefined, 0.25],
   [M.done, 3, { ok: true, valueJson: undefined, droppedOutputBytes: 0 }, [{ level: 'log', text: UNICODE }], undefined],
   [
@@ -74,7 +114,11 @@ describe('frames: messages round-trip as V8 serialization did', () => {
   })
 
   it('a lone surrogate stays a lone surrogate (UTF-8 would make it U+FFFD), and well-formed text goes as UTF-8', () => {
-    const [, , answers] = decodedOf(decodeToChild(body(encodeFrame([M.result, 1, [[0, 'a\ud800b']]])))) as [number, number, [number, string][]]
+    const [, , answers] = decodedOf(decodeToChild(body(encodeFrame([M.result, 1, [[0, 'a\ud800b']]])))) as [
+      number,
+      number,
+      [number, string][],
+    ]
     expect(answers[0]![1]).toBe('a\ud800b')
     const utf8 = encodeFrame([M.result, 1, [[0, '😀é']]])
     expect(utf8.includes(Buffer.from('😀é', 'utf8'))).toBe(true)
@@ -130,9 +174,13 @@ describe('frames: what a broken child sends is an error value', () => {
     expect(garbage.readUInt32LE(0)).toBeLessThan(MAX_FRAME_BYTES)
     const bodies: Buffer[] = []
     let error: string | undefined
-    const reader = new FrameReader(KINDS_FROM_CHILD, (b) => bodies.push(b), (e) => {
-      error = e
-    })
+    const reader = new FrameReader(
+      KINDS_FROM_CHILD,
+      (b) => bodies.push(b),
+      (e) => {
+        error = e
+      },
+    )
     reader.push(encodeFrame([M.run, 1, '', [], LIMITS, undefined, undefined]).subarray(0, 5))
     expect(error).toMatch(/unknown kind 0/)
     expect(readAll([garbage]).error).toMatch(/unknown kind 32/)
@@ -156,7 +204,13 @@ describe('frames: what a broken child sends is an error value', () => {
       run,
       Buffer.concat([ready, Buffer.from([0])]),
       ready.subarray(0, 5),
-      Buffer.concat([Buffer.from([M.call]), Buffer.alloc(8), Buffer.from([1, 0, 0, 0]), Buffer.alloc(8), Buffer.from([0, 255, 255, 255, 127])]),
+      Buffer.concat([
+        Buffer.from([M.call]),
+        Buffer.alloc(8),
+        Buffer.from([1, 0, 0, 0]),
+        Buffer.alloc(8),
+        Buffer.from([0, 255, 255, 255, 127]),
+      ]),
       Buffer.concat([Buffer.from([M.log]), Buffer.alloc(8), Buffer.from([0, 1, 0, 0, 0, 9])]),
       badJson,
     ]

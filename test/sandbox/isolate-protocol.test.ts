@@ -27,7 +27,10 @@ const FRAME_JS = pathToFileURL(resolve(import.meta.dirname, '../../dist/sandbox/
  * one write on the pipe, `frame(message)` a well-formed frame, `rawDone(id, json)` a done frame whose
  * outcome is any JSON text.
  */
-function fakeChild(onRun: string, onResult = 'w(frame([M.done, id, { ok: true, valueJson: \'"answered"\', droppedOutputBytes: 0 }, undefined, 1]))'): string {
+function fakeChild(
+  onRun: string,
+  onResult = 'w(frame([M.done, id, { ok: true, valueJson: \'"answered"\', droppedOutputBytes: 0 }, undefined, 1]))',
+): string {
   const path = join(dir, `child-${Math.random().toString(36).slice(2)}.mjs`)
   writeFileSync(
     path,
@@ -96,7 +99,10 @@ describe('isolate sandbox: the frames on the pipe, whatever the chunks', () => {
     const bytewise = `async (bytes) => { for (const b of bytes) { w(Buffer.from([b])); await new Promise((r) => setImmediate(r)) } }`
     const host = new RecordingHost()
     const outcome = await runIn(
-      fakeChild(`void (${bytewise})(Buffer.concat([...${NOT_FOR_THIS_RUN}, call(id)]))`, `void (${bytewise})(frame([M.done, id, { ok: true, valueJson: '"bytewise"', droppedOutputBytes: 0 }, [{ level: 'warn', text: 'é😀' }], 1]))`),
+      fakeChild(
+        `void (${bytewise})(Buffer.concat([...${NOT_FOR_THIS_RUN}, call(id)]))`,
+        `void (${bytewise})(frame([M.done, id, { ok: true, valueJson: '"bytewise"', droppedOutputBytes: 0 }, [{ level: 'warn', text: 'é😀' }], 1]))`,
+      ),
       host,
     )
     expect(outcome).toMatchObject({ ok: true, valueJson: '"bytewise"' })
@@ -121,12 +127,17 @@ describe('isolate sandbox: the frames on the pipe, whatever the chunks', () => {
 describe('isolate sandbox: a child whose frames are broken is killed, and its run ends `runtime`', () => {
   const broken = (what: RegExp) => ({
     ok: false,
-    error: { kind: 'runtime', message: expect.stringMatching(new RegExp(`^the sandbox process died \\(signal SIGKILL\\): ${what.source}`)) },
+    error: {
+      kind: 'runtime',
+      message: expect.stringMatching(new RegExp(`^the sandbox process died \\(signal SIGKILL\\): ${what.source}`)),
+    },
   })
 
   it('garbage on the pipe', async () => {
     const started = performance.now()
-    expect(await runIn(fakeChild(`w(Buffer.from('this is not a frame at all'))`))).toMatchObject(broken(/it broke the protocol: a frame of unknown kind 32/))
+    expect(await runIn(fakeChild(`w(Buffer.from('this is not a frame at all'))`))).toMatchObject(
+      broken(/it broke the protocol: a frame of unknown kind 32/),
+    )
     // Refused from its first bytes, not after the 20 s timeout (its first four bytes claim 1.9 GB).
     expect(performance.now() - started).toBeLessThan(10_000)
   })
@@ -140,16 +151,24 @@ describe('isolate sandbox: a child whose frames are broken is killed, and its ru
   it('a frame whose body does not decode (a string running past its end), after a good call', async () => {
     const bad = `withLength(Buffer.concat([Buffer.from([M.log]), f64(id), Buffer.from([0]), u32(1), Buffer.from([0, 0]), u32(1000), Buffer.from('short')]))`
     const host = new RecordingHost()
-    expect(await runIn(fakeChild(`w(call(id))`, `w(${bad})`), host)).toMatchObject(broken(/it sent a malformed message: a field runs past the end/))
+    expect(await runIn(fakeChild(`w(call(id))`, `w(${bad})`), host)).toMatchObject(
+      broken(/it sent a malformed message: a field runs past the end/),
+    )
     expect(host.calls).toHaveLength(1)
   })
 
   it('a broken child while starting: the run is sandbox_unavailable, saying why', async () => {
     const path = join(dir, 'broken-at-start.mjs')
-    writeFileSync(path, `import { Socket } from 'node:net'\nnew Socket({ fd: 3, readable: true, writable: true }).write(Buffer.from('garbage!'))\nsetInterval(() => {}, 1000)\n`)
+    writeFileSync(
+      path,
+      `import { Socket } from 'node:net'\nnew Socket({ fd: 3, readable: true, writable: true }).write(Buffer.from('garbage!'))\nsetInterval(() => {}, 1000)\n`,
+    )
     expect(await runIn(path)).toMatchObject({
       ok: false,
-      error: { kind: 'sandbox_unavailable', message: expect.stringMatching(/killed while starting: it broke the protocol: a frame of unknown kind/) },
+      error: {
+        kind: 'sandbox_unavailable',
+        message: expect.stringMatching(/killed while starting: it broke the protocol: a frame of unknown kind/),
+      },
     })
   })
 })
