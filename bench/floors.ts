@@ -1,12 +1,16 @@
 /**
  * The floors every figure is printed beside, measured in the same run: isolated-vm in the bench's own process
  * (no process boundary, no lockdown, no prelude: what an in-process runtime pays), a bare IPC round trip
- * between two Node processes, a fresh worker_threads Worker, a fresh `--no-node-snapshot` child. The bench
+ * between two Node processes (and, as information, the same over the isolate child's framed pipe), a fresh
+ * worker_threads Worker, a fresh `--no-node-snapshot` child. The bench
  * runs only its own trivial programs in its process; codeact itself never runs a program in the host.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
+import type { Readable, Writable } from 'node:stream'
 import ivm from 'isolated-vm'
+import { encodeFrame, FrameReader, KINDS_FROM_CHILD } from '../sandbox/isolate/frame.js'
+import { M } from '../sandbox/isolate/protocol.js'
 import { sample } from './measure.js'
 
 /** A warm isolate in this process: a fresh context per run, compile, run, await the value (copied out). */
@@ -74,6 +78,56 @@ export class IpcPeer {
         this.#child.once('message', () => resolve())
         // The shape of the isolate protocol's answer message (sandbox/isolate/protocol.ts).
         this.#child.send([1, 1, [[i, '{"ok":true,"value":null}']]])
+      })
+    }
+    return performance.now() - start
+  }
+
+  close(): void {
+    this.#child.kill()
+  }
+}
+
+/**
+ * A bare peer on the isolate child's transport (information beside the IPC floor): a pipe on fd 3 and the
+ * protocol's frames (sandbox/isolate/frame.ts). Each round trip is a tool answer's 'result' frame out and a
+ * call's 'call' frame back, each decoded on arrival: what the channel itself costs a sequential tool call.
+ */
+export class FramePeer {
+  readonly #child: ChildProcess
+  readonly #channel: Readable & Writable
+  #answered: () => void = () => {}
+
+  constructor() {
+    const frame = new URL('../sandbox/isolate/frame.js', import.meta.url).href
+    const echo = `import { Socket } from 'node:net'
+import { decodeToChild, encodeFrame, FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(frame)}
+const s = new Socket({ fd: 3, readable: true, writable: true })
+const r = new FrameReader(KINDS_TO_CHILD, (b) => {
+  const d = decodeToChild(b)
+  if (d.ok && d.message[0] === ${M.result}) s.write(encodeFrame([${M.call}, d.message[1], [[d.message[2][0][0] + 1, 'noop', '{}']], undefined]))
+}, () => process.exit(1))
+s.on('data', (c) => r.push(c))
+s.on('close', () => process.exit(0))`
+    this.#child = spawn(process.execPath, ['--input-type=module', '-e', echo], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'], env: {} })
+    this.#channel = this.#child.stdio[3] as Readable & Writable
+    const reader = new FrameReader(
+      KINDS_FROM_CHILD,
+      () => this.#answered(),
+      (e) => {
+        throw new Error(`frame peer: ${e}`)
+      },
+    )
+    this.#channel.on('data', (chunk: Buffer) => reader.push(chunk))
+  }
+
+  /** Milliseconds for `n` sequential round trips. */
+  async roundTrips(n: number): Promise<number> {
+    const start = performance.now()
+    for (let i = 0; i < n; i++) {
+      await new Promise<void>((resolve) => {
+        this.#answered = resolve
+        this.#channel.write(encodeFrame([M.result, 1, [[i, '{"ok":true,"value":null}']]]))
       })
     }
     return performance.now() - start

@@ -13,7 +13,7 @@ import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
 import { DEFAULT_CHILD_CONFIG, type FromChild, M } from '../sandbox/isolate/protocol.js'
 import { SupervisedChild } from '../sandbox/isolate/supervisor.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
-import { freshChild, freshWorker, IpcPeer, ivmInHost } from './floors.js'
+import { FramePeer, freshChild, freshWorker, IpcPeer, ivmInHost } from './floors.js'
 import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
 
@@ -41,7 +41,7 @@ function request(body: string): SandboxRunRequest {
  * Warm trivial runs, and per-call cost interleaved with bare IPC round trips (ROUNDS × (CALLS round trips,
  * one run of CALLS sequential calls, one run of CALLS calls in parallel)).
  */
-async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; parallelUs: number[]; ipcUs: number[] }> {
+async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; parallelUs: number[]; ipcUs: number[]; frameUs: number[] }> {
   const sandbox = createIsolateSandbox()
   await sandbox.start()
   const trivial = request('return 1')
@@ -51,20 +51,25 @@ async function warmRuns(): Promise<{ samples: number[]; perCallUs: number[]; par
   const loop = request(`for (let i = 0; i < ${CALLS}; i++) await tools.noop()`)
   const fanOut = request(`await Promise.all(Array.from({ length: ${CALLS} }, () => tools.noop()))`)
   const peer = new IpcPeer()
+  const framed = new FramePeer()
   await peer.roundTrips(200)
+  await framed.roundTrips(200)
   await sandbox.run(loop, host, never)
   await sandbox.run(fanOut, host, never)
   const perCallUs: number[] = []
   const parallelUs: number[] = []
   const ipcUs: number[] = []
+  const frameUs: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
     ipcUs.push(((await peer.roundTrips(CALLS)) / CALLS) * 1000)
+    frameUs.push(((await framed.roundTrips(CALLS)) / CALLS) * 1000)
     perCallUs.push((((await time(() => sandbox.run(loop, host, never))) - trivialMs) / CALLS) * 1000)
     parallelUs.push((((await time(() => sandbox.run(fanOut, host, never))) - trivialMs) / CALLS) * 1000)
   }
   peer.close()
+  framed.close()
   await sandbox.close()
-  return { samples, perCallUs, parallelUs, ipcUs }
+  return { samples, perCallUs, parallelUs, ipcUs, frameUs }
 }
 
 /** A warm trivial run sent straight to a child: its round trip, and the child's own time for it (the rest is the hop). */
@@ -250,6 +255,12 @@ export default async function bench(): Promise<BenchRow[]> {
     },
     { name: 'cold run: new sandbox (child process + isolate), trivial program, close', ...stats(cold), baseline: F_CHILD },
     { name: F_IPC, value: round(median(warm.ipcUs), 1), unit: 'µs', note: `${ROUNDS} rounds of ${CALLS}` },
+    {
+      name: "information: bare round trip on the isolate child's transport (pipe, frames), interleaved",
+      value: round(median(warm.frameUs), 1),
+      unit: 'µs',
+      note: `${round(median(warm.frameUs) / median(warm.ipcUs), 2)}× the IPC floor; a result frame out, a call frame back, both decoded`,
+    },
     {
       name: `sequential tool call, ${CALLS} × tools.noop() per run (isolate sandbox)`,
       value: round(median(warm.perCallUs), 1),

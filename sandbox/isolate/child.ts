@@ -1,13 +1,16 @@
 /**
  * The isolate child process: the only process that loads isolated-vm. Spawned by the supervisor with
- * `--no-node-snapshot`, an environment with nothing but glibc's arena count (supervisor.ts) and an IPC
- * channel; its one argument is a ChildConfig (JSON). It exits when the channel closes, so it never
- * outlives the process that spawned it.
+ * `--no-node-snapshot`, an environment with nothing but glibc's arena count (supervisor.ts) and a pipe on
+ * fd 3 that carries the protocol's frames (frame.ts); its one argument is a ChildConfig (JSON). It exits
+ * when the pipe closes (the supervisor's end is closed with its process), so it never outlives the process
+ * that spawned it.
  *
  * V8 cannot always unwind an out-of-memory isolate and may abort this whole process: that is why it is a
  * separate process. The supervisor sees the death and answers for every run that was in here.
  */
+import { Socket } from 'node:net'
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
+import { decodeToChild, encodeFrame, FrameReader, KINDS_TO_CHILD, MAX_FRAME_BYTES } from './frame.js'
 import { IsolateRun, type RunRequest, runConfig } from './isolate-run.js'
 import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
@@ -36,8 +39,36 @@ const pool = new IsolatePool(config)
 const sessions = new SessionRealms()
 const active = new Map<number, Active>()
 
+const channel = new Socket({ fd: 3, readable: true, writable: true })
+
 function send(message: FromChild): void {
-  process.send?.(message)
+  const frame = encodeFrame(message)
+  if (frame.length - 4 <= MAX_FRAME_BYTES) channel.write(frame)
+  else sendSplit(message)
+}
+
+/**
+ * A message too long for one frame (console output past the frame bound, or a value of gigabytes): its
+ * console lines go ahead one frame each, in order (a line too long even alone is dropped); then the rest,
+ * and an outcome still too long becomes a runtime error.
+ */
+function sendSplit(message: FromChild): void {
+  if (message[0] === M.ready) return
+  const logs = message[0] === M.log ? message[2] : message[3]
+  for (const entry of logs ?? []) {
+    const one = encodeFrame([M.log, message[1], [entry]])
+    if (one.length - 4 <= MAX_FRAME_BYTES) channel.write(one)
+  }
+  if (message[0] === M.call) channel.write(encodeFrame([M.call, message[1], message[2], undefined]))
+  if (message[0] !== M.done) return
+  const [, id, outcome, , ms] = message
+  const rest = encodeFrame([M.done, id, outcome, undefined, ms])
+  if (rest.length - 4 <= MAX_FRAME_BYTES) return void channel.write(rest)
+  const error = {
+    kind: 'runtime' as const,
+    message: `the run's outcome (${rest.length} bytes) is larger than the sandbox process can send`,
+  }
+  channel.write(encodeFrame([M.done, id, { ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes }, undefined, ms]))
 }
 
 /**
@@ -135,8 +166,7 @@ function isValidLimits(limits: unknown): limits is RunRequest['limits'] {
   )
 }
 
-process.on('message', (message: ToChild) => {
-  if (!Array.isArray(message)) return
+function onMessage(message: ToChild): void {
   switch (message[0]) {
     case M.run: {
       runsAsked++
@@ -163,13 +193,34 @@ process.on('message', (message: ToChild) => {
       return
     }
   }
-})
+}
 
-process.on('disconnect', () => {
+function exit(): void {
   pool.disposeAll()
   sessions.disposeAll()
   process.exit(0)
-})
+}
+
+// The supervisor is this package's code; a frame of its that does not decode means the two are out of step.
+const reader = new FrameReader(
+  KINDS_TO_CHILD,
+  (body) => {
+    const decoded = decodeToChild(body)
+    if (decoded.ok) onMessage(decoded.message)
+    else {
+      process.stderr.write(`codeact isolate child: an unreadable message from the supervisor (${decoded.error})\n`)
+      exit()
+    }
+  },
+  (error) => {
+    process.stderr.write(`codeact isolate child: ${error}\n`)
+    exit()
+  },
+)
+channel.on('data', (chunk: Buffer) => reader.push(chunk))
+// The supervisor's end closed (it exited, or was killed): so does this process.
+channel.on('close', exit)
+channel.on('error', () => {})
 
 /**
  * A child's first run took ~10× a warm one in the child (its own code and the isolate's not yet compiled:

@@ -336,11 +336,11 @@ class IsolateSandboxImpl implements IsolateSandbox {
     this.#pool.forget(child)
     // Its session realms died with it: their next runs are told `session_lost` by the new child.
     for (const [id, held] of this.#sessions) if (held.child === child) this.#sessions.delete(id)
-    const why = this.#killedBecause.get(child)
+    const why = this.#killedBecause.get(child) ?? exit.broken
     const dying = [...this.#runs.values()].filter((run) => run.child === child)
     for (const run of dying) {
       if (run.reason) this.#finish(run, stoppedOutcome(run.reason, run.limits))
-      else if (exit.outOfMemory) {
+      else if (exit.outOfMemory && !exit.broken) {
         // V8 does not say which isolate ran out; with company, say so rather than blame this run alone.
         const outcome = stoppedOutcome('memory', run.limits)
         if (!outcome.ok && dying.length > 1)

@@ -1,7 +1,7 @@
 /**
  * Console lines of one run, held in the child until the next message goes out anyway (a tool call, the
  * outcome) or the event loop turns. The prelude caps output already; this is the second line of defence,
- * so a guest that somehow floods cannot swamp the IPC channel.
+ * so a guest that somehow floods cannot swamp the pipe to the caller.
  */
 import type { LogEntry, LogLevel } from '../../vocabulary/types.js'
 

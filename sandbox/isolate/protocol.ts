@@ -1,7 +1,7 @@
 /**
- * The messages between the supervisor (the caller's process) and the isolate child process, over Node's
- * IPC channel (V8 serialization: measured against JSON, it is ~10% slower for these small messages and
- * 3–6× faster for large arguments and results). A call with no other in flight, and the answer to the
+ * The messages between the supervisor (the caller's process) and the isolate child process, as frames on a
+ * pipe (frame.ts: its own binary form, strings as raw UTF-8; it replaced Node's IPC channel, whose V8
+ * serialization cost ~40 % more CPU a message each side). A call with no other in flight, and the answer to the
  * only call open, go at once, alone (a sequential call is one message each way and waits for nothing);
  * calls issued beside others travel together, one 'call' message per turn of the child's event loop, and
  * answers that settle together one 'result' message per turn of the caller's (a fan-out of many calls is
@@ -29,9 +29,8 @@ export interface ChildConfig {
 }
 
 /**
- * Every message is an array whose first element says what it is (a small integer: V8's serializer writes
- * an object's property names into every message, and an array's indices not at all; measured on a bare
- * round trip of a tool answer, 12 % less CPU on the sending side than the same fields as an object).
+ * Every message is an array whose first element says what it is (a small integer, the frame's first byte;
+ * frame.ts writes each kind's fields in a fixed order).
  */
 export const M = { run: 0, result: 1, abort: 2, endSession: 3, ready: 10, call: 11, log: 12, done: 13 } as const
 
