@@ -19,13 +19,27 @@ export const GLOBALS_SOURCE = String.raw`
     ObjectDefineProperty(e, 'name', { __proto__: null, value: name, writable: true, configurable: true });
     return e;
   }
-  function installGlobal(name, value) {
-    defineGlobal(name, value, true);
-  }
   defineGlobal('queueMicrotask', function queueMicrotask(fn) {
     if (typeof fn !== 'function') throw new TypeErrorCtor('The "callback" argument must be a function');
     ReflectApply(promiseThen, promiseResolve(undefined), [function () { fn(); }]);
   }, true);
+  // Read now: the classes below are defined when a program first touches one of them (buildStandardGlobals),
+  // and by then the program may have replaced the global Symbol.
+  const SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
+
+  /**
+   * The globals below are built on first use: evaluating them (classes with private fields, dozens of
+   * methods) was half of the prelude's evaluation in each fresh context (~100 µs of the child's ~200), and
+   * most programs touch none of them. Each name is an accessor on the global object until then; its getter
+   * builds them all (once per realm) and puts back the same data property an eager install made, its setter
+   * puts back the value assigned. Everything they use was captured before the program ran, so building
+   * them after a program poisoned prototypes is the same as building them before.
+   */
+  function buildStandardGlobals() {
+  const built = ObjectCreate(null);
+  function installGlobal(name, value) {
+    built[name] = value;
+  }
 
   // --- UTF-8 -----------------------------------------------------------------------------------------
   function utf8Encode(s) {
@@ -200,4 +214,29 @@ export const GLOBALS_SOURCE = String.raw`
     return clone(value);
   });
 ${URL_SOURCE}
+  return built;
+  }
+  function putGlobal(name, value) {
+    // A program that froze the global object keeps the accessor: the value is still returned.
+    try { defineGlobal(name, value, true); } catch (_) {}
+  }
+  function lazyGlobals(build, names) {
+    let built;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      ObjectDefineProperty(globalObject, name, {
+        __proto__: null,
+        enumerable: false,
+        configurable: true,
+        get: function () {
+          if (built === undefined) built = build();
+          const value = built[name];
+          putGlobal(name, value);
+          return value;
+        },
+        set: function (value) { putGlobal(name, value); },
+      });
+    }
+  }
+  lazyGlobals(buildStandardGlobals, ['TextEncoder', 'TextDecoder', 'btoa', 'atob', 'structuredClone', 'URL', 'URLSearchParams']);
 `

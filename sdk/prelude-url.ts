@@ -5,7 +5,8 @@
  * each component, and a live `searchParams`. Linear in the input (no backtracking regex), so a giant input
  * costs only its length. Not done: IDNA (a non-ASCII host stays as given, lowercased), IPv4 number forms.
  *
- * Spliced into the prelude's setup scope after the globals source (uses utf8Encode / utf8Decode).
+ * Spliced into the globals source's builder, built on first use (uses utf8Encode / utf8Decode, and the
+ * SymbolIterator / SymbolToStringTag read when the prelude was evaluated).
  */
 export const URL_SOURCE = String.raw`
   const SPECIAL_PORTS = { __proto__: null, 'http:': '80', 'https:': '443', 'ws:': '80', 'wss:': '443', 'ftp:': '21', 'file:': '' };
@@ -246,7 +247,7 @@ export const URL_SOURCE = String.raw`
     constructor(init) {
       if (init === undefined || init === null) return;
       if (typeof init === 'object' || typeof init === 'function') {
-        if (typeof init[Symbol.iterator] === 'function') {
+        if (typeof init[SymbolIterator] === 'function') {
           for (const pair of init) {
             const p = [...pair];
             if (p.length !== 2) throw new TypeErrorCtor('Each query pair must be an iterable [name, value] tuple');
@@ -313,13 +314,13 @@ export const URL_SOURCE = String.raw`
     *entries() { for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]]; }
     *keys() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0]; }
     *values() { for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1]; }
-    [Symbol.iterator]() { return this.entries(); }
+    [SymbolIterator]() { return this.entries(); }
     toString() {
       let out = '';
       for (let i = 0; i < this.#list.length; i++) out += (i ? '&' : '') + formEncode(this.#list[i][0]) + '=' + formEncode(this.#list[i][1]);
       return out;
     }
-    get [Symbol.toStringTag]() { return 'URLSearchParams'; }
+    get [SymbolToStringTag]() { return 'URLSearchParams'; }
   }
   function formDecode(s) {
     let t = '';
@@ -404,7 +405,7 @@ export const URL_SOURCE = String.raw`
     set hash(v) { const s = StringCtor(v); const h = s[0] === '#' ? ReflectApply(stringSlice, s, [1]) : s; this.#r.hash = h === '' ? '' : '#' + percentEncode(h, keepFragment); }
     toString() { return this.href; }
     toJSON() { return this.href; }
-    get [Symbol.toStringTag]() { return 'URL'; }
+    get [SymbolToStringTag]() { return 'URL'; }
   }
   ObjectDefineProperty(URLImpl, 'name', { __proto__: null, value: 'URL' });
   ObjectDefineProperty(URLSearchParamsImpl, 'name', { __proto__: null, value: 'URLSearchParams' });

@@ -10,7 +10,7 @@ import ivm from 'isolated-vm'
 import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
-import { type PooledIsolate, takeRealm } from './pool.js'
+import { type PooledIsolate, takeRealm } from './pooled-isolate.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
 import { type Armed, armRealm, type Control, type Realm, releaseRealm } from './realm.js'
 

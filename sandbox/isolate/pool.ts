@@ -8,17 +8,13 @@
  * back clean. A run takes it (`takeRealm`), or makes one itself when none is ready.
  *
  * An isolate that comes back with more than COLLECT_ABOVE_BYTES of heap (past runs' contexts, as garbage)
- * first has its garbage collected and its pages handed back (collect.ts), then its next realm prepared.
+ * first has its garbage collected and its pages handed back (collect.ts), then its next realm prepared
+ * (pooled-isolate.ts).
  */
-import ivm from 'isolated-vm'
-import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
-import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
-import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
-import { type Collect, collectorFor } from './collect.js'
+import type ivm from 'isolated-vm'
+import { collectionFor, createPooled, type PooledIsolate, prepareAhead } from './pooled-isolate.js'
 import type { ChildConfig } from './protocol.js'
-import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm, setUp } from './realm.js'
 
-export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
 /** Memory limits kept warm at once; an unusual limit should not pin isolates forever. */
 const MAX_WARM_KEYS = 3
@@ -37,53 +33,6 @@ const RETURN_WAIT_MS = 5
  * child's CPU a run, most of it creating isolates and compiling the prelude into them).
  */
 const BURST_KEEP_MS = 1000
-/**
- * An isolate returned with more heap than this (used + external) is collected before its next realm is
- * prepared. Collected, one holds ~0.7 MB and each run adds ~0.1 MB of garbage (its context): a collection
- * every ~25 runs of an isolate, on its own thread while it is idle (1 ms; 5 ms p50 at load 12–18). Measured
- * over 1,000 runs, the child's median RSS was 58 / 60 / 62 / 64 MB at 2 / 3 / 4 / 6 MB; at 2 MB an isolate
- * would be collected every few runs.
- */
-export const COLLECT_ABOVE_BYTES = 3 * MB
-
-export interface PooledIsolate {
-  readonly isolate: ivm.Isolate
-  /** The lockdown (`lockdown.ts`), compiled once per isolate; the first thing run in each fresh context. */
-  readonly lockdown: ivm.Script
-  /** The prelude, compiled once per isolate; run in each fresh context. */
-  readonly prelude: ivm.Script
-  /** The glue's setup (`glue.ts`), compiled once per isolate; run in each fresh context after the prelude. */
-  readonly glue: ivm.Script
-  readonly memoryMb: number
-  runs: number
-  /** A realm prepared ahead for the next run (never used by any run yet). */
-  ready: Realm | undefined
-  /** Set while a realm is being prepared on the isolate's thread; never rejects. */
-  preparing: Promise<void> | undefined
-  /** Its garbage collector (collect.ts), made at its first collection; null if V8 would not give one. */
-  collect?: Collect | null
-}
-
-/**
- * The prepared realm of `entry` for the run that took it, armed for its `config` (realm.ts), or one made or
- * armed now: a realm armed for another config is let go unused (throws what isolated-vm throws).
- */
-export function takeRealm(entry: PooledIsolate, config: string, timeoutMs: number): Realm & { armed: Armed } {
-  let realm = entry.ready
-  entry.ready = undefined
-  if (realm?.armed && realm.armed.config !== config) {
-    releaseRealm(realm, entry.isolate)
-    realm = undefined
-  }
-  realm ??= prepareRealmSync(entry, timeoutMs)
-  try {
-    realm.armed ??= armRealm(realm, config, timeoutMs)
-  } catch (e) {
-    releaseRealm(realm, entry.isolate)
-    throw e
-  }
-  return realm as Realm & { armed: Armed }
-}
 
 export class IsolatePool {
   readonly #config: ChildConfig
@@ -170,14 +119,14 @@ export class IsolatePool {
     // Only this thread gives the isolate work, so its heap is then read here, synchronously: one round trip
     // to the isolate's thread after a run, where a heap check and then the context were two.
     let healthy = false
-    let used = 0
+    let collect: 'plain' | 'compact' | undefined
     let context: ivm.Context | undefined
     try {
       context = await answeredWithin(entry.isolate.createContext(), IDLE_ANSWER_MS)
       if (context !== undefined && !entry.isolate.isDisposed) {
         const heap = entry.isolate.getHeapStatisticsSync()
-        used = heap.used_heap_size + heap.externally_allocated_size
-        healthy = used <= entry.memoryMb * MB * this.#config.maxHeapFraction
+        healthy = heap.used_heap_size + heap.externally_allocated_size <= entry.memoryMb * MB * this.#config.maxHeapFraction
+        collect = collectionFor(heap)
       }
     } catch {
       // disposed meanwhile
@@ -199,7 +148,7 @@ export class IsolatePool {
     } else {
       list.unshift(entry)
       this.#idle.set(entry.memoryMb, list)
-      prepareAhead(entry, this.#expected, used > COLLECT_ABOVE_BYTES, context)
+      prepareAhead(entry, this.#expected, collect, context)
     }
     for (const wake of this.#waiters.splice(0)) wake()
     this.#trimWhenIdle(entry.memoryMb)
@@ -266,67 +215,6 @@ export class IsolatePool {
   }
 }
 
-/** A new isolate with its scripts compiled; `ahead`: with a realm prepared (and armed for `ahead.config`) for its first run. */
-async function createPooled(memoryMb: number, ahead: { config: string | undefined } | undefined): Promise<PooledIsolate> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
-  try {
-    const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
-    const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
-    const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
-    if (ahead) prepareAhead(entry, ahead.config)
-    return entry
-  } catch (e) {
-    isolate.dispose()
-    throw e
-  }
-}
-
-/**
- * Prepare the next run's realm on the isolate's thread, armed for `config` when one is known; a failure
- * leaves none (the run makes its own and reports why). `collect`: collect the isolate's garbage first.
- * `context`: a fresh context made for it already (release), set up here at once unless a collection comes first.
- */
-function prepareAhead(entry: PooledIsolate, config: string | undefined, collect = false, context?: ivm.Context): void {
-  if (entry.ready || entry.preparing || entry.isolate.isDisposed) {
-    if (context && !entry.isolate.isDisposed) releaseQuietly(context)
-    return
-  }
-  if (collect && entry.collect === undefined) entry.collect = collectorFor(entry.isolate) ?? null
-  const collected = collect && entry.collect ? entry.collect() : undefined
-  const ready = (realm: Realm): void => {
-    if (entry.isolate.isDisposed) return
-    if (config !== undefined) {
-      try {
-        realm.armed = armRealm(realm, config, REALM_SETUP_TIMEOUT_MS)
-      } catch {
-        // A setup that failed half-way leaves no realm to use: the run makes its own.
-        releaseRealm(realm, entry.isolate)
-        return
-      }
-    }
-    entry.ready = realm
-  }
-  if (context && !collected) {
-    try {
-      ready(setUp(entry, context))
-    } catch {
-      // the run makes its own
-    }
-    return
-  }
-  const made = collected ? collected.then(() => (context ? setUp(entry, context) : prepareRealm(entry))) : prepareRealm(entry)
-  entry.preparing = made.then(
-    (realm) => {
-      entry.preparing = undefined
-      ready(realm)
-    },
-    () => {
-      entry.preparing = undefined
-    },
-  )
-}
-
 /** `work`'s answer, or undefined if it did not come within `ms` (a late rejection is dropped). */
 async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   work.catch(() => {})
@@ -338,14 +226,6 @@ async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | unde
     return await Promise.race([work, late])
   } finally {
     clearTimeout(timer)
-  }
-}
-
-function releaseQuietly(context: ivm.Context): void {
-  try {
-    context.release()
-  } catch {
-    // disposed in between
   }
 }
 

@@ -18,7 +18,7 @@ import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
 import { prepareRealm, type Realm } from './realm.js'
 import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
 import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
-import { PRELUDE_FILENAME, type PooledIsolate } from './pool.js'
+import { PRELUDE_FILENAME, type PooledIsolate } from './pooled-isolate.js'
 
 interface SessionRealm {
   readonly entry: PooledIsolate

@@ -129,3 +129,48 @@ describe('structuredClone, URL, TextEncoder/Decoder, atob/btoa', () => {
     expect(r.value).toEqual([true, (1 << 20) + 1 + 2 + 3 + 4 + 1, 'YcOp4oKs8J+YgAB6', 12, '\uFFFD', true])
   })
 })
+
+describe('URL, TextEncoder/Decoder, atob/btoa, structuredClone are built on first use', () => {
+  it('after the program replaced Symbol and poisoned defineProperty and Array.prototype, they work as ever', async () => {
+    const r = await run(`const g: any = globalThis
+      g.Symbol = { iterator: 'nope', toStringTag: 'nope' }
+      const toString = Object.prototype.toString
+      Object.defineProperty = (() => { throw new Error('defineProperty') }) as any
+      Array.prototype.push = function () { throw new Error('push') }
+      const pairs = [...new URLSearchParams('a=1&b=2')]
+      return [pairs, toString.call(new URL('https://e.com/')), toString.call(new URLSearchParams('')),
+        new TextDecoder().decode(new TextEncoder().encode('é')), atob(btoa('x')), structuredClone({ a: 1 }).a]`)
+    expect(r.error, r.observation).toBeNull()
+    expect(r.value).toEqual([
+      [
+        ['a', '1'],
+        ['b', '2'],
+      ],
+      '[object URL]',
+      '[object URLSearchParams]',
+      'é',
+      'x',
+      1,
+    ])
+  })
+
+  it('once touched they are the plain writable, non-enumerable globals they were; assigned or deleted first, they stay so', async () => {
+    const r = await run(`const g: any = globalThis
+      const first = URL
+      const d = Object.getOwnPropertyDescriptor(globalThis, 'URL')!
+      g.TextEncoder = 5
+      delete g.atob
+      return [typeof first, first === URL, d.writable, d.enumerable, d.configurable, d.value === first,
+        g.TextEncoder, typeof g.atob, Object.keys(globalThis).includes('URL'), new URL('https://e.com/a').pathname]`)
+    expect(r.error, r.observation).toBeNull()
+    expect(r.value).toEqual(['function', true, true, false, true, true, 5, 'undefined', false, '/a'])
+  })
+
+  it('what a run does to them is gone in the next run', async () => {
+    const rt = await testRuntime({ tools: [], limits: { timeoutMs: 8000 } })
+    const first = await rt.runCode(`(URL.prototype as any).leak = 1; (globalThis as any).btoa = () => 'mine'; return 1`)
+    expect(first.error, first.observation).toBeNull()
+    const next = await rt.runCode(`return ['leak' in URL.prototype, btoa('a')]`)
+    expect(next.value).toEqual([false, 'YQ=='])
+  })
+})
