@@ -51,7 +51,8 @@ export function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal):
   }
   const checked = tool.validate(call.args)
   if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
-  const current: ToolCall = { ...call, args: checked.value }
+  // A validator that did not change the arguments (JSON Schema's never does) keeps the call as it is: a copy per call was garbage.
+  const current: ToolCall = checked.value === call.args ? call : { ...call, args: checked.value }
   const hooks = env.hooks.list('pre-execute')
   return hooks.length ? preExecute(env, hooks, current, tool, signal) : { ok: true, call: current, tool }
 }
@@ -264,9 +265,12 @@ export function messageOf(e: unknown): string {
   }
 }
 
+/** The JSON of a tool that answers nothing (most side-effect tools), shared rather than made per call. */
+const NULL_JSON = Object.freeze({ ok: true, value: null, text: 'null' } as const)
+
 /** Normalises a tool's value to JSON: `undefined` becomes null; BigInt, cycles and the like are refused. */
 export function toJson(value: unknown): { ok: true; value: JsonValue; text: string } | { ok: false; why: string } {
-  if (value === undefined || value === null) return { ok: true, value: null, text: 'null' }
+  if (value === undefined || value === null) return NULL_JSON
   // Primitives are their own copy; objects are copied through their JSON text (a tool's later change to the
   // object it returned reaches neither the log nor the program).
   if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value, text: JSON.stringify(value) }
