@@ -5,6 +5,7 @@
  */
 import { closestNames } from '../sdk/suggest.js'
 import type { Approvals } from './approval.js'
+import { type ArmedGroup, type Armable, armAtEndOfTurn } from './call-arming.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
@@ -50,7 +51,8 @@ export function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal):
   }
   const checked = tool.validate(call.args)
   if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
-  const current: ToolCall = { ...call, args: checked.value }
+  // A validator that did not change the arguments (JSON Schema's never does) keeps the call as it is: a copy per call was garbage.
+  const current: ToolCall = checked.value === call.args ? call : { ...call, args: checked.value }
   const hooks = env.hooks.list('pre-execute')
   return hooks.length ? preExecute(env, hooks, current, tool, signal) : { ok: true, call: current, tool }
 }
@@ -125,33 +127,19 @@ function hookFailed(call: ToolCall, e: unknown): Prepared {
  */
 export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, cancel: Cancellation): ToolResult | Promise<ToolResult> {
   const { call, tool } = prepared
-  let controller: AbortController | undefined
-  let stopped: { reason: unknown } | undefined
-  let concludes = false
+  const run = new RunningCall(call, cancel, tool.definition.timeoutMs ?? env.toolTimeoutMs)
   const runId = call.parentId
   const ctx: ToolContext = {
     callId: call.id,
     parentId: call.parentId,
     origin: call.origin,
     get signal() {
-      if (!controller) {
-        controller = new AbortController()
-        if (stopped) controller.abort(stopped.reason)
-      }
-      return controller.signal
+      return run.signal()
     },
-    concludeTurn: () => void (concludes = true),
+    concludeTurn: () => void (run.concludes = true),
     reportDenial: (d) =>
       void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
     services: env.services(runId),
-  }
-  const answer = (value: unknown): ToolResult => {
-    const json = toJson(value)
-    if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
-    const result: ToolResult = concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
-    if (json.text.length > KEEP_TEXT_CHARS)
-      resultTexts.set(result, `{"ok":true,"value":${json.text}${concludes ? ',"concludesTurn":true' : ''}}`)
-    return result
   }
   let returned: unknown
   try {
@@ -159,55 +147,74 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
   } catch (e) {
     return { ok: false, error: errorOf(e) }
   }
-  if (!isThenable(returned)) return answer(returned)
-  const timeoutMs = tool.definition.timeoutMs ?? env.toolTimeoutMs
-  return new Promise<ToolResult>((resolve) => {
-    let settled = false
-    let timer: NodeJS.Timeout | undefined
-    const settle = (result: ToolResult) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      cancel.delete(onCancel)
-      resolve(result)
-    }
-    const stop = (reason: unknown, result: ToolResult) => {
-      stopped = { reason }
-      controller?.abort(reason)
-      settle(result)
-    }
-    const onCancel = () => stop(cancel.reason, failure('ECANCELED', `${call.name} was cancelled`))
-    // The deadline and the cancel listener are armed at the end of this turn of the event loop, for the
-    // calls still open then: most calls (a workspace tool's few syscalls behind a promise) have settled by
-    // then, and a timer and a listener each, made and cleared at once, were a measurable part of a batch's
-    // cost. A call still open gets its whole deadline from that moment; a cancel meanwhile is seen there.
-    armLater(() => {
-      if (settled) return
-      timer = setTimeout(() => stop(new Error('timeout'), failure('ETIMEDOUT', `${call.name} timed out after ${timeoutMs} ms`)), timeoutMs)
-      if (cancel.aborted) onCancel()
-      else cancel.add(onCancel)
-    })
-    Promise.resolve(returned).then(
-      (value) => settle(answer(value)),
-      (e: unknown) => settle({ ok: false, error: errorOf(e) }),
-    )
-  })
+  if (!isThenable(returned)) return answer(call, run.concludes, returned)
+  const settles = new Promise<ToolResult>((resolve) => (run.resolve = resolve))
+  // The deadline and the cancel listener come at the end of this turn, for the calls still open then
+  // (call-arming.ts); a call still open gets its whole deadline from that moment, a cancel meanwhile is seen there.
+  armAtEndOfTurn(run)
+  Promise.resolve(returned).then(
+    (value) => run.settle(answer(call, run.concludes, value)),
+    (e: unknown) => run.settle({ ok: false, error: errorOf(e) }),
+  )
+  return settles
 }
 
-let toArm: (() => void)[] | undefined
+/** A call's state while its tool runs: one object where there were a closure and its captured variables each. */
+class RunningCall implements Armable {
+  settled = false
+  concludes = false
+  group: ArmedGroup | undefined
+  resolve: ((result: ToolResult) => void) | undefined
+  #controller: AbortController | undefined
+  #stopped: { reason: unknown } | undefined
+  readonly #call: ToolCall
 
-/** Runs `arm` once this turn of the event loop is over (one immediate for every call started in it). */
-function armLater(arm: () => void): void {
-  if (toArm) {
-    toArm.push(arm)
-    return
+  constructor(
+    call: ToolCall,
+    readonly cancellation: Cancellation,
+    readonly timeoutMs: number,
+  ) {
+    this.#call = call
   }
-  toArm = [arm]
-  setImmediate(() => {
-    const list = toArm ?? []
-    toArm = undefined
-    for (const a of list) a()
-  })
+
+  signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#stopped) this.#controller.abort(this.#stopped.reason)
+    }
+    return this.#controller.signal
+  }
+
+  settle(result: ToolResult): void {
+    if (this.settled) return
+    this.settled = true
+    this.group?.settled()
+    this.resolve?.(result)
+  }
+
+  expire(): void {
+    if (!this.settled) this.#stop(new Error('timeout'), failure('ETIMEDOUT', `${this.#call.name} timed out after ${this.timeoutMs} ms`))
+  }
+
+  cancel(): void {
+    if (!this.settled) this.#stop(this.cancellation.reason, failure('ECANCELED', `${this.#call.name} was cancelled`))
+  }
+
+  #stop(reason: unknown, result: ToolResult): void {
+    this.#stopped = { reason }
+    this.#controller?.abort(reason)
+    this.settle(result)
+  }
+}
+
+/** A tool's value as the call's result: JSON, or EIO for a value that is not. */
+function answer(call: ToolCall, concludes: boolean, value: unknown): ToolResult {
+  const json = toJson(value)
+  if (!json.ok) return failure('EIO', `${call.name} returned a value that is not JSON (${json.why})`)
+  const result: ToolResult = concludes ? { ok: true, value: json.value, concludesTurn: true } : { ok: true, value: json.value }
+  if (json.text.length > KEEP_TEXT_CHARS)
+    resultTexts.set(result, `{"ok":true,"value":${json.text}${concludes ? ',"concludesTurn":true' : ''}}`)
+  return result
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
@@ -258,9 +265,12 @@ export function messageOf(e: unknown): string {
   }
 }
 
+/** The JSON of a tool that answers nothing (most side-effect tools), shared rather than made per call. */
+const NULL_JSON = Object.freeze({ ok: true, value: null, text: 'null' } as const)
+
 /** Normalises a tool's value to JSON: `undefined` becomes null; BigInt, cycles and the like are refused. */
 export function toJson(value: unknown): { ok: true; value: JsonValue; text: string } | { ok: false; why: string } {
-  if (value === undefined || value === null) return { ok: true, value: null, text: 'null' }
+  if (value === undefined || value === null) return NULL_JSON
   // Primitives are their own copy; objects are copied through their JSON text (a tool's later change to the
   // object it returned reaches neither the log nor the program).
   if (typeof value === 'string' || typeof value === 'boolean') return { ok: true, value, text: JSON.stringify(value) }

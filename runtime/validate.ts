@@ -32,6 +32,7 @@ function validators(): [Ajv2020, Ajv] {
  */
 export function createValidator(schema: SchemaLike): Validator {
   if (isZodSchema(schema)) return zodValidator(schema)
+  if (onlySaysObject(schema)) return objectValidator
   let fn: ValidateFunction | null | undefined
   return (args) => {
     if (fn === undefined) fn = compileJsonSchema(schema) ?? null
@@ -39,6 +40,30 @@ export function createValidator(schema: SchemaLike): Validator {
     return fn(args) ? { ok: true, value: args } : { ok: false, message: describeAjvErrors(fn.errors ?? [], args, schema) }
   }
 }
+
+/** Keys that do not constrain a value (annotations), beside `type: 'object'` and an empty `properties`. */
+const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', 'examples', 'default'])
+
+/**
+ * A schema that says only "an object" (a tool without arguments: `{ type: 'object' }`, perhaps with an empty
+ * `properties`): checked here, as ajv would, without loading ajv — ~90 ms of CPU at a process's first call.
+ */
+function onlySaysObject(schema: JsonSchema): boolean {
+  if (schema.type !== 'object') return false
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type' || ANNOTATIONS.has(key)) continue
+    if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)
+      continue
+    return false
+  }
+  return true
+}
+
+/** ajv's answer for `{ type: 'object' }`, and its message (describeAjvErrors' `type` case). */
+const objectValidator: Validator = (args) =>
+  typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? { ok: true, value: args }
+    : { ok: false, message: finishMessage([`(arguments): expected object, got ${describeGiven(args)}`], 1) }
 
 function compileJsonSchema(schema: JsonSchema): ValidateFunction | undefined {
   const { $schema: _ignored, ...rest } = schema

@@ -182,3 +182,47 @@ describe('calls a backend leaves behind when its run ends', () => {
     expect(rt.log.all().filter((e) => e.type === 'tool/call')).toHaveLength(0)
   })
 })
+
+describe('the deadlines of calls still open at the end of their turn', () => {
+  it('1,000 open calls of one program share a few deadline timers, not one each', async () => {
+    // Answers two turns of the event loop later, with no timer of its own: open when the calls are armed.
+    const later: AnyToolDefinition = {
+      name: 'later',
+      description: 'Answers two turns later.',
+      parameters: { type: 'object' },
+      execute: () => new Promise((resolve) => setImmediate(() => setImmediate(() => resolve(1)))),
+    }
+    const rt = await testRuntime({ tools: [later], limits: { maxParallelToolCalls: 4096 } })
+    await rt.runCode('return await tools.later({})')
+    const made = { timers: 0 }
+    const real = globalThis.setTimeout
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      made.timers++
+      return real(...args)
+    }) as typeof setTimeout
+    try {
+      const r = await rt.runCode('return (await Promise.all(Array.from({ length: 1000 }, () => tools.later({})))).length')
+      expect(r.value, r.observation).toBe(1000)
+    } finally {
+      globalThis.setTimeout = real
+    }
+    // A timer per call made 1,000 and more; the run's own (its backstop, the sandbox's) are a few.
+    expect(made.timers).toBeLessThan(50)
+  })
+
+  it('calls started in one turn with different timeouts each keep their own deadline', async () => {
+    const slowTool = (name: string, timeoutMs: number): AnyToolDefinition => ({
+      name,
+      description: `Takes 300 ms; its timeout is ${timeoutMs} ms.`,
+      parameters: { type: 'object' },
+      timeoutMs,
+      execute: () => new Promise((resolve) => setTimeout(() => resolve(name), 300)),
+    })
+    const rt = await testRuntime({ tools: [slowTool('short', 40), slowTool('long', 2_000)] })
+    const r = await rt.runCode(`
+      const settled = await Promise.allSettled([tools.long({}), tools.short({}), tools.long({}), tools.short({})])
+      return settled.map((s) => (s.status === 'fulfilled' ? s.value : s.reason.code))`)
+    // One deadline for the group would time out all four (40 ms) or none (2 s).
+    expect(r.value, r.observation).toEqual(['long', 'ETIMEDOUT', 'long', 'ETIMEDOUT'])
+  })
+})
