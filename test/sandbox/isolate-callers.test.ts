@@ -156,6 +156,24 @@ describe('isolate sandbox: the pool of processes', () => {
     expect(sandbox.pidOf('b')).toBe(pb)
   })
 
+  it('more callers taking turns than processes: the callers that have a process keep it', async () => {
+    // Three callers in turn over two processes (an MCP server with more live sessions than processes).
+    // Retiring the caller idle the longest retired exactly the one whose turn came next: every run a cold
+    // spawn (30 processes for 30 runs). Now the overflow shares one process and the first caller keeps its own.
+    const sandbox = await open({ maxProcesses: 2 })
+    const pids = new Map<string, Set<number>>([['a', new Set()], ['b', new Set()], ['c', new Set()]])
+    for (let round = 0; round < 10; round++) {
+      for (const caller of ['a', 'b', 'c']) {
+        expect(await runAs(sandbox, caller, `return "${caller}${round}"`)).toMatchObject({ ok: true, valueJson: `"${caller}${round}"` })
+        pids.get(caller)!.add(sandbox.pidOf(caller)!)
+      }
+    }
+    expect(pids.get('a')!.size).toBe(1)
+    const all = new Set([...pids.values()].flatMap((s) => [...s]))
+    expect(all.size).toBeLessThanOrEqual(2 + 2 * 10)
+    await waitUntil(() => isolateChildPids().length <= 3) // two serving and the spare: the retired ones ended
+  })
+
   it('a caller waiting for a process can be aborted', async () => {
     const sandbox = await open({ maxProcesses: 1 })
     const busy = runAs(sandbox, 'a', 'await tools.slow({ ms: 1000 }); return 1')
