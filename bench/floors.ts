@@ -9,7 +9,8 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import type { Readable, Writable } from 'node:stream'
 import ivm from 'isolated-vm'
-import { encodeFrame, FrameReader, KINDS_FROM_CHILD } from '../sandbox/isolate/frame.js'
+import { encodeFrame } from '../sandbox/isolate/frame.js'
+import { FrameReader, KINDS_FROM_CHILD } from '../sandbox/isolate/frame-reader.js'
 import { M } from '../sandbox/isolate/protocol.js'
 import { sample } from './measure.js'
 
@@ -100,8 +101,10 @@ export class FramePeer {
 
   constructor() {
     const frame = new URL('../sandbox/isolate/frame.js', import.meta.url).href
+    const reads = new URL('../sandbox/isolate/frame-reader.js', import.meta.url).href
     const echo = `import { Socket } from 'node:net'
-import { decodeToChild, encodeFrame, FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(frame)}
+import { decodeToChild, encodeFrame } from ${JSON.stringify(frame)}
+import { FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(reads)}
 const s = new Socket({ fd: 3, readable: true, writable: true })
 const r = new FrameReader(KINDS_TO_CHILD, (b) => {
   const d = decodeToChild(b)

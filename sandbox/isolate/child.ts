@@ -10,7 +10,8 @@
  */
 import { Socket } from 'node:net'
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
-import { decodeToChild, encodeFrame, FrameReader, KINDS_TO_CHILD, MAX_FRAME_BYTES } from './frame.js'
+import { decodeToChild, encodeFrame } from './frame.js'
+import { FrameReader, KINDS_TO_CHILD, MAX_FRAME_BYTES } from './frame-reader.js'
 import { IsolateRun, type RunRequest, runConfig } from './isolate-run.js'
 import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'

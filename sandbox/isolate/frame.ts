@@ -11,22 +11,16 @@
  * with a lone surrogate (UTF-8 cannot hold one; V8's serializer kept them, so this does too). The small
  * structured parts (limits, session, entropy, the rest of an outcome) are such a string holding JSON.
  *
- * The child's frames are not trusted blindly (the isolates in it run untrusted code): the reader refuses a
- * frame longer than MAX_FRAME_BYTES before it buffers it, and decoding checks every length against the
- * frame; either failure is an error value for the caller to treat as a broken child.
+ * The child's frames are not trusted blindly (the isolates in it run untrusted code): the reader
+ * (frame-reader.ts) refuses a frame too long or of the wrong kind before it buffers it, and decoding checks
+ * every length against the frame; either failure is an error value for the caller to treat as a broken child.
  */
 import type { LogEntry, LogLevel } from '../../vocabulary/types.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome, SandboxSessionRef } from '../types.js'
 import { type CallAnswer, type CallRequest, type FromChild, M, type ToChild } from './protocol.js'
 
-/**
- * The longest frame either side accepts. The largest legal message is a 'done' carrying the longest string
- * V8 makes (2^29 − 24 units) as a value's JSON, 3 bytes a unit at worst in UTF-8: 1.5 GiB. A call's
- * arguments (64 MiB in flight) are far below; console output above it goes as several frames (child.ts).
- */
-export const MAX_FRAME_BYTES = 2 ** 31
-
-const HEADER_BYTES = 4
+/** The u32 LE length in front of every frame's body. */
+export const HEADER_BYTES = 4
 const STRING_UTF8 = 0
 const STRING_UTF16 = 1
 const ABSENT = 2
@@ -269,86 +263,5 @@ function decode<T>(body: Buffer, read: (c: Cursor, kind: number) => T): Decoded<
   } catch (e) {
     // Malformed, a JSON syntax error, or a string too long for V8: all a frame that is not a message.
     return { ok: false, error: e instanceof Error ? e.message : String(e) }
-  }
-}
-
-/** The kinds each side may receive: the reader checks a frame's first byte before it waits for the rest. */
-export const KINDS_FROM_CHILD: ReadonlySet<number> = new Set([M.ready, M.call, M.log, M.done])
-export const KINDS_TO_CHILD: ReadonlySet<number> = new Set([M.run, M.result, M.abort, M.endSession])
-
-/**
- * Cuts a byte stream into frame bodies, whatever the chunks: a frame split over many, many frames in one.
- * A length over the bound or a kind this side does not receive is refused as soon as its bytes are in —
- * garbage is caught there, not after waiting for the gigabyte its first four bytes claim. After the first
- * error it reads nothing more (the stream is out of step; the sender is broken).
- */
-export class FrameReader {
-  readonly #onFrame: (body: Buffer) => void
-  readonly #onError: (error: string) => void
-  readonly #kinds: ReadonlySet<number>
-  readonly #maxBytes: number
-  #chunks: Buffer[] = []
-  #have = 0
-  /** The body length of the frame being read; -1 until its header is in. */
-  #need = -1
-  #kindSeen = false
-  #failed = false
-
-  constructor(kinds: ReadonlySet<number>, onFrame: (body: Buffer) => void, onError: (error: string) => void, maxBytes = MAX_FRAME_BYTES) {
-    this.#kinds = kinds
-    this.#onFrame = onFrame
-    this.#onError = onError
-    this.#maxBytes = maxBytes
-  }
-
-  push(chunk: Buffer): void {
-    if (this.#failed) return
-    this.#chunks.push(chunk)
-    this.#have += chunk.length
-    while (!this.#failed) {
-      if (this.#need < 0) {
-        if (this.#have < HEADER_BYTES) return
-        const need = this.#flatIfShort(HEADER_BYTES).readUInt32LE(0)
-        if (need > this.#maxBytes) return this.#fail(`a frame of ${need} bytes (more than the ${this.#maxBytes} a message can be)`)
-        if (need === 0) return this.#fail('an empty frame')
-        this.#need = need
-        this.#kindSeen = false
-      }
-      if (!this.#kindSeen) {
-        if (this.#have <= HEADER_BYTES) return
-        const kind = this.#flatIfShort(HEADER_BYTES + 1)[HEADER_BYTES]!
-        if (!this.#kinds.has(kind)) return this.#fail(`a frame of unknown kind ${kind}`)
-        this.#kindSeen = true
-      }
-      const end = HEADER_BYTES + this.#need
-      if (this.#have < end) return
-      const all = this.#flatIfShort(end)
-      const rest = all.subarray(end)
-      this.#chunks = rest.length > 0 ? [rest] : []
-      this.#have = rest.length
-      this.#need = -1
-      this.#onFrame(all.subarray(HEADER_BYTES, end))
-    }
-  }
-
-  /** The stream ended: a frame cut off is an error too. */
-  end(): void {
-    if (!this.#failed && this.#have > 0) this.#fail(`the stream ended inside a frame (${this.#have} bytes)`)
-  }
-
-  /** The first chunk, if it holds `n` bytes; else all chunks joined into one (a frame's bytes copied once). */
-  #flatIfShort(n: number): Buffer {
-    const first = this.#chunks[0]!
-    if (first.length >= n) return first
-    const joined = Buffer.concat(this.#chunks, this.#have)
-    this.#chunks = [joined]
-    return joined
-  }
-
-  #fail(error: string): void {
-    this.#failed = true
-    this.#chunks = []
-    this.#have = 0
-    this.#onError(error)
   }
 }

@@ -7,7 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { decodeFromChild, encodeFrame, FrameReader, KINDS_FROM_CHILD } from './frame.js'
+import { decodeFromChild, encodeFrame } from './frame.js'
+import { FrameReader, KINDS_FROM_CHILD } from './frame-reader.js'
 import { LOCKDOWN_V8_FLAGS } from './lockdown.js'
 import { type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 

@@ -1,5 +1,5 @@
 /**
- * The isolate protocol's wire form (sandbox/isolate/frame.ts): every message kind comes back from its frame
+ * The isolate protocol's wire form (sandbox/isolate/frame.ts, frame-reader.ts): every message kind comes back from its frame
  * exactly as V8's serializer (the IPC channel this replaced) brought it back — astral characters, lone
  * surrogates, empty and 32 MB strings included — whatever chunks the stream cuts the frames into; and the
  * reader refuses what a broken child could send (an oversized length, an empty frame, trailing bytes, a
@@ -7,15 +7,8 @@
  */
 import { deserialize, serialize } from 'node:v8'
 import { describe, expect, it } from 'vitest'
-import {
-  decodeFromChild,
-  decodeToChild,
-  encodeFrame,
-  FrameReader,
-  KINDS_FROM_CHILD,
-  KINDS_TO_CHILD,
-  MAX_FRAME_BYTES,
-} from '../../sandbox/isolate/frame.js'
+import { FrameReader, KINDS_FROM_CHILD, KINDS_TO_CHILD, MAX_FRAME_BYTES } from '../../sandbox/isolate/frame-reader.js'
+import { decodeFromChild, decodeToChild, encodeFrame } from '../../sandbox/isolate/frame.js'
 import { type FromChild, M, type ToChild } from '../../sandbox/isolate/protocol.js'
 
 const UNICODE = 'ascii é ß 中文 😀𝄞 \ud800 lone high, lone low \udfff, reversed \udc00\ud800, nul \u0000 end'

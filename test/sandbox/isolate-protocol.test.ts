@@ -19,7 +19,7 @@ import { RecordingHost, never, request } from './fixtures/isolate-host.js'
 const dir = mkdtempSync(join(tmpdir(), 'codeact-protocol-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const FRAME_JS = pathToFileURL(resolve(import.meta.dirname, '../../dist/sandbox/isolate/frame.js')).href
+const built = (file: string) => pathToFileURL(resolve(import.meta.dirname, '../../dist/sandbox/isolate', file)).href
 
 /**
  * A stand-in child on the real pipe and frames (dist/sandbox/isolate/frame.js: run `npm run build` first).
@@ -35,7 +35,8 @@ function fakeChild(
   writeFileSync(
     path,
     `import { Socket } from 'node:net'
-import { decodeToChild, encodeFrame as frame, FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(FRAME_JS)}
+import { decodeToChild, encodeFrame as frame } from ${JSON.stringify(built('frame.js'))}
+import { FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(built('frame-reader.js'))}
 const M = ${JSON.stringify(M)}
 const channel = new Socket({ fd: 3, readable: true, writable: true })
 const w = (bytes) => channel.write(bytes)
