@@ -5,11 +5,13 @@
  * site isolation applied to callers: a process is never handed from one caller to another, only retired.
  *
  * - At most `maxProcesses` children serve callers at once. A new caller past the cap takes the place of
- *   the idle caller whose child has served the fewest runs (of those, the one that ran last); when every
- *   child has runs in flight it waits for one to go idle. Not the one idle the longest: with more callers
- *   active than processes, that is the one that comes back next, so every run paid a cold spawn (9
- *   callers over 8 processes, each running every 300 ms: 155 spawns for 180 runs). This way the callers
- *   that have a child keep it and the overflow shares what is left.
+ *   an idle caller (#evictIdle: one gone quiet, the quietest; else, when every idle caller ran within the
+ *   last second, the one whose child has served the fewest runs); when every child has runs in flight it
+ *   waits for one to go idle. Not simply the one idle the longest: with more callers active than
+ *   processes, that is the one that comes back next, so every run paid a cold spawn (9 callers over 8
+ *   processes, each running every 300 ms: 155 spawns for 180 runs). Not simply the fewest served either:
+ *   a runtime's own caller that served the warm-up and then went quiet would never go, and 8 busy named
+ *   callers beside it would take each other's places on every run.
  * - A warm spare (spawned ahead, serving nobody) lets a new caller start without a cold spawn. It is kept
  *   once callers are told apart (a run carried a caller id, or every run is its own caller), so a
  *   single-caller runtime keeps exactly one child.
@@ -39,6 +41,8 @@ export interface Lease {
   served: number
   /** When it was last used, as a count of uses across the pool (a tie-break, never a ms collision). */
   lastUsed: number
+  /** When it was last used (ms): a caller quiet for longer than RECENT_MS goes first, oldest first. */
+  lastUsedAt: number
   /** Retire the child as soon as it has no runs (a per-run caller). */
   readonly once: boolean
   idleTimer: NodeJS.Timeout | undefined
@@ -48,6 +52,9 @@ export interface Lease {
 
 /** The caller of a runtime that never names one: its child is never retired for idleness. */
 export const DEFAULT_CALLER = ''
+
+/** A caller idle longer than this is "quiet" when room is needed (see #evictIdle). */
+const RECENT_MS = 1_000
 
 export class CallerPool {
   readonly #options: CallerPoolOptions
@@ -108,6 +115,7 @@ export class CallerPool {
   release(lease: Lease): void {
     lease.runs--
     lease.lastUsed = ++this.#uses
+    lease.lastUsedAt = Date.now()
     if (lease.runs > 0) return
     if (lease.once) return this.#retire(lease)
     if (lease.caller !== DEFAULT_CALLER) {
@@ -153,6 +161,7 @@ export class CallerPool {
     lease.runs++
     lease.served++
     lease.lastUsed = ++this.#uses
+    lease.lastUsedAt = Date.now()
     clearTimeout(lease.idleTimer)
     lease.idleTimer = undefined
     return lease
@@ -162,7 +171,18 @@ export class CallerPool {
     const spare = this.#spare
     this.#spare = undefined
     const ready = (spare ?? this.#spawn()).then((child) => (typeof child !== 'string' && !child.alive ? this.#spawn() : child))
-    const lease: Lease = { caller, ready, child: undefined, runs: 0, served: 0, lastUsed: ++this.#uses, once, idleTimer: undefined, sessions: new Set() }
+    const lease: Lease = {
+      caller,
+      ready,
+      child: undefined,
+      runs: 0,
+      served: 0,
+      lastUsed: ++this.#uses,
+      lastUsedAt: Date.now(),
+      once,
+      idleTimer: undefined,
+      sessions: new Set(),
+    }
     this.#leases.set(caller, lease)
     void ready.then((child) => {
       if (typeof child === 'string') {
@@ -179,15 +199,26 @@ export class CallerPool {
   }
 
   /**
-   * Make room by retiring an idle caller's child: the one that has served the fewest runs, of those the
-   * one used last (see the top of the file); false when every child is busy. A caller gone quiet is
-   * retired by its idle timer whatever it served.
+   * Make room by retiring an idle caller's child; false when every child is busy. A child without session
+   * realms goes before one with (a session's realm costs a replay to restore). Then a caller quiet for over
+   * RECENT_MS, the quietest first: it is the least likely to come back (a runtime's own caller left behind
+   * when named callers took over). When every idle caller ran within RECENT_MS, more callers are active
+   * than there are processes, and the quietest is the one whose turn comes next (callers taking turns):
+   * then the one that has served the fewest runs goes, of those the one used last, so the callers that
+   * have a child keep it and the overflow shares what is left.
    */
   #evictIdle(): boolean {
+    const now = Date.now()
+    const quiet = (l: Lease) => now - l.lastUsedAt > RECENT_MS
+    // Negative: `a` goes before `b`.
+    const before = (a: Lease, b: Lease): number =>
+      Number(a.sessions.size > 0) - Number(b.sessions.size > 0) ||
+      Number(!quiet(a)) - Number(!quiet(b)) ||
+      (quiet(a) ? a.lastUsed - b.lastUsed : a.served - b.served || b.lastUsed - a.lastUsed)
     let victim: Lease | undefined
     for (const lease of this.#leases.values()) {
       if (lease.runs !== 0 || lease.child === undefined) continue
-      if (!victim || lease.served < victim.served || (lease.served === victim.served && lease.lastUsed > victim.lastUsed)) victim = lease
+      if (!victim || before(lease, victim) < 0) victim = lease
     }
     if (!victim) return false
     this.#retire(victim)

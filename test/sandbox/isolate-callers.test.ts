@@ -161,7 +161,11 @@ describe('isolate sandbox: the pool of processes', () => {
     // Retiring the caller idle the longest retired exactly the one whose turn came next: every run a cold
     // spawn (30 processes for 30 runs). Now the overflow shares one process and the first caller keeps its own.
     const sandbox = await open({ maxProcesses: 2 })
-    const pids = new Map<string, Set<number>>([['a', new Set()], ['b', new Set()], ['c', new Set()]])
+    const pids = new Map<string, Set<number>>([
+      ['a', new Set()],
+      ['b', new Set()],
+      ['c', new Set()],
+    ])
     for (let round = 0; round < 10; round++) {
       for (const caller of ['a', 'b', 'c']) {
         expect(await runAs(sandbox, caller, `return "${caller}${round}"`)).toMatchObject({ ok: true, valueJson: `"${caller}${round}"` })
@@ -172,6 +176,27 @@ describe('isolate sandbox: the pool of processes', () => {
     const all = new Set([...pids.values()].flatMap((s) => [...s]))
     expect(all.size).toBeLessThanOrEqual(2 + 2 * 10)
     await waitUntil(() => isolateChildPids().length <= 3) // two serving and the spare: the retired ones ended
+  })
+
+  it('a caller gone quiet makes room before busy callers take each other’s places', async () => {
+    // A runtime's own caller serves a warm-up, then named callers take over (the bench's 8 callers, a server
+    // whose sessions start after its first runs). Choosing by runs served alone kept the quiet caller that
+    // had served the most, and the busy named callers retired each other on every run.
+    const sandbox = await open({ maxProcesses: 2 })
+    for (let i = 0; i < 15; i++) expect(await runAs(sandbox, undefined, `return ${i}`)).toMatchObject({ ok: true })
+    await new Promise((resolve) => setTimeout(resolve, 1_200))
+    const pids = new Map<string, Set<number>>([
+      ['a', new Set()],
+      ['b', new Set()],
+    ])
+    for (let round = 0; round < 8; round++) {
+      for (const caller of ['a', 'b']) {
+        expect(await runAs(sandbox, caller, `return "${caller}${round}"`)).toMatchObject({ ok: true, valueJson: `"${caller}${round}"` })
+        pids.get(caller)!.add(sandbox.pidOf(caller)!)
+      }
+    }
+    expect([pids.get('a')!.size, pids.get('b')!.size]).toEqual([1, 1])
+    expect(sandbox.pidOf()).toBeUndefined() // the quiet one was retired for them, once
   })
 
   it('a caller waiting for a process can be aborted', async () => {
