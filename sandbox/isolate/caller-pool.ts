@@ -162,7 +162,17 @@ export class CallerPool {
     const spare = this.#spare
     this.#spare = undefined
     const ready = (spare ?? this.#spawn()).then((child) => (typeof child !== 'string' && !child.alive ? this.#spawn() : child))
-    const lease: Lease = { caller, ready, child: undefined, runs: 0, served: 0, lastUsed: ++this.#uses, once, idleTimer: undefined, sessions: new Set() }
+    const lease: Lease = {
+      caller,
+      ready,
+      child: undefined,
+      runs: 0,
+      served: 0,
+      lastUsed: ++this.#uses,
+      once,
+      idleTimer: undefined,
+      sessions: new Set(),
+    }
     this.#leases.set(caller, lease)
     void ready.then((child) => {
       if (typeof child === 'string') {

@@ -52,7 +52,11 @@ describe('codeact mcp --max-processes', () => {
     servers.push(server)
     const [a, b, c] = [await session(server.url), await session(server.url), await session(server.url)]
     for (const round of [1, 2]) {
-      for (const [name, client] of [['a', a], ['b', b], ['c', c]] as const) {
+      for (const [name, client] of [
+        ['a', a],
+        ['b', b],
+        ['c', c],
+      ] as const) {
         expect(await run(client, `return "${name}${round}"`)).toBe(`${name}${round}`)
         // One serving the session that just ran, one warm spare; a retired one may still be ending.
         const end = Date.now() + 10_000

@@ -161,7 +161,11 @@ describe('isolate sandbox: the pool of processes', () => {
     // Retiring the caller idle the longest retired exactly the one whose turn came next: every run a cold
     // spawn (30 processes for 30 runs). Now the overflow shares one process and the first caller keeps its own.
     const sandbox = await open({ maxProcesses: 2 })
-    const pids = new Map<string, Set<number>>([['a', new Set()], ['b', new Set()], ['c', new Set()]])
+    const pids = new Map<string, Set<number>>([
+      ['a', new Set()],
+      ['b', new Set()],
+      ['c', new Set()],
+    ])
     for (let round = 0; round < 10; round++) {
       for (const caller of ['a', 'b', 'c']) {
         expect(await runAs(sandbox, caller, `return "${caller}${round}"`)).toMatchObject({ ok: true, valueJson: `"${caller}${round}"` })
