@@ -18,12 +18,13 @@ export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-or
               [--expose-tools] [--discovery auto|always|never] [--stateless]
               ${SESSION_USAGE}
               [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
-              [--sandbox isolate|docker] [--typecheck=error|warn|off] [--timeout MS] [--memory MB] [--log FILE.jsonl]
-              [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
+              [--sandbox isolate|docker] [--max-processes N] [--typecheck=error|warn|off] [--timeout MS] [--memory MB]
+              [--log FILE.jsonl] [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
               [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
               serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP
               on 127.0.0.1:PORT/mcp (token also from CODEACT_MCP_TOKEN; defaults: 100 sessions,
-              idle ones closed after 1800000 ms, 4194304-byte bodies). Each connection keeps its
+              idle ones closed after 1800000 ms, 4194304-byte bodies; 8 isolate processes, one per
+              live session: raise --max-processes for more sessions at once). Each connection keeps its
               run_code state (a session; --stateless: none); defaults: 64 live realms, idle ones
               freed after 10 min (restored by replay on the next call), 128 MB each`
 

@@ -23,6 +23,7 @@ const OPTIONS = {
   'max-sessions': { type: 'string' },
   'session-idle': { type: 'string' },
   'max-body': { type: 'string' },
+  'max-processes': { type: 'string' },
   'expose-tools': { type: 'boolean' },
   discovery: { type: 'string' },
   // Each MCP connection is a codeact session (state persists between its run_code calls) unless --stateless.
@@ -59,6 +60,9 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   let options: RuntimeOptions
   try {
     options = await runtimeOptions(values)
+    const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
+    if (typeof processes === 'string') return usage(processes)
+    if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
     const sessions = sessionLimitsFromFlags(values)
     if (Object.keys(sessions).length) {
       if (values.stateless) return usage('--max-realms, --realm-idle and --realm-memory apply to sessions; drop --stateless')
@@ -97,6 +101,19 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   await serving.close()
   await shutdown()
   return 0
+}
+
+/**
+ * `--max-processes N`: the isolate processes serving MCP sessions at once (each session is its own caller
+ * and never shares one). Past N live sessions, each turn of the overflow sessions is a cold spawn, so a
+ * server for more sessions than the default 8 wants it raised; each process is ~20 MB of its own.
+ */
+function maxProcessesFromFlag(text: string | undefined, sandbox: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined
+  if (sandbox === 'docker') return '--max-processes applies to the isolate sandbox'
+  const n = Number(text)
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1024) return `--max-processes needs a whole number from 1 to 1024, got "${text}"`
+  return n
 }
 
 interface HttpFlagValues {
