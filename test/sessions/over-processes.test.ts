@@ -21,11 +21,11 @@ async function countInSessions(runtime: Runtime, sessions: number, turns: number
       const session = runtime.session({ id: `s${c}`, caller: `c${c}` })
       const first = await session.runCode(`let n = 0; const mine = "s${c}"; return mine`)
       const bad: string[] =
-        first.ok && first.value === `s${c}` ? [] : [`s${c} start: ${first.ok ? String(first.value) : first.error.message}`]
+        first.ok && first.value === `s${c}` ? [] : [`s${c} start: ${first.ok ? String(first.value) : first.error?.message}`]
       for (let i = 1; i <= turns; i++) {
         if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs))
         const r = await session.runCode('n += 1; return `${mine}:${n}`')
-        if (!r.ok || r.value !== `s${c}:${i}`) bad.push(`s${c} turn ${i}: ${r.ok ? String(r.value) : r.error.message}`)
+        if (!r.ok || r.value !== `s${c}:${i}`) bad.push(`s${c} turn ${i}: ${r.ok ? String(r.value) : r.error?.message}`)
       }
       return bad
     }),
