@@ -144,6 +144,14 @@ export class IsolateRun {
   async execute(): Promise<SandboxOutcome> {
     const { isolate } = this.#entry
     const { limits } = this.#request
+    // Stopped before it began (an abort that arrived while the child waited for an isolate: the type
+    // check's blocking verdict aborts a run right after it starts): the isolate is gone, and reading its
+    // cpuTime below would throw out of this function and take the whole child down.
+    if (this.#stopped || isolate.isDisposed) {
+      this.#finished = true
+      this.#stopped ??= 'aborted'
+      return this.#stoppedOutcome()
+    }
     // Two budgets: the program's own time (timeoutMs, paused while a call is pending) and the whole run's
     // wall clock (deadlineMs, whatever it waits on).
     const clock = new ProgramClock(limits.timeoutMs, () => this.stop('timeout'))
