@@ -3,6 +3,7 @@
  * (`runCode`) and native function calls (`executeToolCalls`), where `run_code` is one more tool.
  */
 import { renderDeclarations } from '../sdk/declarations.js'
+import { holdChecker } from '../sdk/typecheck-pool.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
@@ -234,6 +235,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {}),
     ...(sandbox.name === 'docker' ? { nodeTypes: true } : {}),
   })
+  // While this runtime checks programs, the process keeps one checker thread past its idle time.
+  const releaseChecker = typecheck ? holdChecker() : undefined
   registry.onChange(() => {
     declarations = undefined
     typecheck?.refresh()
@@ -345,6 +348,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pendingApprovals: () => env.approvals!.pending(),
     close: async () => {
       closed = true
+      releaseChecker?.()
       await sessions.close()
       await settleStageRemovals()
       await mcp?.close()

@@ -71,11 +71,26 @@ interface Slot {
     compiled?: CompiledText
   }
   idleTimer?: NodeJS.Timeout
+  /** When this thread last finished a job (the pool's count of jobs finished): the one kept is the latest. */
+  served: number
 }
 
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
-/** An idle thread is ended after this long, so an idle process does not keep the compiler's memory. */
+/**
+ * An idle thread is ended after this long, so an idle process does not keep the compiler's memory — except
+ * the last one while a runtime that checks is open (holdChecker): a new thread costs the next check-on run
+ * a second or more (TypeScript and the lib loaded and parsed again, a cold JIT), and a person taking over a
+ * minute to answer an agent is the common case. `CODEACT_CHECKER_IDLE_MS` sets it (read at each idle).
+ */
 const IDLE_MS = 60_000
+const idleMs = (): number => {
+  const set = Number(process.env.CODEACT_CHECKER_IDLE_MS)
+  return Number.isFinite(set) && set >= 0 ? set : IDLE_MS
+}
+/** Open runtimes that check programs (holdChecker): while there is one, the last idle thread stays. */
+let holders = 0
+/** Jobs finished by the pool's threads: their order (Slot.served). */
+let finished = 0
 /** A check still running after this long may be a slow one: start a spare thread for the next caller. */
 const SPARE_AFTER_MS = 200
 /** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
@@ -222,7 +237,7 @@ function spawn(): void {
     workerData,
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
   })
-  const slot: Slot = { worker, ready: false }
+  const slot: Slot = { worker, ready: false, served: 0 }
   slots.push(slot)
   started++
   worker.unref()
@@ -289,6 +304,7 @@ function spawn(): void {
         ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
         : { ok: false, reason: 'crashed', message: message.message, ...normalised },
     )
+    slot.served = ++finished
     idle(slot)
     pump()
   })
@@ -323,9 +339,30 @@ function idle(slot: Slot): void {
   slot.worker.unref()
   clearTimeout(slot.idleTimer)
   slot.idleTimer = setTimeout(() => {
-    if (slot.job === undefined) retire(slot)
-  }, IDLE_MS)
+    if (slot.job === undefined && !(holders > 0 && isKept(slot))) retire(slot)
+  }, idleMs())
   slot.idleTimer.unref()
+}
+
+/** The thread kept for open check-on runtimes: the one that finished a job last (its checker is built, its code warm). */
+function isKept(slot: Slot): boolean {
+  return slots.every((other) => other === slot || other.served < slot.served)
+}
+
+/**
+ * Keeps one checker thread past the idle time until the returned release is called (a check-on runtime,
+ * from creation to close). The thread stays unref'd: it never keeps the process alive.
+ */
+export function holdChecker(): () => void {
+  holders++
+  let held = true
+  return () => {
+    if (!held) return
+    held = false
+    holders--
+    // The thread kept for the holders may be long idle: its idle time counts from now.
+    if (holders === 0) for (const slot of slots) if (slot.ready && slot.job === undefined) idle(slot)
+  }
 }
 
 /** Ends a thread; its job (if any) gets `answer`; queued jobs go to the others (or a new one). */
