@@ -7,10 +7,10 @@
  *
  *   $0 the prelude function
  *   $1 send(callId, name, argsJson)  $2 log(level, text)  $3 timer(op, id, ms)   (plain functions, fire-and-forget)
+ *   $4 the run's config (JSON text): the prelude's per-run setup runs in the same call (once, before any
+ *      program script runs, usually ahead of the run: realm.ts's armRealm), one call into the isolate less
  *
  * The call returns one function, `control`:
- *   control('setup', configJson)             runs the prelude's per-run setup (once; before any program script
- *                                            runs, and usually ahead of the run: realm.ts's armRealm)
  *   control('start', programFn)              runs the program; resolves to the JSON text of a PreludeOutcome
  *   control('deliver', callId, text)         settles a pending tool call with the host's answer
  *   control('deliver', [callId, text, …])    settles several, in order
@@ -35,7 +35,7 @@ export const GLUE_SOURCE = `(function codeactGlueSetup() {
 delete globalThis.WebAssembly;
 const JSONparse = JSON.parse, ReflectApply = Reflect.apply, PromiseCtor = Promise, MapCtor = Map;
 const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete, mapForEach = Map.prototype.forEach;
-return function codeactGlue($0, $1, $2, $3) {
+return function codeactGlue($0, $1, $2, $3, $4) {
 const prelude = $0, send = $1, log = $2, timer = $3;
 const pending = new MapCtor();
 let nextCallId = 0, fireTimer, runProgram, started = false;
@@ -66,6 +66,8 @@ function hostTimer(op, id, ms) {
   if (op === 'set' || held) timer(op, id, ms);
 }
 function fireOne(_, id) { fireTimer(id); }
+runProgram = prelude(hostCall, hostLog, JSONparse($4), hostTimer);
+fireTimer = runProgram.fireTimer;
 return function control(op, a, b) {
   if (op === 'tick') {
     // The tick queued behind a 'start' or 'timer' is this one: from here a zero-delay timer goes to the host.
@@ -76,14 +78,8 @@ return function control(op, a, b) {
     try { ReflectApply(mapForEach, ticking, [fireOne]); } finally { ticking = undefined; }
     return;
   }
-  if (op === 'setup') {
-    if (runProgram !== undefined) return;
-    runProgram = prelude(hostCall, hostLog, JSONparse(a), hostTimer);
-    fireTimer = runProgram.fireTimer;
-    return;
-  }
   if (op === 'start') {
-    if (started || runProgram === undefined) return;
+    if (started) return;
     started = true;
     // Until the tick queued behind this task runs (its microtasks included: an async program's value
     // settles there, and the prelude arms its idle check then), a zero-delay timer waits for that tick.

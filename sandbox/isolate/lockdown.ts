@@ -18,8 +18,18 @@ export const LOCKDOWN_FILENAME = 'codeact-lockdown.js'
  *   under a 64 MB limit). With the flag, `new ArrayBuffer(n, { maxByteLength })` is a plain buffer.
  * - `--no-harmony-sharedarraybuffer`: shared memory is only good for `Atomics.wait`/`waitAsync`.
  * - `--no-expose-wasm`: WebAssembly memory is not counted against the limit either.
+ * - `--no-validate-asm`: asm.js ("use asm") then runs as the plain JavaScript it is, never compiled to
+ *   WebAssembly code. While V8 validates asm.js it builds the whole WebAssembly API into every new context
+ *   (`--no-expose-wasm` only leaves it off the global): ~15 % of creating a context, which every run does
+ *   (perf: `WasmJs::Install` under `Genesis`; a context 0.67–0.88× the CPU without it). The same language,
+ *   so nothing checks for this one (lockdownFlagsMissing): without it a run is only slower.
  */
-export const LOCKDOWN_V8_FLAGS: readonly string[] = ['--no-harmony-rab-gsab', '--no-harmony-sharedarraybuffer', '--no-expose-wasm']
+export const LOCKDOWN_V8_FLAGS: readonly string[] = [
+  '--no-harmony-rab-gsab',
+  '--no-harmony-sharedarraybuffer',
+  '--no-expose-wasm',
+  '--no-validate-asm',
+]
 
 export const LOCKDOWN_SOURCE = `'use strict';
 (function codeactLockdown(g) {
