@@ -31,8 +31,11 @@ const tools: ToolDefinition[] = [
   },
 ]
 
+/** The first turn declares what the later ones add to (session state). */
+const FIRST = 'let seen: number[] = []\n'
+
 /** A turn of session `s`: parallel lookups, a caught failure, console lines naming the turn; its state is its own. */
-const turnProgram = (s: number, t: number) => `${t === 0 ? `let seen: number[] = []\n` : ''}const keys = ['s${s}-a', 's${s}-bb', 's${s}-ccc']
+const turnProgram = (s: number, t: number) => `${t === 0 ? FIRST : ''}const keys = ['s${s}-a', 's${s}-bb', 's${s}-ccc']
 const got = await Promise.all(keys.map((key) => tools.lookup({ key })))
 console.log('session ${s} turn ${t} start')
 try { await tools.lookup({ key: 'missing-${s}' }) } catch (e) { console.warn('session ${s} turn ${t}', (e as { code?: string }).code) }
@@ -81,7 +84,7 @@ async function conversation(s: number): Promise<Turn[]> {
 }
 
 describe('8 MCP sessions at once over streamable HTTP', () => {
-  it('answer every turn with its own value, and each console line goes to its own client before the result', { timeout: 120_000 }, async () => {
+  it('answer every turn with its own value; each console line goes to its own client, before the result', async () => {
     const all = await Promise.all(Array.from({ length: SESSIONS }, (_, s) => conversation(s)))
     for (const [s, turns] of all.entries()) {
       expect(turns.length).toBe(TURNS)
@@ -109,5 +112,5 @@ describe('8 MCP sessions at once over streamable HTTP', () => {
         ])
       }
     }
-  })
+  }, 120_000)
 })
