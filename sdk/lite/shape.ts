@@ -61,7 +61,7 @@ function wrapperShape(text: string, language: 'ts' | 'js', statements: Statement
 export function topLevelNamespaceSpansLite(source: string): { start: number; end: number }[] {
   const parsed = parseProgram(source)
   if (parsed.file === undefined) return []
-  return topStatements(parsed.file, source)
+  return topStatements(parsed.file.program, source)
     .filter((s) => s.kind === 'module')
     .map((s) => ({ start: s.exported?.start ?? s.start, end: s.end }))
 }
