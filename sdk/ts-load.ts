@@ -53,7 +53,7 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string | u
 }
 
 /** The directory exists (made 0700 when missing), is a directory this user owns, and only this user can enter it. */
-function privateDirectory(dir: string): string | undefined {
+export function privateDirectory(dir: string): string | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const st = lstatSync(dir)
@@ -67,7 +67,7 @@ function privateDirectory(dir: string): string | undefined {
 }
 
 /** The cache's bytes when the file is this user's, private, a regular file (not a link) and intact. */
-function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
+export function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
@@ -91,7 +91,7 @@ function readCache(file: string): { data?: Buffer; why?: string; replace?: boole
   }
 }
 
-function writeCache(dir: string, file: string, data: Buffer): string | undefined {
+export function writeCache(dir: string, file: string, data: Buffer): string | undefined {
   if (privateDirectory(dir) !== undefined) return undefined
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {

@@ -3,13 +3,14 @@
  * Babel's AST): the entry is the default export, a main-style name, or the only function; it is called only
  * when nothing at the top level refers to it already.
  */
-import type { File, FunctionDeclaration, Node } from '@babel/types'
+import type { FunctionDeclaration, Node } from '@babel/types'
 import { MAIN_NAMES } from '../program-rules.js'
 import { walk } from './parse.js'
 import { isInert, type TopStatement } from './statements.js'
 
+/** `root`: the node whose subtree is the whole program (Babel's File, or the wrapper function's body). */
 export function entryPoint(
-  file: File,
+  root: Node,
   statements: TopStatement[],
   defaultFunction: string | undefined,
   session: boolean,
@@ -27,7 +28,7 @@ export function entryPoint(
   else if (!session && functions.length === 1 && !statements.some(runsSomething)) entry = functions[0]
   if (!entry || (!defaultFunction && !entry.params.every(isOptionalParameter))) return undefined
   const name = entry.id!.name
-  if (referencedOutside(file, entry, name)) return undefined
+  if (referencedOutside(root, entry, name)) return undefined
   if (hasReturn) return undefined
   return name
 }
@@ -69,9 +70,9 @@ function containsCallOrAwait(root: Node): boolean {
 }
 
 /** Any identifier spelled `name` outside the declaration (TypeScript's Identifier nodes, type parameters included). */
-function referencedOutside(file: File, decl: Node, name: string): boolean {
+function referencedOutside(root: Node, decl: Node, name: string): boolean {
   let found = false
-  walk(file, (node) => {
+  walk(root, (node) => {
     if (found || node === decl || node.type === 'PrivateName') return false
     if (node.type === 'Identifier' && node.name === name) found = true
     else if (node.type === 'TSTypeParameter') {

@@ -10,8 +10,8 @@ import type { NormaliseOptions, NormalisedProgram } from '../program-text.js'
 import { cleanProgramText, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from '../program-rules.js'
 import type { ProgramProblem } from '../program-wrap.js'
 import { entryPoint } from './entry.js'
-import { lineAndColumn, parseProgram } from './parse.js'
-import { isInert, skipTrivia, type TopStatement, topStatements } from './statements.js'
+import { type LiteParse, lineAndColumn, parseProgram } from './parse.js'
+import { isInert, skipTrivia, type StatementList, type TopStatement, topStatements } from './statements.js'
 
 interface Edit {
   start: number
@@ -24,27 +24,47 @@ interface Edit {
  * still read it): the caller then normalises with sdk/program-text.ts, so the answer stays TypeScript's.
  */
 export function normaliseLite(source: string, options: NormaliseOptions = {}): NormalisedProgram {
-  return normalise(source, options)
-}
-
-function normalise(source: string, options: NormaliseOptions): NormalisedProgram {
   const changes: string[] = []
   const text = cleanProgramText(source, changes)
-  const parsed = parseProgram(text)
+  return normaliseParsed(text, changes, parseProgram(text), options)
+}
+
+/** normaliseLite's rules over Babel's parse of `text` (cleaned, sdk/program-rules.ts) as a script. */
+export function normaliseParsed(text: string, changes: string[], parsed: LiteParse, options: NormaliseOptions): NormalisedProgram {
   if (parsed.syntaxError) return { text, changes }
-  const statements = topStatements(parsed.file, text)
+  return normaliseBody({ indexed: text, bodyStart: 0, program: parsed.file.program, root: parsed.file }, text, changes, options)
+}
+
+/**
+ * Where a program's statements were read: in `indexed` (the positions of their nodes count there), whose
+ * slice from `bodyStart` is the program's text `text` (the rest is a wrapper around it, sdk/lite/one-parse.ts).
+ */
+export interface ParsedBody {
+  indexed: string
+  bodyStart: number
+  program: StatementList
+  /** The node whose subtree is the whole program (an entry point is called only if nothing in it names it). */
+  root: Node
+}
+
+/** The rules over statements read without a syntax error; `text`: the cleaned program, `changes`: cleaning's. */
+export function normaliseBody(body: ParsedBody, text: string, changes: string[], options: NormaliseOptions): NormalisedProgram {
+  const { indexed, bodyStart } = body
+  const statements = topStatements(body.program, indexed)
 
   const edits: Edit[] = []
-  const modules = rewriteModuleSyntax(text, statements, options, edits, changes)
+  const modules = rewriteModuleSyntax(body, text, statements, options, edits, changes)
   if (modules.problem) return { text, changes, problem: modules.problem }
-  const last = lastExpressionEdit(text, statements, modules.defaultExpression)
+  const last = lastExpressionEdit(indexed, statements, modules.defaultExpression)
   if (last) {
     edits.push(last)
     changes.push('last expression returned')
   }
-  let out = applyEdits(text, edits)
+  // Every edit lies inside the program's own span, so what follows it in `indexed` is unchanged.
+  const edited = applyEdits(indexed, edits)
+  let out = edited.slice(bodyStart, edited.length - (indexed.length - bodyStart - text.length))
   if (!last) {
-    const entry = entryPoint(parsed.file, statements, modules.defaultFunction, options.session === true)
+    const entry = entryPoint(body.root, statements, modules.defaultFunction, options.session === true)
     if (entry) {
       out += `${out.endsWith('\n') ? '' : '\n'};return await ${entry}();`
       changes.push(`${entry}() called`)
@@ -60,22 +80,24 @@ interface ModuleRewrite {
 }
 
 function rewriteModuleSyntax(
-  text: string,
+  { indexed, bodyStart }: ParsedBody,
+  source: string,
   statements: TopStatement[],
   options: NormaliseOptions,
   edits: Edit[],
   changes: string[],
 ): ModuleRewrite {
+  const text = indexed
   const result: ModuleRewrite = {}
   for (const s of statements) {
     if (s.kind === 'import') {
-      const edit = importEdit(text, s.node as ImportDeclaration, options)
+      const edit = importEdit(text, bodyStart, source, s.node as ImportDeclaration, options)
       if ('problem' in edit) return { problem: edit.problem }
       edits.push(edit)
       changes.push(edit.text ? 'node import made dynamic' : 'import removed')
     } else if (s.kind === 'importEquals') {
       const ref = (s.node as { moduleReference: Node }).moduleReference
-      return { problem: importProblem(text, s.start, text.slice(ref.start!, ref.end!)) }
+      return { problem: importProblem(source, s.start - bodyStart, text.slice(ref.start!, ref.end!)) }
     } else if (s.kind === 'exportAssignment') {
       edits.push({ start: s.start, end: s.expression!.start!, text: '' })
       result.defaultExpression = s
@@ -113,13 +135,20 @@ function skipSpaces(text: string, at: number): number {
   return at
 }
 
-function importEdit(text: string, s: ImportDeclaration, options: NormaliseOptions): Edit | { problem: ProgramProblem } {
+/** `text`: what the node's positions count in; `source` the program itself, from `bodyStart` in `text` (for the line of a problem). */
+function importEdit(
+  text: string,
+  bodyStart: number,
+  source: string,
+  s: ImportDeclaration,
+  options: NormaliseOptions,
+): Edit | { problem: ProgramProblem } {
   const spec = s.source.value
   const start = s.start!
   const hasClause = s.specifiers.length > 0 || hasBraces(text, start, s.source.start!)
   if (hasClause && (s.importKind === 'type' || onlyProgramGlobals(s))) return { start, end: s.end!, text: '' }
   const builtin = spec.startsWith('node:') || NODE_BUILTINS.has(spec)
-  if (!options.allowNodeImports || !builtin) return { problem: importProblem(text, start, spec) }
+  if (!options.allowNodeImports || !builtin) return { problem: importProblem(source, start - bodyStart, spec) }
   const from = JSON.stringify(spec.startsWith('node:') ? spec : `node:${spec}`)
   if (!hasClause) return { start, end: s.end!, text: `await import(${from});` }
   const parts: string[] = []

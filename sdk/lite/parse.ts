@@ -5,8 +5,12 @@
  * whose top level may `await`, `return`, `import` and `export`; what TypeScript leaves to its checker
  * (strict-mode rules, redeclarations, misplaced `super` …) is not a syntax error here either.
  */
-import { parse, type ParseError, type ParserOptions } from '@babel/parser'
+import type { ParseError, ParserOptions } from '@babel/parser'
 import type { File, Node } from '@babel/types'
+import { loadCached } from './parser-load.js'
+
+/** Babel's parser, from its code cache when there is one (sdk/lite/parser-load.ts). */
+const babel = loadCached<typeof import('@babel/parser')>('@babel/parser')
 
 /** Exported for tests that must read a text exactly as this parser does (the host-prepare gate's lexing test). */
 export const LITE_PARSER_OPTIONS: ParserOptions = {
@@ -91,7 +95,8 @@ export interface LiteParse {
 /** Parses a program body (or a wrapped program); throws only past the parser's stack (a RangeError: the caller falls back to TypeScript). */
 export function parseProgram(text: string): LiteParse {
   try {
-    const file = parse(text, LITE_PARSER_OPTIONS)
+    const file = babel.module.parse(text, LITE_PARSER_OPTIONS)
+    babel.saveAfterUse()
     const errors = (file.errors ?? []) as ParseError[]
     const invalidTarget = errors.some((e) => e.reasonCode === 'InvalidLhs') && hasNonTarget(file)
     const rejected = errors.some((e) => !CHECKER_ERRORS.has(e.reasonCode) && e.reasonCode !== 'InvalidLhs')

@@ -10,7 +10,10 @@ import type { NormalisedProgram } from '../program-text.js'
 import { type ShapeResult, wrapProgram } from '../program-wrap.js'
 import type { CheckRequest, ParseAnswer, ParseTask } from '../typecheck-protocol.js'
 import { fastCompileLite } from './fast-gate.js'
-import { normaliseLite } from './normalise.js'
+import { normaliseBody, normaliseParsed } from './normalise.js'
+import { wrapperBody } from './one-parse.js'
+import { type LiteParse, parseProgram } from './parse.js'
+import { cleanProgramText } from '../program-rules.js'
 import { checkWrappedShapeLite, parseWrappedShapeLite, topLevelNamespaceSpansLite } from './shape.js'
 
 export interface LitePrepared {
@@ -20,12 +23,30 @@ export interface LitePrepared {
   fast?: FastCompiler
 }
 
-/** Normalises a one-shot program and proves its wrapped text's shape; throws (a RangeError) past the parsers' stacks. */
+/**
+ * Normalises a one-shot program and proves its wrapped text's shape; throws (a RangeError) past the parsers'
+ * stacks. A program that normalising leaves as it is takes one Babel parse, not two (sdk/lite/one-parse.ts).
+ */
 export function prepareLite(source: string, allowNodeImports: boolean): LitePrepared {
-  const normalised = normaliseLite(source, { allowNodeImports })
+  const options = { allowNodeImports }
+  const changes: string[] = []
+  const text = cleanProgramText(source, changes)
+  const wrapped = wrapProgram(text).text
+  const first = parseWrappedShapeLite(wrapped, 'ts')
+  const body = first.shape.ok ? wrapperBody(wrapped, first.parsed) : undefined
+  const normalised = body ? normaliseBody(body, text, changes, options) : normaliseParsed(text, changes, parseProgram(text), options)
   if (normalised.problem) return { normalised }
-  const wrapped = wrapProgram(normalised.text).text
-  const { shape, parsed } = parseWrappedShapeLite(wrapped, 'ts')
+  // Unchanged: `wrapped` is the normalised text wrapped, so its parse and proof are the ones asked for.
+  if (normalised.text === text) return proved(normalised, wrapped, first)
+  const rewrapped = wrapProgram(normalised.text).text
+  return proved(normalised, rewrapped, parseWrappedShapeLite(rewrapped, 'ts'))
+}
+
+function proved(
+  normalised: NormalisedProgram,
+  wrapped: string,
+  { shape, parsed }: { shape: ShapeResult; parsed?: LiteParse },
+): LitePrepared {
   const fast: FastCompiler | undefined = parsed && ((text) => (text === wrapped ? fastCompileLite(text, parsed) : undefined))
   return { normalised, shape, ...(fast ? { fast } : {}) }
 }

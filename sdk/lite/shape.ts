@@ -3,11 +3,14 @@
  * esbuild's output as acorn (a spec-conforming JavaScript parser, as V8 is) reads JavaScript. Both, because
  * the danger is exactly a text two parsers read differently: each must be the wrapper's one function.
  */
-import { parse as parseJs } from 'acorn'
 import type { Node } from '@babel/types'
 import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapperVerdict } from '../program-wrap.js'
 import { type LiteParse, lineAndColumn, parseProgram } from './parse.js'
 import { topStatements } from './statements.js'
+import { loadCached } from './parser-load.js'
+
+/** acorn, from its code cache when there is one (sdk/lite/parser-load.ts). */
+const acorn = loadCached<typeof import('acorn')>('acorn')
 
 /** A function expression as either parser has it. */
 interface FunctionShape {
@@ -61,7 +64,7 @@ function wrapperShape(text: string, language: 'ts' | 'js', statements: Statement
 export function topLevelNamespaceSpansLite(source: string): { start: number; end: number }[] {
   const parsed = parseProgram(source)
   if (parsed.file === undefined) return []
-  return topStatements(parsed.file, source)
+  return topStatements(parsed.file.program, source)
     .filter((s) => s.kind === 'module')
     .map((s) => ({ start: s.exported?.start ?? s.start, end: s.end }))
 }
@@ -74,7 +77,13 @@ function sourceStatements(parsed: LiteParse): StatementShape[] {
 
 function outputStatements(text: string): StatementShape[] {
   // allowImportExportEverywhere: `import.meta` parses (as TypeScript's JS parser lets it; V8 rejects it later).
-  const program = parseJs(text, { ecmaVersion: 'latest', sourceType: 'script', preserveParens: true, allowImportExportEverywhere: true })
+  const program = acorn.module.parse(text, {
+    ecmaVersion: 'latest',
+    sourceType: 'script',
+    preserveParens: true,
+    allowImportExportEverywhere: true,
+  })
+  acorn.saveAfterUse()
   return program.body as unknown as StatementShape[]
 }
 

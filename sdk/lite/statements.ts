@@ -3,7 +3,7 @@
  * `file.statements`): Babel wraps an exported declaration in an Export…Declaration and keeps directives
  * apart; here every statement is one entry of TypeScript's kind, its `export`/`default` keywords found.
  */
-import type { Expression, File, Node, Statement } from '@babel/types'
+import type { Directive, Expression, Node, Statement } from '@babel/types'
 
 export type StatementKind =
   | 'function' // FunctionDeclaration (with or without a body)
@@ -59,9 +59,15 @@ const DECLARATION_KINDS: Record<string, StatementKind> = {
 /** What TypeScript parses as a declaration after `export default` (anything else is an export assignment). */
 const DEFAULT_DECLARATIONS = new Set(['FunctionDeclaration', 'TSDeclareFunction', 'ClassDeclaration', 'TSInterfaceDeclaration'])
 
-export function topStatements(file: File, text: string): TopStatement[] {
+/** A program's statements: Babel's Program, or the wrapper function's body minus the wrapper's own directive (sdk/lite/one-parse.ts). */
+export interface StatementList {
+  directives: Directive[]
+  body: Statement[]
+}
+
+export function topStatements(program: StatementList, text: string): TopStatement[] {
   const out: TopStatement[] = []
-  for (const d of file.program.directives) {
+  for (const d of program.directives) {
     const literal = d.value
     out.push({
       kind: 'expression',
@@ -73,7 +79,7 @@ export function topStatements(file: File, text: string): TopStatement[] {
       declare: false,
     })
   }
-  for (const s of file.program.body) out.push(topStatement(s, text))
+  for (const s of program.body) out.push(topStatement(s, text))
   return out
 }
 
