@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import { type ResourceLimits, Worker } from 'node:worker_threads'
 import type { CompiledText } from './program-compile.js'
 import type { NormalisedProgram } from './program-text.js'
 import type { ShapeResult } from './program-wrap.js'
@@ -60,6 +60,8 @@ interface Job {
 
 interface Slot {
   worker: Worker
+  /** The resource limits it was started with (worker.resourceLimits reports V8's resolved sizes, not what was asked). */
+  limits: ResourceLimits
   ready: boolean
   job?: {
     id: number
@@ -96,11 +98,20 @@ const SPARE_AFTER_MS = 200
 /** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
 const HEAP_MB = 1536
 /**
- * A thread's young generation. Left to V8 it grows to 8 MB and more under the check-off traffic (a parse and a
- * compile per run, all short-lived) and stays resident; 4 MB keeps ~4 MB of RSS off every process with no
- * measurable cost to the check (CPU per price-comparison check the same within noise; bench/runtime.ts's RSS row).
+ * The young generation of a thread that only prepares check-off programs. Left to V8 it grows to 8 MB and more
+ * under that traffic (a parse and a compile per run, all short-lived) and stays resident; 4 MB keeps ~4 MB of
+ * RSS off every process that never checks (bench/runtime.ts's RSS row).
  */
 const YOUNG_MB = 4
+/**
+ * A thread started for a process that checks programs keeps V8's default young generation (48 MB for a
+ * worker): a check allocates several MB of short-lived types and links, and with 4 MB the scavenger ran a few
+ * times inside every check and promoted what a check still held, so the old generation grew and was marked
+ * far more often. The price comparison's check in its thread, fresh processes interleaved, under load:
+ * see the commit (≈ 0.6× its time with 4 MB).
+ */
+const checkingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB }
+const preparingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB }
 
 const slots: Slot[] = []
 const queue: Job[] = []
@@ -161,6 +172,11 @@ export function poolRequestsPosted(): number {
 /** How many checker threads this process has started (tests: a check-off runtime whose programs the host prepares starts none). */
 export function poolThreadsStarted(): number {
   return started
+}
+
+/** The young generation (MB) of each running checker thread; undefined: V8's default (tests: a checking thread is not capped). */
+export function poolYoungGenerations(): (number | undefined)[] {
+  return slots.map((s) => s.limits.maxYoungGenerationSizeMb)
 }
 
 /** A thread is up and has nothing to do: a request to it is answered at once (no thread start to wait for). */
@@ -232,12 +248,13 @@ function spawn(): void {
   // execArgv: [] — a worker inherits the parent's by default, and `node -e SCRIPT` puts the script there,
   // so the thread would run the embedder's script again instead of the checker (and never answer).
   const workerData: CheckerThreadData = { warmChecker: checksAsked }
+  const limits = checksAsked ? checkingLimits : preparingLimits
   const worker = new Worker(path, {
     execArgv: [],
     workerData,
-    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB },
+    resourceLimits: limits,
   })
-  const slot: Slot = { worker, ready: false, served: 0 }
+  const slot: Slot = { worker, limits, ready: false, served: 0 }
   slots.push(slot)
   started++
   worker.unref()
