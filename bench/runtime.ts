@@ -20,7 +20,7 @@ import { createProgramPrep, setCheckOffPrepare } from '../runtime/typecheck.js'
 import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
-import { freshChild, ivmInHost } from './floors.js'
+import { freshChild, IpcPeer, ivmInHost } from './floors.js'
 import { rssRow } from './runtime-rss.js'
 import { childSplit, cpuPerRun, cpuRows, type CpuPerRun } from './isolate.js'
 import { median, percentile, round, sample, time } from './measure.js'
@@ -394,6 +394,31 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
       baseline: 'price comparison (8 calls), type check off',
       note: `interleaved with the two above; the overlap saves ${round(median(seqMs) - median(onMs), 2)} ms at p50 (its first statement is a call: only the start-up to it overlaps)`,
     })
+    // What an agent harness sees: the same program after the process sat idle for a second (a model thinking
+    // between runs). Its floor is a bare IPC round trip after the same idle second, beside one back to back:
+    // this VM is slow to wake an idle core, and a run pays that at each of its hops.
+    const peer = new IpcPeer()
+    try {
+      const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+      const spaced: number[] = []
+      const ipcSpaced: number[] = []
+      for (let i = 0; i < 8; i++) {
+        await pause(1000)
+        spaced.push(await time(() => mustRun(off, priceText())))
+        await pause(1000)
+        ipcSpaced.push(await peer.roundTrips(1))
+      }
+      const ipcBusy: number[] = []
+      for (let i = 0; i < 50; i++) ipcBusy.push(await peer.roundTrips(1))
+      rows.push({
+        name: 'price comparison (8 calls), type check off, after 1 s idle (a model thinking between runs)',
+        ...stats(spaced),
+        baseline: 'price comparison (8 calls), type check off',
+        note: `8 runs; a bare IPC round trip after the same idle second ${round(median(ipcSpaced) * 1000, 0)} µs, back to back ${round(median(ipcBusy) * 1000, 0)} µs`,
+      })
+    } finally {
+      peer.close()
+    }
   } finally {
     await on.close()
     await off.close()
