@@ -7,11 +7,12 @@
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import type { poolYoungGenerations } from '../../sdk/typecheck-pool.js'
 
 const POOL = new URL('../../dist/sdk/typecheck-pool.js', import.meta.url).href
 
 /** Starts the pool the way `mode` does, then prints the young generation of each thread it started. */
-function youngGenerations(mode: 'check' | 'prepare'): unknown {
+function youngGenerations(mode: 'check' | 'prepare'): Array<NonNullable<ReturnType<typeof poolYoungGenerations>[number]> | 'default'> {
   const script = `
     const pool = await import(${JSON.stringify(POOL)})
     if (${JSON.stringify(mode)} === 'check') await pool.warmPool('interface Tools {}\\ndeclare const tools: Tools')
