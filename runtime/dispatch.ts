@@ -129,6 +129,7 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
   const { call, tool } = prepared
   const run = new RunningCall(call, cancel, tool.definition.timeoutMs ?? env.toolTimeoutMs)
   const runId = call.parentId
+  let services: Record<string, unknown> | undefined
   const ctx: ToolContext = {
     callId: call.id,
     parentId: call.parentId,
@@ -139,7 +140,10 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
     concludeTurn: () => void (run.concludes = true),
     reportDenial: (d) =>
       void env.log.append('denial', { ...(runId ? { runId } : {}), callId: call.id, code: String(d.code), message: String(d.message) }),
-    services: env.services(runId),
+    // Asked for when a tool reads it (most never do): a fresh object per call otherwise.
+    get services() {
+      return (services ??= env.services(runId))
+    },
   }
   let returned: unknown
   try {

@@ -292,7 +292,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') continue
           run.open++
           run.clock?.callStarted()
-          callHost(run.host, name, argsJson).then((text) => {
+          callHost(run.host, name, argsJson, (text) => {
             run.clock?.callSettled()
             this.#answer(run, callId, text)
           })
@@ -392,15 +392,23 @@ function normalizeLimits(limits: SandboxLimits, graceMs: number): SandboxLimits 
   }
 }
 
-/** The host's answer as JSON text; a host that breaks its promise never to reject still gets an answer. */
-async function callHost(host: SandboxHost, name: string, argsJson: string): Promise<string> {
+const HOST_FAILED = JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the host failed to answer the tool call' } })
+
+/**
+ * Hands the host's answer, as JSON text, to `answered`; a host that breaks its promise never to reject still
+ * gets an answer. One `then` per call: an async wrapper and a `then` on it were two promises and more turns.
+ */
+function callHost(host: SandboxHost, name: string, argsJson: string, answered: (text: string) => void): void {
+  let asked: Promise<string>
   try {
-    const text = await host.callTool(name, argsJson)
-    if (typeof text === 'string') return text
-  } catch {
-    // fall through
+    asked = Promise.resolve(host.callTool(name, argsJson))
+  } catch (e) {
+    asked = Promise.reject(e)
   }
-  return JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the host failed to answer the tool call' } })
+  asked.then(
+    (text) => answered(typeof text === 'string' ? text : HOST_FAILED),
+    () => answered(HOST_FAILED),
+  )
 }
 
 function deliverLogs(host: SandboxHost, logs: LogEntry[]): void {
