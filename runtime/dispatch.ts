@@ -123,9 +123,16 @@ function hookFailed(call: ToolCall, e: unknown): Prepared {
 
 /**
  * Runs the tool. A tool that answers synchronously is answered synchronously (no timer, no listener);
- * `ctx.signal`'s controller is made only when the tool reads it, already aborted if the call was stopped.
+ * otherwise `execute` returns undefined and `settled` gets the result later (a callback, not a promise the
+ * scheduler then awaits: two promises and a turn fewer per call). `ctx.signal`'s controller is made only
+ * when the tool reads it, already aborted if the call was stopped.
  */
-export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, cancel: Cancellation): ToolResult | Promise<ToolResult> {
+export function execute(
+  env: DispatchEnv,
+  prepared: Prepared & { ok: true },
+  cancel: Cancellation,
+  settled: (result: ToolResult) => void,
+): ToolResult | undefined {
   const { call, tool } = prepared
   const run = new RunningCall(call, cancel, tool.definition.timeoutMs ?? env.toolTimeoutMs)
   const runId = call.parentId
@@ -152,7 +159,7 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
     return { ok: false, error: errorOf(e) }
   }
   if (!isThenable(returned)) return answer(call, run.concludes, returned)
-  const settles = new Promise<ToolResult>((resolve) => (run.resolve = resolve))
+  run.resolve = settled
   // The deadline and the cancel listener come at the end of this turn, for the calls still open then
   // (call-arming.ts); a call still open gets its whole deadline from that moment, a cancel meanwhile is seen there.
   armAtEndOfTurn(run)
@@ -160,7 +167,7 @@ export function execute(env: DispatchEnv, prepared: Prepared & { ok: true }, can
     (value) => run.settle(answer(call, run.concludes, value)),
     (e: unknown) => run.settle({ ok: false, error: errorOf(e) }),
   )
-  return settles
+  return undefined
 }
 
 /** A call's state while its tool runs: one object where there were a closure and its captured variables each. */
@@ -189,11 +196,15 @@ class RunningCall implements Armable {
     return this.#controller.signal
   }
 
-  settle(result: ToolResult): void {
+  /** `later`: told in a microtask (a timeout or a cancel is not the scheduler's moment to commit in). */
+  settle(result: ToolResult, later = false): void {
     if (this.settled) return
     this.settled = true
     this.group?.settled()
-    this.resolve?.(result)
+    const resolve = this.resolve
+    if (!resolve) return
+    if (later) queueMicrotask(() => resolve(result))
+    else resolve(result)
   }
 
   expire(): void {
@@ -207,7 +218,7 @@ class RunningCall implements Armable {
   #stop(reason: unknown, result: ToolResult): void {
     this.#stopped = { reason }
     this.#controller?.abort(reason)
-    this.settle(result)
+    this.settle(result, true)
   }
 }
 

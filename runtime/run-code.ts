@@ -233,7 +233,9 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
         overLimit = true
         cancel(new Error('tool call limit'))
         return Promise.resolve(
-          JSON.stringify(failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`)),
+          JSON.stringify(
+            failure('EDQUOT', `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`),
+          ),
         )
       }
       const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
