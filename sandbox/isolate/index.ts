@@ -285,10 +285,14 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case M.call: {
         const calls = message[2]
         if (run.settled || !Array.isArray(calls)) return
-        for (const call of calls as unknown[]) {
+        for (let i = 0; i < calls.length; i++) {
+          const call: unknown = calls[i]
           // The child is this package's code, but the isolates in it are not: a malformed call is dropped.
           if (!Array.isArray(call)) continue
-          const [callId, name, argsJson] = call as unknown[]
+          // Indexed, not destructured: array destructuring walks an iterator (objects per call until optimised).
+          const callId: unknown = call[0]
+          const name: unknown = call[1]
+          const argsJson: unknown = call[2]
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') continue
           run.open++
           run.clock?.callStarted()
