@@ -209,6 +209,8 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // (its queues and its listener on the run's signal) was a measurable share of the host's time per run.
   let scheduler: CallScheduler | undefined
   let issued = 0
+  // One string joined per call, not two (`${runId}.${issued}` made a cons string of a cons string; ids stay in the log).
+  const idPrefix = `${runId}.`
   let overLimit = false
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
   let over = false
@@ -238,7 +240,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
           ),
         )
       }
-      const call: ToolCall = { id: `${runId}.${issued}`, name, args: null, origin: 'code', parentId: runId }
+      const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
       const parsed = parseArgs(argsJson)
       if (!parsed.ok) {
         // Logged like any call, so the observation lists it; never dispatched.
