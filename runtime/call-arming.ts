@@ -86,7 +86,8 @@ function armPending(): void {
   // Usually one group (one scheduler, one timeout): a linear search over the few there are.
   const groups: ArmedGroup[] = []
   let last: ArmedGroup | undefined
-  for (const call of list) {
+  for (let i = 0; i < list.length; i++) {
+    const call = list[i]!
     if (call.settled) continue
     if (!last?.belongsTo(call.cancellation, call.timeoutMs)) {
       last = undefined

@@ -194,17 +194,16 @@ export class CallScheduler implements Cancellation {
         slot.raw = failure('ECANCELED', `${prepared.call.name} was cancelled before it started`)
         continue
       }
-      const ran = execute(this.#env, prepared, this)
-      if (!(ran instanceof Promise)) {
-        slot.raw = ran
-        continue
-      }
       this.#running++
-      ran.then((raw) => {
+      const ran = execute(this.#env, prepared, this, (raw) => {
         this.#running--
         slot.raw = raw
         this.#pump()
       })
+      if (ran !== undefined) {
+        this.#running--
+        slot.raw = ran
+      }
     }
     return moved
   }

@@ -285,14 +285,18 @@ class IsolateSandboxImpl implements IsolateSandbox {
       case M.call: {
         const calls = message[2]
         if (run.settled || !Array.isArray(calls)) return
-        for (const call of calls as unknown[]) {
+        for (let i = 0; i < calls.length; i++) {
+          const call: unknown = calls[i]
           // The child is this package's code, but the isolates in it are not: a malformed call is dropped.
           if (!Array.isArray(call)) continue
-          const [callId, name, argsJson] = call as unknown[]
+          // Indexed, not destructured: array destructuring walks an iterator (objects per call until optimised).
+          const callId: unknown = call[0]
+          const name: unknown = call[1]
+          const argsJson: unknown = call[2]
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') continue
           run.open++
           run.clock?.callStarted()
-          callHost(run.host, name, argsJson).then((text) => {
+          callHost(run.host, name, argsJson, (text) => {
             run.clock?.callSettled()
             this.#answer(run, callId, text)
           })
@@ -392,15 +396,23 @@ function normalizeLimits(limits: SandboxLimits, graceMs: number): SandboxLimits 
   }
 }
 
-/** The host's answer as JSON text; a host that breaks its promise never to reject still gets an answer. */
-async function callHost(host: SandboxHost, name: string, argsJson: string): Promise<string> {
+const HOST_FAILED = JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the host failed to answer the tool call' } })
+
+/**
+ * Hands the host's answer, as JSON text, to `answered`; a host that breaks its promise never to reject still
+ * gets an answer. One `then` per call: an async wrapper and a `then` on it were two promises and more turns.
+ */
+function callHost(host: SandboxHost, name: string, argsJson: string, answered: (text: string) => void): void {
+  let asked: Promise<string>
   try {
-    const text = await host.callTool(name, argsJson)
-    if (typeof text === 'string') return text
-  } catch {
-    // fall through
+    asked = Promise.resolve(host.callTool(name, argsJson))
+  } catch (e) {
+    asked = Promise.reject(e)
   }
-  return JSON.stringify({ ok: false, error: { code: 'EIO', message: 'the host failed to answer the tool call' } })
+  asked.then(
+    (text) => answered(typeof text === 'string' ? text : HOST_FAILED),
+    () => answered(HOST_FAILED),
+  )
 }
 
 function deliverLogs(host: SandboxHost, logs: LogEntry[]): void {
