@@ -53,7 +53,7 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string | u
 }
 
 /** The directory exists (made 0700 when missing), is a directory this user owns, and only this user can enter it. */
-export function privateDirectory(dir: string): string | undefined {
+function privateDirectory(dir: string): string | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const st = lstatSync(dir)
@@ -67,7 +67,7 @@ export function privateDirectory(dir: string): string | undefined {
 }
 
 /** The cache's bytes when the file is this user's, private, a regular file (not a link) and intact. */
-export function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
+function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
@@ -91,7 +91,7 @@ export function readCache(file: string): { data?: Buffer; why?: string; replace?
   }
 }
 
-export function writeCache(dir: string, file: string, data: Buffer): string | undefined {
+function writeCache(dir: string, file: string, data: Buffer): string | undefined {
   if (privateDirectory(dir) !== undefined) return undefined
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {
@@ -118,17 +118,49 @@ export function loadTypeScript(env: NodeJS.ProcessEnv = process.env): TypeScript
   const path = require.resolve('typescript')
   const dir = cacheDirectory(env)
   if (dir === undefined) return { ts: require('typescript') as typeof TS, cache: 'off', save: () => undefined }
+  const version = (require('typescript/package.json') as { version: string }).version
+  const compiled = compileWithCache(path, dir, `typescript-${version}`)
+  let saved = false
+  const save = () => {
+    if (saved) return undefined
+    saved = true
+    return compiled.write()
+  }
+  if (compiled.wanted) setTimeout(save, SAVE_AFTER_MS).unref()
+  const { cache, why } = compiled
+  return { ts: compiled.exports as typeof TS, cache, ...(why !== undefined ? { why } : {}), save }
+}
+
+/** A CommonJS file compiled as Node's loader would (compileWithCache), and what its cache needs. */
+interface CompiledWithCache {
+  exports: unknown
+  cache: CodeCacheState
+  why?: string
+  /**
+   * The cache may be written: none was there, or V8 rejected it, or the file is this user's own and merely
+   * corrupt — an ignored file that is foreign or a link is not this process's to replace (someone put it there).
+   */
+  wanted: boolean
+  /** Writes V8's code cache of what has been compiled so far; the file written, or undefined. */
+  write(): string | undefined
+}
+
+/**
+ * The CommonJS file at `path` run in this context with its module's own require, exports and paths, compiled
+ * with the code cache `<dir>/<name>-<key>.v8cache` when a trustworthy one is there (the key: the file's path,
+ * size and time, Node's version and arch). Never throws for the cache's sake.
+ */
+export function compileWithCache(path: string, dir: string, name: string): CompiledWithCache {
   const source = readFileSync(path, 'utf8')
   const st = statSync(path)
-  const version = (require('typescript/package.json') as { version: string }).version
   const key = createHash('sha256')
     .update(`${path}\n${st.size}\n${st.mtimeMs}\n${process.version}\n${process.arch}`)
     .digest('hex')
     .slice(0, 16)
-  const file = join(dir, `typescript-${version}-${key}.v8cache`)
+  const file = join(dir, `${name}-${key}.v8cache`)
   const unusable = privateDirectory(dir)
   const read: ReturnType<typeof readCache> = unusable === undefined ? readCache(file) : { why: unusable }
-  // The CommonJS wrapper, as Node's loader makes it: the module's own require, exports and paths.
+  // The CommonJS wrapper, as Node's loader makes it.
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`
   const script = new Script(wrapped, { filename: path, ...(read.data ? { cachedData: read.data } : {}) })
   const module = { exports: {} as unknown }
@@ -140,17 +172,13 @@ export function loadTypeScript(env: NodeJS.ProcessEnv = process.env): TypeScript
     path,
     dirname(path),
   )
-  const ts = module.exports as typeof TS
   const cache: CodeCacheState =
     read.why !== undefined ? 'ignored' : !read.data ? 'missing' : script.cachedDataRejected ? 'rejected' : 'loaded'
-  let saved = false
-  const save = () => {
-    if (saved || unusable !== undefined) return undefined
-    saved = true
-    return writeCache(dir, file, script.createCachedData())
+  return {
+    exports: module.exports,
+    cache,
+    ...(read.why !== undefined ? { why: read.why } : {}),
+    wanted: cache === 'missing' || cache === 'rejected' || read.replace === true,
+    write: () => (unusable === undefined ? writeCache(dir, file, script.createCachedData()) : undefined),
   }
-  // An ignored file stays as it is unless it is this user's own and merely corrupt: a foreign file or a link
-  // is not this process's to replace (someone put it there).
-  if (cache === 'missing' || cache === 'rejected' || read.replace) setTimeout(save, SAVE_AFTER_MS).unref()
-  return { ts, cache, ...(read.why !== undefined ? { why: read.why } : {}), save }
 }

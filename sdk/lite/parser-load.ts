@@ -11,12 +11,8 @@
  * compiled from source. The cache is written after the module's first use and its hundredth (saveAfterUse:
  * on the next idle turn, so it holds the functions those uses compiled), to a temporary file renamed into place.
  */
-import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { Script } from 'node:vm'
-import { type CodeCacheState, cacheDirectory, privateDirectory, readCache, writeCache } from '../ts-load.js'
+import { type CodeCacheState, cacheDirectory, compileWithCache } from '../ts-load.js'
 
 /**
  * After which uses the cache is written (a process that loaded without one): the first, so that even a
@@ -40,43 +36,19 @@ export function loadCached<T>(specifier: string, env: NodeJS.ProcessEnv = proces
   const require = createRequire(import.meta.url)
   const dir = cacheDirectory(env)
   if (dir === undefined) return { module: require(specifier) as T, cache: 'off', save: () => undefined, saveAfterUse: () => {} }
-  const path = require.resolve(specifier)
-  const source = readFileSync(path, 'utf8')
-  const st = statSync(path)
-  const key = createHash('sha256')
-    .update(`${path}\n${st.size}\n${st.mtimeMs}\n${process.version}\n${process.arch}`)
-    .digest('hex')
-    .slice(0, 16)
-  const file = join(dir, `${specifier.replace(/[^\w.-]/g, '_')}-${key}.v8cache`)
-  const unusable = privateDirectory(dir)
-  const read: ReturnType<typeof readCache> = unusable === undefined ? readCache(file) : { why: unusable }
-  // The CommonJS wrapper, as Node's loader makes it.
-  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`
-  const script = new Script(wrapped, { filename: path, ...(read.data ? { cachedData: read.data } : {}) })
-  const module = { exports: {} as unknown }
-  ;(script.runInThisContext() as (...args: unknown[]) => void).call(
-    module.exports,
-    module.exports,
-    createRequire(path),
-    module,
-    path,
-    dirname(path),
-  )
-  const cache: CodeCacheState =
-    read.why !== undefined ? 'ignored' : !read.data ? 'missing' : script.cachedDataRejected ? 'rejected' : 'loaded'
+  const compiled = compileWithCache(require.resolve(specifier), dir, specifier.replace(/[^\w.-]/g, '_'))
   let writes = 0
   const save = () => {
-    if (writes >= SAVES_AT.length || unusable !== undefined) return undefined
+    if (writes >= SAVES_AT.length) return undefined
     writes++
-    return writeCache(dir, file, script.createCachedData())
+    return compiled.write()
   }
-  // As ts-load.ts: an ignored file is replaced only when it is this user's own and merely corrupt.
-  const wanted = cache === 'missing' || cache === 'rejected' || read.replace === true
   let uses = 0
   const saveAfterUse = () => {
-    if (!wanted || uses > SAVES_AT[SAVES_AT.length - 1]!) return
+    if (!compiled.wanted || uses > SAVES_AT[SAVES_AT.length - 1]!) return
     uses++
     if (SAVES_AT.includes(uses)) setImmediate(save).unref()
   }
-  return { module: module.exports as T, cache, ...(read.why !== undefined ? { why: read.why } : {}), save, saveAfterUse }
+  const { cache, why } = compiled
+  return { module: compiled.exports as T, cache, ...(why !== undefined ? { why } : {}), save, saveAfterUse }
 }

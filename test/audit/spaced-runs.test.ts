@@ -6,10 +6,10 @@
  * every run (no respawn across the gaps); and between runs the runtime holds nothing that keeps the host's
  * event loop alive (nothing of it is left running while the model thinks). With the check off and on.
  */
-import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
 import type { ToolDefinition } from '../../vocabulary/types.js'
+import { isolateChildPids } from '../sandbox/fixtures/isolate-host.js'
 
 const USERS = [1, 2, 3, 4, 5].map((id) => ({ id, name: `user${id}` }))
 
@@ -53,23 +53,6 @@ const s = await tools.summarize({ text: details.map((d) => d.name).join(' ') })
 return { total, words: s.words, top: details.sort((a, b) => b.orders - a.orders)[0]!.name }
 `
 
-/** The isolate children of this process (the sandbox's processes), by pid. */
-function isolateChildren(): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid !== process.pid) continue
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('--no-node-snapshot')) pids.push(Number(entry))
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return pids.sort((a, b) => a - b)
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** What keeps this process's event loop alive, by kind, timers apart (the test runner's own come and go). */
@@ -91,7 +74,7 @@ describe.each(['off', 'error'] as const)('a long-lived runtime, spaced runs, typ
       await sleep(10)
       runnerTimers = Math.max(runnerTimers, holding().timers)
     }
-    const others = isolateChildren()
+    const others = isolateChildPids()
     const rt = await createRuntime({ tools, typecheck })
     runtimes.push(rt)
     let children: number[] | undefined
@@ -117,7 +100,7 @@ describe.each(['off', 'error'] as const)('a long-lived runtime, spaced runs, typ
       expect(r.calls.slice(1, 6).map((c) => (c.args as { id: number }).id)).toEqual([1, 2, 3, 4, 5])
       // The model is told of the failed call even though the program caught it.
       expect(r.observation).toMatch(/ENOENT/)
-      const now = isolateChildren().filter((pid) => !others.includes(pid))
+      const now = isolateChildPids().filter((pid) => !others.includes(pid))
       expect(now.length).toBe(1)
       children ??= now
       expect(now, `run ${turn} after a ${gap} ms gap`).toEqual(children)
@@ -132,6 +115,6 @@ describe.each(['off', 'error'] as const)('a long-lived runtime, spaced runs, typ
       expect(after.timers, `after run ${turn}`).toBeLessThanOrEqual(runnerTimers)
     }
     await rt.close()
-    expect(isolateChildren().filter((pid) => !others.includes(pid))).toEqual([])
+    expect(isolateChildPids().filter((pid) => !others.includes(pid))).toEqual([])
   })
 })
