@@ -7,7 +7,7 @@ import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
 import type { TypeDiagnostic } from '../sdk/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, compiledProgram, userStack } from './compile.js'
-import { failure, resultJson, type DispatchEnv } from './dispatch.js'
+import { failure, type DispatchEnv } from './dispatch.js'
 import { eventsOfRun, recordFromEvents, renderObservation } from './observation.js'
 import { runMarks } from './run-marks.js'
 import { withCompactJson } from './run-result-json.js'
@@ -251,7 +251,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       }
       call.args = parsed.value
       scheduler ??= new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
-      return scheduler.submit(call).then(resultJson)
+      return scheduler.submitJson(call)
     } catch (e) {
       // As an async function would: a throw (a log file sink that cannot write) is a rejection the sandbox answers.
       return Promise.reject(e)

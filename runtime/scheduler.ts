@@ -10,7 +10,7 @@
  * costs the caller's promise and what its hooks and its tool take. The pump starts in a microtask after
  * `submit`, so calls submitted together log every `tool/call` before any of them runs.
  */
-import { execute, failure, finish, messageOf, prepare, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
+import { execute, failure, finish, messageOf, prepare, resultJson, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -30,7 +30,10 @@ interface Slot {
   prepared?: Prepared
   /** The result before post-execute hooks; set once the call has run (or was refused). */
   raw?: ToolResult
-  resolve: (result: ToolResult) => void
+  /** Settles the caller's promise: with the result, or (`submitJson`) with its JSON text. */
+  resolve: ((result: ToolResult) => void) | undefined
+  resolveJson: ((text: string) => void) | undefined
+  reject: ((error: unknown) => void) | undefined
 }
 
 export class CallScheduler implements Cancellation {
@@ -69,12 +72,37 @@ export class CallScheduler implements Cancellation {
 
   /** Queues one call; resolves to its committed result. Logs `tool/call` now, `tool/result` at commit. */
   submit(call: ToolCall): Promise<ToolResult> {
+    let resolve!: (result: ToolResult) => void
+    const committed = new Promise<ToolResult>((r) => (resolve = r))
+    this.#enqueue(call, resolve, undefined, undefined)
+    return committed
+  }
+
+  /**
+   * The same, resolved to the committed result's JSON text (dispatch's `resultJson`), what a sandbox hands
+   * the program: made at commit, not in a `then` on `submit`'s promise (a promise and a turn fewer per call).
+   */
+  submitJson(call: ToolCall): Promise<string> {
+    let resolveJson!: (text: string) => void
+    let reject!: (error: unknown) => void
+    const committed = new Promise<string>((res, rej) => {
+      resolveJson = res
+      reject = rej
+    })
+    this.#enqueue(call, undefined, resolveJson, reject)
+    return committed
+  }
+
+  #enqueue(
+    call: ToolCall,
+    resolve: Slot['resolve'],
+    resolveJson: Slot['resolveJson'],
+    reject: Slot['reject'],
+  ): void {
     this.#env.log.append('tool/call', call)
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
-    let resolve!: (result: ToolResult) => void
-    const committed = new Promise<ToolResult>((r) => (resolve = r))
-    const slot: Slot = { index: this.#submitted++, call, exclusive, started, resolve }
+    const slot: Slot = { index: this.#submitted++, call, exclusive, started, resolve, resolveJson, reject }
     if (exclusive) this.#exclusives.push(slot.index)
     this.#toStage.push(slot)
     this.#toCommit.push(slot)
@@ -85,7 +113,6 @@ export class CallScheduler implements Cancellation {
         this.#pump()
       })
     }
-    return committed
   }
 
   /** Resolves when every call submitted so far has committed. */
@@ -242,7 +269,20 @@ export class CallScheduler implements Cancellation {
     } catch {
       // The caller's bookkeeping must not stall the calls after this one.
     }
-    slot.resolve(result)
+    if (slot.resolveJson) settleJson(slot, slot.resolveJson, result)
+    else slot.resolve!(result)
     while (this.#drains.length && this.#drains[0]!.upTo <= this.#committed) this.#drains.shift()!.resolve()
   }
+}
+
+function settleJson(slot: Slot, resolveJson: (text: string) => void, result: ToolResult): void {
+  let text: string
+  try {
+    text = resultJson(result)
+  } catch (e) {
+    // As a `then(resultJson)` would: the caller's promise rejects (the sandbox answers the call as failed).
+    slot.reject!(e)
+    return
+  }
+  resolveJson(text)
 }

@@ -29,6 +29,17 @@ const LEVEL_CODE: Readonly<Record<string, number>> = { log: 0, info: 1, warn: 2,
 /** A frame at most this long is encoded in a reused buffer and copied out; a longer one keeps its own. */
 const SCRATCH_BYTES = 64 * 1024
 
+/**
+ * Node's own per-encoding methods on every Buffer (what `toString(enc, start, end)` and `write(s, at, enc)`
+ * end in): called directly they skip the argument juggling and the encoding lookup of each string's call.
+ */
+interface RawBuffer extends Buffer {
+  utf8Slice(start: number, end: number): string
+  ucs2Slice(start: number, end: number): string
+  utf8Write(s: string, offset: number, length: number): number
+  ucs2Write(s: string, offset: number, length: number): number
+}
+
 class Writer {
   buf = Buffer.allocUnsafe(SCRATCH_BYTES)
   pos = HEADER_BYTES
@@ -59,10 +70,12 @@ class Writer {
     // Short strings: room for the worst case, no scan first; long ones are measured (3× could be gigabytes).
     const most = utf8 ? (s.length <= SCRATCH_BYTES ? s.length * 3 : Buffer.byteLength(s, 'utf8')) : s.length * 2
     this.room(5 + most)
-    this.buf[this.pos] = utf8 ? STRING_UTF8 : STRING_UTF16
-    const n = this.buf.write(s, this.pos + 5, utf8 ? 'utf8' : 'utf16le')
-    this.buf.writeUInt32LE(n, this.pos + 1)
-    this.pos += 5 + n
+    const buf = this.buf as RawBuffer
+    const at = this.pos
+    buf[at] = utf8 ? STRING_UTF8 : STRING_UTF16
+    const n = utf8 ? buf.utf8Write(s, at + 5, buf.length - at - 5) : buf.ucs2Write(s, at + 5, buf.length - at - 5)
+    buf.writeUInt32LE(n, at + 1)
+    this.pos = at + 5 + n
   }
   json(v: unknown): void {
     this.str(v === undefined ? undefined : JSON.stringify(v))
@@ -167,12 +180,23 @@ class Cursor {
     return this.buf.readDoubleLE(this.take(8))
   }
   str(): string | undefined {
-    const tag = this.u8()
-    if (tag === ABSENT) return undefined
+    // Tag, length and bytes checked in one place, not through u8/u32/take: a fan-out decodes two strings a
+    // call, mostly while V8 still interprets this code (a young process), where each call is a frame.
+    const buf = this.buf as RawBuffer
+    const at = this.pos
+    if (at >= buf.length) throw new Malformed(`a string runs past the end of the frame (at ${at} of ${buf.length})`)
+    const tag = buf[at]!
+    if (tag === ABSENT) {
+      this.pos = at + 1
+      return undefined
+    }
     if (tag !== STRING_UTF8 && tag !== STRING_UTF16) throw new Malformed(`unknown string tag ${tag}`)
-    const n = this.u32()
-    const at = this.take(n)
-    return this.buf.toString(tag === STRING_UTF8 ? 'utf8' : 'utf16le', at, at + n)
+    if (buf.length - at < 5) throw new Malformed(`a string's length runs past the end of the frame (at ${at} of ${buf.length})`)
+    const n = buf.readUInt32LE(at + 1)
+    const start = at + 5
+    if (n > buf.length - start) throw new Malformed(`a field runs past the end of the frame (${n} bytes at ${start} of ${buf.length})`)
+    this.pos = start + n
+    return tag === STRING_UTF8 ? buf.utf8Slice(start, start + n) : buf.ucs2Slice(start, start + n)
   }
   text(): string {
     const s = this.str()
