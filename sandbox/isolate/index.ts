@@ -363,8 +363,14 @@ class IsolateSandboxImpl implements IsolateSandbox {
     run.clock?.dispose()
     if (!this.#runs.delete(run.id)) return
     this.#settle(run, outcome)
-    if (![...this.#runs.values()].some((r) => r.child === run.child)) run.child.hold(false)
+    if (!this.#busy(run.child)) run.child.hold(false)
     this.#pool.release(run.lease)
+  }
+
+  /** A run is still in flight in `child` (a loop, not a copy of every run's entry per finished run). */
+  #busy(child: SupervisedChild): boolean {
+    for (const r of this.#runs.values()) if (r.child === child) return true
+    return false
   }
 
   #settle(run: InFlight, outcome: SandboxOutcome): void {

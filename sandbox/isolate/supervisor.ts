@@ -51,6 +51,8 @@ export class SupervisedChild {
   #stderr = ''
   #exited = false
   #broken: string | undefined
+  /** What `hold` last said (unset: spawned, held by Node's default). */
+  #held: boolean | undefined
   /** Resolves once the process is gone and its streams are closed. */
   readonly closed: Promise<ChildExit>
 
@@ -168,6 +170,9 @@ export class SupervisedChild {
 
   /** Keep (or stop keeping) the caller's event loop alive for this child: only while runs are in flight. */
   hold(held: boolean): void {
+    // Every run starts and ends with one: the handles change only when the answer does (six native calls a run).
+    if (this.#held === held) return
+    this.#held = held
     type Handle = { ref?(): void; unref?(): void } | null | undefined
     const handles: Handle[] = [this.#channel as Handle, this.#process.stderr as Handle]
     if (held) this.#process.ref()
