@@ -93,12 +93,7 @@ export class CallScheduler implements Cancellation {
     return committed
   }
 
-  #enqueue(
-    call: ToolCall,
-    resolve: Slot['resolve'],
-    resolveJson: Slot['resolveJson'],
-    reject: Slot['reject'],
-  ): void {
+  #enqueue(call: ToolCall, resolve: Slot['resolve'], resolveJson: Slot['resolveJson'], reject: Slot['reject']): void {
     this.#env.log.append('tool/call', call)
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true

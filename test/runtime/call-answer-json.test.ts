@@ -39,7 +39,7 @@ describe("a program's call answers", () => {
 
   it('fail the call, and only it, when a hook replaces the result with what is not JSON', async () => {
     rt = await createRuntime({ tools: [echo], typecheck: 'off' })
-    rt.hooks.on('post-execute', (call, result) => (call.args as { n: number }).n === 2 ? { ok: true, value: 10n as never } : result)
+    rt.hooks.on('post-execute', (call, result) => ((call.args as { n: number }).n === 2 ? { ok: true, value: 10n as never } : result))
     const r = await rt.runCode(
       'const out = []; for (const n of [1, 2, 3]) { try { out.push(await tools.echo({ n })) } catch (e) { out.push(String(e.code)) } } return out',
     )
