@@ -25,7 +25,7 @@ afterEach(() => {
   verdictTiming.delayMs = undefined
 })
 /** Long enough that the program has reached all it does before the verdict, on a loaded machine. */
-const LATE_MS = 500
+const LATE_MS = 1500
 const TYPE_ERROR = 'const n = 1\nn.toFixedd()'
 
 interface Seen {
