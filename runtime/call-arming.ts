@@ -80,6 +80,15 @@ export function armAtEndOfTurn(call: Armable): void {
   setImmediate(armPending)
 }
 
+/**
+ * Arms the calls waiting for the end of this turn now (a cancellation is about to be told): a cancel in the
+ * turn a call started must reach its `ctx.signal` at once, not at the end of the turn — a tool that looked
+ * at its signal after its run was cancelled found it live. Off the per-call path: called on abort only.
+ */
+export function armPendingNow(): void {
+  if (pending) armPending()
+}
+
 function armPending(): void {
   const list = pending ?? []
   pending = undefined

@@ -10,6 +10,7 @@
  * costs the caller's promise and what its hooks and its tool take. The pump starts in a microtask after
  * `submit`, so calls submitted together log every `tool/call` before any of them runs.
  */
+import { armPendingNow } from './call-arming.js'
 import { execute, failure, finish, messageOf, prepare, resultJson, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
@@ -133,6 +134,8 @@ export class CallScheduler implements Cancellation {
   #abort(reason: unknown): void {
     this.aborted = true
     this.reason = reason
+    // Calls started in this turn are armed only at its end: arm them now (seeing `aborted`, they stop here).
+    armPendingNow()
     const cancels = [...this.#cancels]
     this.#cancels.clear()
     for (const onCancel of cancels) {

@@ -70,7 +70,8 @@ function privateDirectory(dir: string): string | undefined {
 function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
   let fd: number
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+    // O_NONBLOCK: a named pipe at the path would block the open (and the thread) until a writer came; it is refused below.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
     return code === 'ENOENT' ? {} : { why: `the cache file cannot be opened (${code})` }
