@@ -24,7 +24,7 @@ import type {
   ToolCall,
 } from '../vocabulary/types.js'
 import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
-import { startRunChanges, type FinishedChanges, type ReviewChange, type RunChanges, type WorkspaceRunEnv } from './changes/run-changes.js'
+import type { FinishedChanges, ReviewChange, RunChanges, startRunChanges, WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
 import { VerdictGate } from './verdict-gate.js'
@@ -65,6 +65,8 @@ export interface RunCodeDeps {
     mode: ChangeMode
     /** Per-run ops the workspace tools use instead of the backend's (`ctx.services.workspace`). */
     runOps: Map<string, WorkspaceOps>
+    /** runtime/changes/run-changes.ts's, passed in: a runtime without a workspace never loads staging. */
+    startRunChanges: typeof startRunChanges
   }
 }
 
@@ -271,7 +273,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let wsRun: RunChanges | undefined
   if (deps.workspace) {
     try {
-      wsRun = await startRunChanges(deps.workspace, changeMode, runId)
+      wsRun = await deps.workspace.startRunChanges(deps.workspace, changeMode, runId)
     } catch (err) {
       options.signal?.removeEventListener('abort', onOuterAbort)
       // A type error is said first, as when the check came before staging.
