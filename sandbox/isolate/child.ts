@@ -139,7 +139,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
       log: (level, text) => {
         if (state.logs.push(level, text)) scheduleFlush(id, state)
       },
-      // This run alone in the process: its program's start may hold this thread, briefly (isolate-run.ts).
+      // This run alone in the process: its program's start may hold this thread, briefly (glue.ts's startInline).
       // Never a session's: its realm outlives a start that would be cut off and made again.
       ...(inline ? { startInline: () => active.size === 1 } : {}),
     })
@@ -150,7 +150,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   let run = newRun(entry, !session)
   let outcome: SandboxOutcome = await run.execute()
   if (run.startAgain) {
-    // Its start ran past the slice this thread gives it (isolate-run.ts); nothing of it left this process.
+    // Its start ran past the slice this thread gives it (glue.ts's startInline); nothing of it left this process.
     // Again from the beginning, on the isolate's thread, in another isolate, within what is left of the deadline.
     void pool.release(entry, false)
     const { deadlineMs } = request.limits

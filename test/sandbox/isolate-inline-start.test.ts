@@ -1,6 +1,6 @@
 /**
  * A run alone in its child starts its program on the child's own thread, for at most a short slice
- * (sandbox/isolate/isolate-run.ts, INLINE_START_MS); a start that runs longer is cut off there and the run
+ * (sandbox/isolate/glue.ts: startInline, INLINE_START_MS); a start that runs longer is cut off there and the run
  * is started again on the isolate's thread, in another isolate. From the caller's side nothing of that
  * shows: the program's calls, console lines and timers happen once, in order, and the child's thread is
  * never held for a long start — another run, an abort, a time limit are served as before.
