@@ -16,6 +16,7 @@ import { IsolateRun, type RunRequest, runConfig } from './isolate-run.js'
 import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
+import type { PooledIsolate } from './pooled-isolate.js'
 import { SessionRealms } from './session-realms.js'
 import { type CallRequest, DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 
@@ -102,7 +103,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     aborted: false,
   }
   active.set(id, state)
-  let entry
+  let entry: PooledIsolate
   try {
     if (session) {
       const opened = await sessions.open(session, request.limits.memoryMb)
@@ -119,34 +120,52 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     }
   } catch (e) {
     active.delete(id)
-    const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
-    const outcome: SandboxOutcome = {
-      ok: false,
-      error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message },
-      droppedOutputBytes: 0,
-    }
-    send([M.done, id, outcome, undefined, undefined])
+    sendUnavailable(id, e)
     return
   }
-  const run = new IsolateRun(entry, request, {
-    // A call with no other in flight goes at once, alone (a sequential call waits for nothing, and
-    // costs this loop no extra turn). One issued beside others waits for the end of the turn, to go with
-    // the rest of the turn's calls (a fan-out).
-    call: (callId, name, argsJson) => {
-      if (state.flushScheduled || run.callsInFlight > 1) {
-        state.calls.push([callId, name, argsJson])
-        scheduleFlush(id, state)
-        return
-      }
-      send([M.call, id, [[callId, name, argsJson]], state.logs.take()])
-    },
-    log: (level, text) => {
-      if (state.logs.push(level, text)) scheduleFlush(id, state)
-    },
-  })
-  state.run = run
-  if (state.aborted) run.stop('aborted')
-  const outcome: SandboxOutcome = await run.execute()
+  const newRun = (current: PooledIsolate, inline: boolean): IsolateRun => {
+    const made = new IsolateRun(current, request, {
+      // A call with no other in flight goes at once, alone (a sequential call waits for nothing, and
+      // costs this loop no extra turn). One issued beside others waits for the end of the turn, to go with
+      // the rest of the turn's calls (a fan-out).
+      call: (callId, name, argsJson) => {
+        if (state.flushScheduled || made.callsInFlight > 1) {
+          state.calls.push([callId, name, argsJson])
+          scheduleFlush(id, state)
+          return
+        }
+        send([M.call, id, [[callId, name, argsJson]], state.logs.take()])
+      },
+      log: (level, text) => {
+        if (state.logs.push(level, text)) scheduleFlush(id, state)
+      },
+      // This run alone in the process: its program's start may hold this thread, briefly (glue.ts's startInline).
+      // Never a session's: its realm outlives a start that would be cut off and made again.
+      ...(inline ? { startInline: () => active.size === 1 } : {}),
+    })
+    state.run = made
+    if (state.aborted) made.stop('aborted')
+    return made
+  }
+  let run = newRun(entry, !session)
+  let outcome: SandboxOutcome = await run.execute()
+  if (run.startAgain) {
+    // Its start ran past the slice this thread gives it (glue.ts's startInline); nothing of it left this process.
+    // Again from the beginning, on the isolate's thread, in another isolate, within what is left of the deadline.
+    void pool.release(entry, false)
+    const { deadlineMs } = request.limits
+    if (deadlineMs !== undefined)
+      request.limits = { ...request.limits, deadlineMs: Math.max(1, deadlineMs - (performance.now() - received)) }
+    try {
+      entry = await pool.acquire(request.limits.memoryMb)
+    } catch (e) {
+      active.delete(id)
+      sendUnavailable(id, e)
+      return
+    }
+    run = newRun(entry, false)
+    outcome = await run.execute()
+  }
   active.delete(id)
   // Calls issued in the run's last turn (a program that threw with calls in flight) still go out first,
   // as each did when it was its own message.
@@ -155,6 +174,16 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   send([M.done, id, outcome, state.logs.take(), performance.now() - received])
   if (session) sessions.after(session.id, entry)
   else void pool.release(entry, run.reusable)
+}
+
+function sendUnavailable(id: number, e: unknown): void {
+  const message = `could not create an isolate: ${e instanceof Error ? e.message : String(e)}`
+  const outcome: SandboxOutcome = {
+    ok: false,
+    error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE', message },
+    droppedOutputBytes: 0,
+  }
+  send([M.done, id, outcome, undefined, undefined])
 }
 
 function isValidLimits(limits: unknown): limits is RunRequest['limits'] {

@@ -12,6 +12,7 @@ import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
 import { type PooledIsolate, takeRealm } from './pooled-isolate.js'
 import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
+import { startInline, startOnIsolateThread } from './glue.js'
 import { type Armed, armRealm, type Control, type Realm, releaseRealm } from './realm.js'
 
 export const PROGRAM_FILENAME = 'program.js'
@@ -35,6 +36,11 @@ const TOO_MANY_CALLS = JSON.stringify({
 export interface RunIO {
   call(callId: number, name: string, argsJson: string): void
   log(level: string, text: string): void
+  /**
+   * Asked when the program starts: true when nothing else in this process needs its thread now (no other
+   * run in it), so the program's synchronous start may run on it (glue.ts's startInline). Unset: never.
+   */
+  startInline?(): boolean
 }
 
 type StopReason = 'timeout' | 'deadline' | 'memory' | 'aborted'
@@ -66,6 +72,8 @@ export class IsolateRun {
   #armed: Armed | undefined
   /** The program's own time (paused while a call is pending); set for the duration of execute(). */
   #clock: ProgramClock | undefined
+  /** Set when the inline start ran past its slice (glue.ts's startInline): the run is to be started again. */
+  #startAgain = false
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
     this.#entry = entry
@@ -76,6 +84,14 @@ export class IsolateRun {
   /** Calls issued and not answered yet. */
   get callsInFlight(): number {
     return this.#pending.size
+  }
+
+  /**
+   * The program's start was cut off on the child's thread (glue.ts's startInline): nothing of the run left the
+   * process, its isolate is disposed; the child runs the request again without startInline. Its outcome means nothing.
+   */
+  get startAgain(): boolean {
+    return this.#startAgain
   }
 
   /** True when the isolate can serve another run: no limit hit, nothing left running in it. */
@@ -251,17 +267,10 @@ export class IsolateRun {
       this.#control = control
       // `release`: the reference goes once the function is handed over. Kept, it held the run's whole
       // context (~0.1–0.2 MB) alive after the run, until this process's own collector got to the handle.
-      const started = control.apply(undefined, ['start', programFn.derefInto({ release: true })], {
-        result: { promise: true, copy: true },
-        // The synchronous start of the program is its own time; what it awaits is bounded by the clocks.
-        timeout: remaining(),
-      })
-      // The tick behind 'start' runs the end-of-run idle check when the program did not wait for anything.
-      try {
-        control.applyIgnored(undefined, ['tick'])
-      } catch {
-        // disposed already: 'start' rejects
-      }
+      const program = programFn.derefInto({ release: true })
+      const started = this.#io.startInline?.()
+        ? startInline(control, program, remaining, () => void (this.#startAgain = true))
+        : startOnIsolateThread(control, program, remaining)
       const text: unknown = await started
       if (this.#stopped) return this.#stoppedOutcome()
       // Parsed once (the value's JSON rides inside it: a large value was parsed twice).
@@ -269,6 +278,11 @@ export class IsolateRun {
       await this.#drainLogs(parsed)
       return fromPrelude(parsed, limits)
     } catch (e) {
+      if (this.#startAgain) {
+        // The finally disposes the isolate the cut-off start ran in.
+        this.#stopped ??= 'timeout'
+        return this.#stoppedOutcome()
+      }
       if (this.#stopped) return this.#stoppedOutcome()
       const message = errorText(e)
       // Past its first await the program runs in tasks whose results are ignored (deliver, timer, tick): when
