@@ -268,13 +268,19 @@ export class IsolateRun {
       // `release`: the reference goes once the function is handed over. Kept, it held the run's whole
       // context (~0.1–0.2 MB) alive after the run, until this process's own collector got to the handle.
       const program = programFn.derefInto({ release: true })
-      const started = this.#io.startInline?.()
+      const inline = this.#io.startInline?.() === true
+      const started = inline
         ? startInline(control, program, remaining, () => void (this.#startAgain = true))
         : startOnIsolateThread(control, program, remaining)
       const text: unknown = await started
       if (this.#stopped) return this.#stoppedOutcome()
       // Parsed once (the value's JSON rides inside it: a large value was parsed twice).
       const parsed = parseOutcome(text)
+      // A program that threw ends at once, calls it made still out. On the isolate's thread those calls reach
+      // this thread as tasks ahead of the answer; after an inline start they are queued behind it, and would
+      // be detached (finally) unsent. So the run waits for the loop to deliver them, as the other path does.
+      if (inline && parsed?.ok === false) await afterQueuedCallbacks()
+      if (this.#stopped) return this.#stoppedOutcome()
       await this.#drainLogs(parsed)
       return fromPrelude(parsed, limits)
     } catch (e) {
@@ -360,6 +366,14 @@ function parseOutcome(text: unknown): PreludeOutcome | undefined {
 }
 
 /** Map the prelude's outcome to a SandboxOutcome; a memory RangeError the program did not catch is `memory`. */
+/**
+ * Resolves once isolated-vm's callbacks queued to this thread so far have run: they arrive through the loop's
+ * poll phase, which the second of two immediates comes after (the first runs in this turn's check phase).
+ */
+function afterQueuedCallbacks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)))
+}
+
 function fromPrelude(parsed: PreludeOutcome | undefined, limits: SandboxLimits): SandboxOutcome {
   if (parsed === undefined)
     return { ok: false, error: { kind: 'runtime', message: 'the sandbox returned an unreadable outcome' }, droppedOutputBytes: 0 }
