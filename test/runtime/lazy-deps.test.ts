@@ -6,33 +6,22 @@
  * fail), as the same instance an `import 'zod'` gets. In-process: zod schemas of both zod APIs still become
  * JSON Schema and declarations — classic through the schema's own method, zod/mini through zod's core.
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { LIBRARY, RESOLVE_RECORDER, runProbe } from './fixtures/module-probe.js'
 import { z } from 'zod'
 import * as zm from 'zod/mini'
 import { renderToolsInterface } from '../../sdk/declarations.js'
 import { toJsonSchema } from '../../sdk/schema.js'
 import type { SchemaLike } from '../../vocabulary/types.js'
 
-const LIBRARY = new URL('../../dist/runtime/index.js', import.meta.url).href
 const LAZY = /[\\/]node_modules[\\/](zod|diff|ignore|@jridgewell[\\/]trace-mapping|typescript)[\\/]/
 const root = mkdtempSync(join(tmpdir(), 'codeact-lazy-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const probe = (workspace: boolean) => `
-import { register, createRequire } from 'node:module'
-import { MessageChannel } from 'node:worker_threads'
-const { port1, port2 } = new MessageChannel()
-const resolved = []
-port1.on('message', (url) => resolved.push(url))
-port1.unref()
-const hook = 'let port; export function initialize(d) { port = d.port }' +
-  ' export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }'
-register('data:text/javascript,' + encodeURIComponent(hook), { data: { port: port2 }, transferList: [port2] })
+const probe = (workspace: boolean) => `${RESOLVE_RECORDER}
 const { createRuntime } = await import(${JSON.stringify(LIBRARY)})
 const rt = await createRuntime({
   typecheck: 'off',
@@ -48,14 +37,8 @@ ${workspace ? `const ws = (await import(${JSON.stringify(LIBRARY)})).createWorks
 console.log(JSON.stringify({ ok: r.ok, observation: r.observation, sameZod, loaded: [...resolved, ...Object.keys(createRequire(import.meta.url).cache)] }))
 `
 
-async function run(workspace: boolean): Promise<{ ok: boolean; observation: string; sameZod: boolean | null; loaded: string[] }> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe(workspace)], { timeout: 60_000 })
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as {
-    ok: boolean
-    observation: string
-    sameZod: boolean | null
-    loaded: string[]
-  }
+function run(workspace: boolean): Promise<{ ok: boolean; observation: string; sameZod: boolean | null; loaded: string[] }> {
+  return runProbe(probe(workspace))
 }
 
 describe('a check-off runtime with JSON Schema tools', () => {

@@ -5,28 +5,17 @@
  * hook); with a workspace and `changes: 'atomic'` the same probe sees staging loaded and the run's write
  * staged, then applied (the test can fail either way).
  */
-import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
+import { LIBRARY, RESOLVE_RECORDER, runProbe } from './fixtures/module-probe.js'
 
-const LIBRARY = new URL('../../dist/runtime/index.js', import.meta.url).href
 const STAGING = /[\\/]dist[\\/](sandbox[\\/]workspace[\\/]staging[\\/]|runtime[\\/]changes[\\/]run-changes\.js)/
 const root = mkdtempSync(join(tmpdir(), 'codeact-lazy-staging-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-const probe = (workspace: boolean) => `
-import { register } from 'node:module'
-import { MessageChannel } from 'node:worker_threads'
-const { port1, port2 } = new MessageChannel()
-const resolved = []
-port1.on('message', (url) => resolved.push(url))
-port1.unref()
-const hook = 'let port; export function initialize(d) { port = d.port }' +
-  ' export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r }'
-register('data:text/javascript,' + encodeURIComponent(hook), { data: { port: port2 }, transferList: [port2] })
+const probe = (workspace: boolean) => `${RESOLVE_RECORDER}
 const { createRuntime } = await import(${JSON.stringify(LIBRARY)})
 const rt = await createRuntime({ typecheck: 'off', ${workspace ? `workspace: { root: ${JSON.stringify(root)} }, changes: 'atomic'` : ''} })
 const code = ${JSON.stringify(workspace ? "await tools.write_file({ path: 'note.txt', content: 'staged' })\nreturn 1" : 'return 1 + 1')}
@@ -43,9 +32,8 @@ interface Probe {
   loaded: string[]
 }
 
-async function run(workspace: boolean): Promise<Probe> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe(workspace)], { timeout: 60_000 })
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as Probe
+function run(workspace: boolean): Promise<Probe> {
+  return runProbe<Probe>(probe(workspace))
 }
 
 describe('a runtime without a workspace', () => {
