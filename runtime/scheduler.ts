@@ -31,10 +31,8 @@ interface Slot {
   prepared?: Prepared
   /** The result before post-execute hooks; set once the call has run (or was refused). */
   raw?: ToolResult
-  /** Settles the caller's promise: with the result, or (`submitJson`) with its JSON text. */
-  resolve: ((result: ToolResult) => void) | undefined
-  resolveJson: ((text: string) => void) | undefined
-  reject: ((error: unknown) => void) | undefined
+  /** Settles the caller's promise at commit: with the result, or (`submitJson`) with its JSON text. */
+  settle: (result: ToolResult) => void
 }
 
 export class CallScheduler implements Cancellation {
@@ -73,32 +71,37 @@ export class CallScheduler implements Cancellation {
 
   /** Queues one call; resolves to its committed result. Logs `tool/call` now, `tool/result` at commit. */
   submit(call: ToolCall): Promise<ToolResult> {
-    let resolve!: (result: ToolResult) => void
-    const committed = new Promise<ToolResult>((r) => (resolve = r))
-    this.#enqueue(call, resolve, undefined, undefined)
+    let settle!: (result: ToolResult) => void
+    const committed = new Promise<ToolResult>((r) => (settle = r))
+    this.#enqueue(call, settle)
     return committed
   }
 
   /**
    * The same, resolved to the committed result's JSON text (dispatch's `resultJson`), what a sandbox hands
    * the program: made at commit, not in a `then` on `submit`'s promise (a promise and a turn fewer per call).
+   * A result that cannot be made JSON rejects, as `then(resultJson)` would (the sandbox answers the call failed).
    */
   submitJson(call: ToolCall): Promise<string> {
-    let resolveJson!: (text: string) => void
-    let reject!: (error: unknown) => void
-    const committed = new Promise<string>((res, rej) => {
-      resolveJson = res
-      reject = rej
+    let settle!: (result: ToolResult) => void
+    const committed = new Promise<string>((resolve, reject) => {
+      settle = (result) => {
+        try {
+          resolve(resultJson(result))
+        } catch (e) {
+          reject(e)
+        }
+      }
     })
-    this.#enqueue(call, undefined, resolveJson, reject)
+    this.#enqueue(call, settle)
     return committed
   }
 
-  #enqueue(call: ToolCall, resolve: Slot['resolve'], resolveJson: Slot['resolveJson'], reject: Slot['reject']): void {
+  #enqueue(call: ToolCall, settle: Slot['settle']): void {
     this.#env.log.append('tool/call', call)
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
-    const slot: Slot = { index: this.#submitted++, call, exclusive, started, resolve, resolveJson, reject }
+    const slot: Slot = { index: this.#submitted++, call, exclusive, started, settle }
     if (exclusive) this.#exclusives.push(slot.index)
     this.#toStage.push(slot)
     this.#toCommit.push(slot)
@@ -267,20 +270,7 @@ export class CallScheduler implements Cancellation {
     } catch {
       // The caller's bookkeeping must not stall the calls after this one.
     }
-    if (slot.resolveJson) settleJson(slot, slot.resolveJson, result)
-    else slot.resolve!(result)
+    slot.settle(result)
     while (this.#drains.length && this.#drains[0]!.upTo <= this.#committed) this.#drains.shift()!.resolve()
   }
-}
-
-function settleJson(slot: Slot, resolveJson: (text: string) => void, result: ToolResult): void {
-  let text: string
-  try {
-    text = resultJson(result)
-  } catch (e) {
-    // As a `then(resultJson)` would: the caller's promise rejects (the sandbox answers the call as failed).
-    slot.reject!(e)
-    return
-  }
-  resolveJson(text)
 }

@@ -15,10 +15,10 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { Runtime, RuntimeOptions } from '../../runtime/create-runtime.js'
 import { verdictTiming } from '../../runtime/typecheck.js'
-import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import type { Sandbox, SandboxOutcome } from '../../sandbox/types.js'
 import type { AnyToolDefinition, RunResult } from '../../vocabulary/types.js'
+import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
 import { testRuntime } from '../support/runtime.js'
+import { watchedSandbox } from '../support/watched-sandbox.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-overlap-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -27,52 +27,6 @@ afterEach(() => {
 })
 /** A verdict held back this long is certainly after the program reached what comes before its error. */
 const LATE_MS = 400
-
-/** What the program did as the backend saw it: calls and lines sent to the host, and how each run ended there. */
-interface Seen {
-  calls: number
-  lines: number
-  runs: number
-  outcomes: SandboxOutcome[]
-  /** The longest the host took to answer one call, in ms (a call held at the gate waits for the verdict). */
-  longestCallMs: number
-}
-
-/** A real isolate sandbox, watched from the seam; `overlappable: false` says its programs have effects of their own. */
-function watchedSandbox(overlappable = true): { sandbox: Sandbox; seen: Seen } {
-  const inner = createIsolateSandbox()
-  const seen: Seen = { calls: 0, lines: 0, runs: 0, outcomes: [], longestCallMs: 0 }
-  const sandbox: Sandbox = {
-    name: inner.name,
-    effectsOnlyThroughHost: overlappable,
-    start: () => inner.start(),
-    close: () => inner.close(),
-    endSession: (id) => inner.endSession(id),
-    run: async (request, host, signal) => {
-      seen.runs++
-      const outcome = await inner.run(
-        request,
-        {
-          callTool: async (name, args) => {
-            seen.calls++
-            const t0 = performance.now()
-            const answer = await host.callTool(name, args)
-            seen.longestCallMs = Math.max(seen.longestCallMs, performance.now() - t0)
-            return answer
-          },
-          log: (entries) => {
-            seen.lines += entries.length
-            host.log(entries)
-          },
-        },
-        signal,
-      )
-      seen.outcomes.push(outcome)
-      return outcome
-    },
-  }
-  return { sandbox, seen }
-}
 
 /** Every way a call could reach the world, counted. */
 function counters() {

@@ -8,57 +8,33 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import { M } from '../../sandbox/isolate/protocol.js'
 import type { SandboxOutcome } from '../../sandbox/types.js'
 import { RecordingHost, never, request } from './fixtures/isolate-host.js'
+import { standInChild } from './fixtures/stand-in-child.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'codeact-protocol-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const built = (file: string) => pathToFileURL(resolve(import.meta.dirname, '../../dist/sandbox/isolate', file)).href
-
 /**
- * A stand-in child on the real pipe and frames (dist/sandbox/isolate/frame.js: run `npm run build` first).
- * For each run it calls `onRun(id, w)`, then, once its call is answered, `onResult(id, w)`; `w(bytes)` is
- * one write on the pipe, `frame(message)` a well-formed frame, `rawDone(id, json)` a done frame whose
- * outcome is any JSON text.
+ * A stand-in child (fixtures/stand-in-child.ts) that for each run calls `onRun(id, w)`, then, once its call is
+ * answered, `onResult(id, w)`; `rawDone(id, json)` is a done frame whose outcome is any JSON text.
  */
 function fakeChild(
   onRun: string,
   onResult = 'w(frame([M.done, id, { ok: true, valueJson: \'"answered"\', droppedOutputBytes: 0 }, undefined, 1]))',
 ): string {
-  const path = join(dir, `child-${Math.random().toString(36).slice(2)}.mjs`)
-  writeFileSync(
-    path,
-    `import { Socket } from 'node:net'
-import { decodeToChild, encodeFrame as frame } from ${JSON.stringify(built('frame.js'))}
-import { FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(built('frame-reader.js'))}
-const M = ${JSON.stringify(M)}
-const channel = new Socket({ fd: 3, readable: true, writable: true })
-const w = (bytes) => channel.write(bytes)
-const f64 = (n) => { const b = Buffer.alloc(8); b.writeDoubleLE(n); return b }
+  return standInChild(dir, {
+    helpers: `const f64 = (n) => { const b = Buffer.alloc(8); b.writeDoubleLE(n); return b }
 const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b }
 const withLength = (body) => Buffer.concat([u32(body.length), body])
 const rawDone = (id, json) => withLength(Buffer.concat([Buffer.from([M.done]), f64(id), Buffer.from([2, 0]), u32(Buffer.byteLength(json)), Buffer.from(json), Buffer.from([2]), f64(1)]))
-const call = (id) => frame([M.call, id, [[0, 'noop', '{}']], [{ level: 'log', text: 'before the call' }]])
-const reader = new FrameReader(KINDS_TO_CHILD, (body) => {
-  const decoded = decodeToChild(body)
-  if (!decoded.ok) process.exit(3)
-  const m = decoded.message
-  const id = m[1]
-  if (m[0] === M.run) { ${onRun} }
-  else if (m[0] === M.result) { ${onResult} }
-}, () => process.exit(4))
-channel.on('data', (chunk) => reader.push(chunk))
-channel.on('close', () => process.exit(0))
-w(frame([M.ready, process.pid]))
-`,
-  )
-  return path
+const call = (id) => frame([M.call, id, [[0, 'noop', '{}']], [{ level: 'log', text: 'before the call' }]])`,
+    onRun,
+    onResult,
+  })
 }
 
 async function runIn(entry: string, host = new RecordingHost()): Promise<SandboxOutcome> {

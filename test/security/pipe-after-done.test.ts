@@ -11,48 +11,26 @@
  * What breaks them: index.ts keeping a finished run in its table (#finish's delete) and dispatching `M.call`
  * for a settled one (#onMessage's `run.settled` check) — two locks; with both gone all three fail (checked).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import { M } from '../../sandbox/isolate/protocol.js'
 import { RecordingHost, never, request } from '../sandbox/fixtures/isolate-host.js'
+import { standInChild } from '../sandbox/fixtures/stand-in-child.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'codeact-afterdone-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const built = (file: string) => pathToFileURL(resolve(import.meta.dirname, '../../dist/sandbox/isolate', file)).href
-
-/** A stand-in child (the built dist/: `npm run build` first); `onRun(id, n)` runs for the n-th run (0-based). */
+/** A stand-in child (sandbox/fixtures/stand-in-child.ts); `onRun` runs with `n`, the run's count (0-based). */
 function fakeChild(onRun: string): string {
-  const path = join(dir, `child-${Math.random().toString(36).slice(2)}.mjs`)
-  writeFileSync(
-    path,
-    `import { Socket } from 'node:net'
-import { decodeToChild, encodeFrame as frame } from ${JSON.stringify(built('frame.js'))}
-import { FrameReader, KINDS_TO_CHILD } from ${JSON.stringify(built('frame-reader.js'))}
-const M = ${JSON.stringify(M)}
-const channel = new Socket({ fd: 3, readable: true, writable: true })
-const w = (bytes) => channel.write(bytes)
-const done = (id, value) => frame([M.done, id, { ok: true, valueJson: JSON.stringify(value), droppedOutputBytes: 0 }, undefined, 1])
+  return standInChild(dir, {
+    helpers: `const done = (id, value) => frame([M.done, id, { ok: true, valueJson: JSON.stringify(value), droppedOutputBytes: 0 }, undefined, 1])
 const call = (id, name, text) => frame([M.call, id, [[0, name, '{}'], [1, name, '{}']], [{ level: 'log', text }]])
 const line = (id, text) => frame([M.log, id, [{ level: 'log', text }]])
-let runs = 0
-const reader = new FrameReader(KINDS_TO_CHILD, (body) => {
-  const decoded = decodeToChild(body)
-  if (!decoded.ok) process.exit(3)
-  const m = decoded.message
-  const id = m[1]
-  if (m[0] === M.run) { const n = runs++; ${onRun} }
-}, () => process.exit(4))
-channel.on('data', (chunk) => reader.push(chunk))
-channel.on('close', () => process.exit(0))
-w(frame([M.ready, process.pid]))
-`,
-  )
-  return path
+let runs = 0`,
+    onRun: `const n = runs++; ${onRun}`,
+  })
 }
 
 async function twoRuns(onRun: string): Promise<{ hosts: RecordingHost[]; values: unknown[] }> {

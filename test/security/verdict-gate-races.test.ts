@@ -16,10 +16,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { verdictTiming } from '../../runtime/typecheck.js'
-import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import type { Sandbox, SandboxOutcome } from '../../sandbox/types.js'
 import type { AnyToolDefinition, RunResult } from '../../vocabulary/types.js'
 import { testRuntime, unmatchedCalls } from '../support/runtime.js'
+import { watchedSandbox } from '../support/watched-sandbox.js'
 
 afterEach(() => {
   verdictTiming.delayMs = undefined
@@ -27,43 +26,6 @@ afterEach(() => {
 /** Long enough that the program has reached all it does before the verdict, on a loaded machine. */
 const LATE_MS = 1500
 const TYPE_ERROR = 'const n = 1\nn.toFixedd()'
-
-interface Seen {
-  calls: number
-  lines: number
-  outcomes: SandboxOutcome[]
-}
-
-function watched(): { sandbox: Sandbox; seen: Seen } {
-  const inner = createIsolateSandbox()
-  const seen: Seen = { calls: 0, lines: 0, outcomes: [] }
-  const sandbox: Sandbox = {
-    name: inner.name,
-    effectsOnlyThroughHost: true,
-    start: () => inner.start(),
-    close: () => inner.close(),
-    endSession: (id) => inner.endSession(id),
-    run: async (request, host, signal) => {
-      const outcome = await inner.run(
-        request,
-        {
-          callTool: (name, args) => {
-            seen.calls++
-            return host.callTool(name, args)
-          },
-          log: (entries) => {
-            seen.lines += entries.length
-            host.log(entries)
-          },
-        },
-        signal,
-      )
-      seen.outcomes.push(outcome)
-      return outcome
-    },
-  }
-  return { sandbox, seen }
-}
 
 async function gatedRuntime() {
   const c = { executed: 0, hooked: 0, asked: 0 }
@@ -77,7 +39,7 @@ async function gatedRuntime() {
       return i
     },
   }
-  const { sandbox, seen } = watched()
+  const { sandbox, seen } = watchedSandbox()
   const rt = await testRuntime({
     typecheck: 'error',
     typecheckBudgetMs: 60_000,
