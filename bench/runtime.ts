@@ -7,20 +7,18 @@
  * as a whole process, fan-out with the default limits, runs/s with 8 in flight, RSS after 1,000 runs (runtime-rss.ts).
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { z } from 'zod'
 import { compiledProgram } from '../runtime/compile.js'
 import { createRuntime, type Runtime } from '../runtime/index.js'
 import { DEFAULT_LIMITS } from '../runtime/limits.js'
 import { runMarks, type RunPoint } from '../runtime/run-marks.js'
 import { createProgramPrep, setCheckOffPrepare } from '../runtime/typecheck.js'
-import { createIsolateSandbox } from '../sandbox/isolate/index.js'
-import type { Sandbox } from '../sandbox/types.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
-import { freshChild, IpcPeer, ivmInHost } from './floors.js'
+import { freshChild, ivmInHost } from './floors.js'
+import { priceComparisonRows } from './runtime-price.js'
 import { rssRow } from './runtime-rss.js'
 import { childSplit, cpuPerRun, cpuRows, type CpuPerRun } from './isolate.js'
 import { median, percentile, round, sample, time } from './measure.js'
@@ -37,46 +35,6 @@ const wait1: AnyToolDefinition = {
   description: 'Answers after 1 ms.',
   parameters: { type: 'object' },
   execute: () => new Promise((resolve) => setTimeout(() => resolve(null), 1)),
-}
-
-/** The example's four tools (examples/tools.ts) without its simulated 20 ms latency: the program's 8 calls, nothing else. */
-function priceTools(): AnyToolDefinition[] {
-  const rates: Record<string, number> = { USD: 1, EUR: 0.92, GBP: 0.79, JPY: 151.2 }
-  const shops: Record<string, { currency: string; net: number }> = {
-    'berlin-electro': { currency: 'EUR', net: 1149 },
-    'london-gadgets': { currency: 'GBP', net: 989 },
-    'tokyo-denki': { currency: 'JPY', net: 172000 },
-  }
-  return [
-    {
-      name: 'list_shops',
-      description: 'Lists the shops that can be compared.',
-      parameters: z.object({}),
-      output: z.array(z.object({ shop: z.string(), currency: z.string() })),
-      execute: () => Object.entries(shops).map(([shop, s]) => ({ shop, currency: s.currency })),
-    },
-    {
-      name: 'lookup_price',
-      description: "A shop's net price for a product.",
-      parameters: z.object({ shop: z.string(), product: z.enum(['laptop', 'phone', 'headphones']) }),
-      output: z.object({ shop: z.string(), currency: z.string(), net: z.number() }),
-      execute: ({ shop }: { shop: string }) => ({ shop, currency: shops[shop]!.currency, net: shops[shop]!.net }),
-    },
-    {
-      name: 'lookup_rates',
-      description: 'Exchange rates.',
-      parameters: z.object({ base: z.string().length(3) }),
-      output: z.record(z.string(), z.number()),
-      execute: () => rates,
-    },
-    {
-      name: 'convert_and_tax',
-      description: 'Adds VAT and converts.',
-      parameters: z.object({ amount: z.number(), currency: z.string().length(3), to: z.string().length(3), rate: z.number().positive() }),
-      output: z.object({ gross: z.number(), currency: z.string() }),
-      execute: ({ amount, rate, to }: { amount: number; rate: number; to: string }) => ({ gross: amount * 1.2 * rate, currency: to }),
-    },
-  ] as AnyToolDefinition[]
 }
 
 /** A warm run's bookkeeping in µs (median): runCode's own time between the stages and after the sandbox answered. */
@@ -345,85 +303,7 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     await rt.close()
   }
 
-  // The realistic program: 8 calls, the type check on against off, interleaved in blocks. Every run's text is
-  // new (a numbered comment), so no cache keyed by the program's text (V8's script cache in the child, any
-  // other) can answer for either side.
-  const program = readFileSync(`${repo}examples/price-compare.ts`, 'utf8')
-  let serial = 0
-  const priceText = () => `${program}\n// run ${serial++}`
-  const on = await createRuntime({ tools: priceTools(), typecheck: 'error' })
-  const off = await createRuntime({ tools: priceTools(), typecheck: 'off' })
-  // The same isolate backend said to have effects of its own: the check comes before the run, as before the overlap.
-  const isolate = createIsolateSandbox()
-  const sequential: Sandbox = {
-    name: isolate.name,
-    effectsOnlyThroughHost: false,
-    start: () => isolate.start(),
-    run: (q, h, s) => isolate.run(q, h, s),
-    close: () => isolate.close(),
-  }
-  const seq = await createRuntime({ tools: priceTools(), typecheck: 'error', sandbox: sequential })
-  try {
-    for (let i = 0; i < 20; i++) for (const rt of [on, seq, off]) await mustRun(rt, priceText())
-    const onMs: number[] = []
-    const offMs: number[] = []
-    const seqMs: number[] = []
-    for (let block = 0; block < 12; block++) {
-      const order = [
-        [on, seq, off],
-        [off, seq, on],
-        [seq, on, off],
-        [off, on, seq],
-      ][block % 4]!
-      for (const rt of order) {
-        const samples = rt === on ? onMs : rt === seq ? seqMs : offMs
-        for (let i = 0; i < 10; i++) samples.push(await time(() => mustRun(rt, priceText())))
-      }
-    }
-    rows.push({ name: 'price comparison (8 calls), type check off', ...stats(offMs), note: 'a new program text each run' })
-    rows.push({
-      name: 'price comparison (8 calls), type check on',
-      ...stats(onMs),
-      baseline: 'price comparison (8 calls), type check off',
-      goal: '≤ 1.4×',
-      note: `interleaved in blocks of 10; p50 difference ${round(median(onMs) - median(offMs), 2)} ms = what the check adds to a run`,
-    })
-    rows.push({
-      name: '… type check on, not overlapped (checked before the run starts)',
-      ...stats(seqMs),
-      baseline: 'price comparison (8 calls), type check off',
-      note: `interleaved with the two above; the overlap saves ${round(median(seqMs) - median(onMs), 2)} ms at p50 (its first statement is a call: only the start-up to it overlaps)`,
-    })
-    // What an agent harness sees: the same program after the process sat idle for a second (a model thinking
-    // between runs). Its floor is a bare IPC round trip after the same idle second, beside one back to back:
-    // this VM is slow to wake an idle core, and a run pays that at each of its hops.
-    const peer = new IpcPeer()
-    try {
-      const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
-      const spaced: number[] = []
-      const ipcSpaced: number[] = []
-      for (let i = 0; i < 8; i++) {
-        await pause(1000)
-        spaced.push(await time(() => mustRun(off, priceText())))
-        await pause(1000)
-        ipcSpaced.push(await peer.roundTrips(1))
-      }
-      const ipcBusy: number[] = []
-      for (let i = 0; i < 50; i++) ipcBusy.push(await peer.roundTrips(1))
-      rows.push({
-        name: 'price comparison (8 calls), type check off, after 1 s idle (a model thinking between runs)',
-        ...stats(spaced),
-        baseline: 'price comparison (8 calls), type check off',
-        note: `8 runs; a bare IPC round trip after the same idle second ${round(median(ipcSpaced) * 1000, 0)} µs, back to back ${round(median(ipcBusy) * 1000, 0)} µs`,
-      })
-    } finally {
-      peer.close()
-    }
-  } finally {
-    await on.close()
-    await off.close()
-    await seq.close()
-  }
+  rows.push(...(await priceComparisonRows(repo, mustRun)))
 
   // Whole processes: `codeact run` of a trivial program against node spawning one child.
   const probe =
