@@ -21,7 +21,7 @@ import { createIsolateSandbox } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 import { freshChild, IpcPeer, ivmInHost } from './floors.js'
-import { rssRow } from './runtime-rss.js'
+import { rssRows } from './runtime-rss.js'
 import { childSplit, cpuPerRun, cpuRows, type CpuPerRun } from './isolate.js'
 import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
@@ -459,6 +459,6 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     baseline: '`codeact run` of a trivial program, whole process, check on, no code cache',
   })
 
-  rows.push(await rssRow(repo))
+  rows.push(...(await rssRows(repo)))
   return rows
 }

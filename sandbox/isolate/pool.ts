@@ -10,9 +10,11 @@
  * An isolate that comes back with more than COLLECT_ABOVE_BYTES of heap (past runs' contexts, as garbage)
  * first has its garbage collected and its pages handed back (collect.ts), then its next realm prepared
  * (pooled-isolate.ts).
+ *
+ * When nothing has run for a while (quiet.ts) the pool keeps only the warm count, compacted (trimQuiet).
  */
 import type ivm from 'isolated-vm'
-import { collectionFor, createPooled, type PooledIsolate, prepareAhead } from './pooled-isolate.js'
+import { collectionFor, compactIdle, createPooled, type PooledIsolate, prepareAhead } from './pooled-isolate.js'
 import type { ChildConfig } from './protocol.js'
 
 const MB = 1024 * 1024
@@ -196,6 +198,23 @@ export class IsolatePool {
         this.#filling.delete(memoryMb)
       }
     })
+  }
+
+  /**
+   * Nothing has run for a while (quiet.ts): keep `warmIsolates` idle isolates per memory limit, the ones
+   * returned last, and compact their heaps (compactIdle); the rest are disposed. The one over the warm count
+   * is made again by the next run's fill, while that run goes on the kept one. Declines (false) while any
+   * isolate is out, on its way back or being made: the caller tries again later.
+   */
+  trimQuiet(): Promise<void>[] | false {
+    for (const out of this.#busy.values()) if (out > 0) return false
+    if (this.#returning.size > 0 || this.#filling.size > 0) return false
+    const done: Promise<void>[] = []
+    for (const list of this.#idle.values()) {
+      list.splice(this.#config.warmIsolates).forEach(dispose)
+      for (const entry of list) done.push(compactIdle(entry))
+    }
+    return done
   }
 
   disposeAll(): void {
