@@ -56,6 +56,25 @@ describe('isolate pool: the quiet trim', () => {
     }
   })
 
+  it('the run that takes the kept isolate has no isolate made beside it while it runs', async () => {
+    const pool = await afterBurst()
+    try {
+      await Promise.all(await trimmed(pool))
+      const first = await pool.acquire(MB)
+      // Time enough for a fill to have made one (a few ms): none was, so the next run out makes its own.
+      await sleep(150)
+      const second = await pool.acquire(MB)
+      if (second.preparing) await second.preparing
+      expect(first.runs).toBeGreaterThan(0)
+      expect(second.runs).toBe(0)
+      expect(second.ready).toBeUndefined()
+      await pool.release(second, true)
+      await pool.release(first, true)
+    } finally {
+      pool.disposeAll()
+    }
+  })
+
   it('declines while a run is out or its isolate is on its way back', async () => {
     const pool = await afterBurst()
     try {
