@@ -9,7 +9,8 @@
  *
  * No V8 flag is set (the library sets none in a user's process). The one public way to ask V8 for a full
  * collection without `--expose-gc` is `vm.measureMemory` with eager execution (Node 20–22 mark it
- * experimental: its warning, emitted once and synchronously, is held back — it is not the user's API call).
+ * experimental: its warning, emitted once and synchronously, is held back — it is not the user's API call;
+ * where `process.emitWarning` cannot be replaced, nothing is asked for).
  * Its timer is unreferenced: it never keeps the host's event loop alive.
  */
 import { measureMemory } from 'node:vm'
@@ -31,7 +32,12 @@ export function noteHostActivity(): void {
 
 function collectOnce(): void {
   const emitWarning = process.emitWarning
-  process.emitWarning = () => {}
+  try {
+    process.emitWarning = () => {}
+  } catch {
+    // A process whose emitWarning cannot be replaced would see a warning it never asked for: no collection.
+    return
+  }
   try {
     measureMemory({ mode: 'summary', execution: 'eager' }).catch(() => {})
   } catch {

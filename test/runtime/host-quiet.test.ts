@@ -58,6 +58,21 @@ describe('runtime: the host collects once when quiet', () => {
     }
   }, 30_000)
 
+  it('a process whose emitWarning cannot be replaced: no crash and no warning when the quiet comes', async () => {
+    const seen = await runProbe<{ warnings: string[]; ok: boolean }>(`
+      import { createRuntime } from ${JSON.stringify(LIBRARY)}
+      Object.defineProperty(process, 'emitWarning', { value: process.emitWarning, writable: false, configurable: false })
+      const warnings = []
+      process.on('warning', (w) => warnings.push(w.name + ': ' + w.message))
+      const rt = await createRuntime({ typecheck: 'off' })
+      const r = await rt.runCode('return 1')
+      await new Promise((resolve) => setTimeout(resolve, ${QUIET_MS + 1000}))
+      const again = await rt.runCode('return 2')
+      await rt.close()
+      console.log(JSON.stringify({ warnings, ok: r.ok && again.ok }))`)
+    expect(seen).toEqual({ warnings: [], ok: true })
+  }, 30_000)
+
   it('its timer never keeps the event loop alive: a fresh process after a run and close holds no timer', async () => {
     // A fresh process: nothing else in it arms timers (this one has vitest's).
     const left = await runProbe<string[]>(`
