@@ -32,7 +32,8 @@ export class Quiet {
     if (this.#timer) return void this.#timer.refresh()
     this.#timer = setTimeout(() => {
       this.#timer = undefined
-      void this.#quiet()
+      // Only memory is at stake: a trim that failed must not end the process (and every run in it).
+      this.#quiet().catch(() => {})
     }, this.#ms)
     this.#timer.unref()
   }
