@@ -19,7 +19,7 @@ import { createProgramPrep, setCheckOffPrepare } from '../runtime/typecheck.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 import { freshChild, ivmInHost } from './floors.js'
 import { priceComparisonRows } from './runtime-price.js'
-import { rssRow } from './runtime-rss.js'
+import { rssRows } from './runtime-rss.js'
 import { childSplit, cpuPerRun, cpuRows, type CpuPerRun } from './isolate.js'
 import { median, percentile, round, sample, time } from './measure.js'
 import type { BenchRow } from './types.js'
@@ -339,6 +339,6 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     baseline: '`codeact run` of a trivial program, whole process, check on, no code cache',
   })
 
-  rows.push(await rssRow(repo))
+  rows.push(...(await rssRows(repo)))
   return rows
 }

@@ -28,6 +28,7 @@ import type { FinishedChanges, ReviewChange, RunChanges, startRunChanges, Worksp
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
 import { VerdictGate } from './verdict-gate.js'
+import { noteHostActivity } from './host-quiet.js'
 import { describeFailure, explainCompileError, judge, withJoinedLinesHint } from './run-errors.js'
 import type { Session } from './session.js'
 import type { SessionRun } from './session-run.js'
@@ -97,6 +98,7 @@ export interface RunCodeOptions {
 /** `session`: a session run (runtime/sessions.ts resolves `options.session` to it). */
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}, session?: SessionRun): Promise<RunResult> {
   runMarks.at?.('start')
+  noteHostActivity()
   const { env } = deps
   // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
   const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
@@ -414,5 +416,6 @@ function finishRun(
     events,
   })
   runMarks.at?.('end')
+  noteHostActivity()
   return result
 }

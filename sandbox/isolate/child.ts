@@ -17,6 +17,7 @@ import { lockdownFlagsMissing } from './lockdown.js'
 import { LogBatch } from './log-batch.js'
 import { IsolatePool } from './pool.js'
 import type { PooledIsolate } from './pooled-isolate.js'
+import { Quiet } from './quiet.js'
 import { SessionRealms } from './session-realms.js'
 import { type CallRequest, DEFAULT_CHILD_CONFIG, type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 
@@ -40,6 +41,11 @@ const config: ChildConfig = { ...DEFAULT_CHILD_CONFIG, ...(JSON.parse(process.ar
 const pool = new IsolatePool(config)
 const sessions = new SessionRealms()
 const active = new Map<number, Active>()
+const quiet = new Quiet(
+  config.quietMs,
+  () => pool.trimQuiet(),
+  () => active.size > 0,
+)
 
 const channel = new Socket({ fd: 3, readable: true, writable: true })
 
@@ -174,6 +180,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   send([M.done, id, outcome, state.logs.take(), performance.now() - received])
   if (session) sessions.after(session.id, entry)
   else void pool.release(entry, run.reusable)
+  quiet.touch()
 }
 
 function sendUnavailable(id: number, e: unknown): void {
@@ -200,6 +207,7 @@ function onMessage(message: ToChild): void {
   switch (message[0]) {
     case M.run: {
       runsAsked++
+      quiet.touch()
       const [, id, js, toolNames, limits, session, entropy] = message
       if (!isValidLimits(limits)) {
         const error = { kind: 'runtime' as const, message: 'the sandbox was given invalid limits' }
@@ -273,6 +281,7 @@ async function warmUp(): Promise<void> {
     const entry = await pool.acquire(config.warmMemoryMb)
     await new IsolateRun(entry, { ...WARM_UP }, { call: () => {}, log: () => {} }).execute()
     await pool.release(entry, true)
+    quiet.touch()
   } catch {
     // Only a warm-up: the first run pays for what it skipped.
   }

@@ -55,7 +55,7 @@ export function collectorFor(isolate: ivm.Isolate): Collect | undefined {
 let inFlight = 0
 
 /** Run `work` with full collections compacting (process-wide: counted, so overlapping ones keep it on). */
-async function compacting<T>(work: () => Promise<T>): Promise<T> {
+export async function compacting<T>(work: () => Promise<T>): Promise<T> {
   if (inFlight++ === 0) v8.setFlagsFromString('--compact-on-every-full-gc')
   try {
     return await work()

@@ -21,6 +21,12 @@ export interface IsolateSandboxOptions {
   warmMemoryMb?: number
   /** Retire an isolate after this many runs (default 100). */
   maxRunsPerIsolate?: number
+  /**
+   * After this long without a run (ms, default 5000; 0: never), the child keeps only `warmIsolates` warm
+   * isolates and compacts their heaps and its own (a footprint at rest ~5 MB smaller); the next run still
+   * finds a warm isolate with its realm ready.
+   */
+  quietMs?: number
   /** How long past a run's deadline (or an abort) the child may stay silent before it is killed (default 2000 ms). */
   killGraceMs?: number
   /** The built child entry (`child.js`); by default found next to this file or under `<repo>/dist`. */
@@ -101,6 +107,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
       ...(options.warmIsolates !== undefined && { warmIsolates: options.warmIsolates }),
       ...(options.warmMemoryMb !== undefined && { warmMemoryMb: options.warmMemoryMb }),
       ...(options.maxRunsPerIsolate !== undefined && { maxRunsPerIsolate: options.maxRunsPerIsolate }),
+      ...(options.quietMs !== undefined && { quietMs: options.quietMs }),
     }
     this.#graceMs = options.killGraceMs ?? 2000
     this.#isolation = options.isolation ?? 'caller'

@@ -137,6 +137,22 @@ export function prepareAhead(entry: PooledIsolate, config: string | undefined, c
   )
 }
 
+/**
+ * A compacting collection of an idle isolate, on its own thread (the pool's quiet trim). Its realm prepared
+ * ahead stays (the next run takes it); a run that takes the isolate meanwhile waits for the collection as it
+ * waits for a preparation (`preparing`). One already being prepared is left alone.
+ */
+export function compactIdle(entry: PooledIsolate): Promise<void> {
+  if (entry.preparing || entry.isolate.isDisposed) return Promise.resolve()
+  if (entry.collect === undefined) entry.collect = collectorFor(entry.isolate) ?? null
+  if (!entry.collect) return Promise.resolve()
+  const done = entry.collect(true).then(() => {
+    entry.preparing = undefined
+  })
+  entry.preparing = done
+  return done
+}
+
 function releaseQuietly(context: ivm.Context): void {
   try {
     context.release()

@@ -26,6 +26,8 @@ export interface ChildConfig {
   maxRunsPerIsolate: number
   /** An isolate whose heap is larger than this fraction of its limit after a run is retired. */
   maxHeapFraction: number
+  /** After this long without a run (ms), the pool lets its extra warm isolates go and compacts the rest (quiet.ts); 0: never. */
+  quietMs: number
 }
 
 /**
@@ -68,6 +70,7 @@ export const DEFAULT_CHILD_CONFIG: ChildConfig = {
   warmMemoryMb: 128,
   maxRunsPerIsolate: 100,
   maxHeapFraction: 0.5,
+  quietMs: 5000,
 }
 
 /** The outcome of a run stopped by a limit or an abort; both sides of the process boundary answer with it. */
