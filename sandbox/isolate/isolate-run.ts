@@ -102,10 +102,8 @@ export class IsolateRun {
   }
 
   /**
-   * Reusable, and idle for certain: all of the program ran inside the inline start's synchronous calls (which
-   * return only once its microtasks are drained, glue.ts's startInline), and its isolate's thread was never
-   * given a task (no answer, no timer). Nothing of it can still be running there, so the pool need not ask the
-   * isolate's thread for proof (pool.ts's release).
+   * Reusable, and all of the program ran in the inline start's synchronous calls (which return with its microtasks
+   * drained), its isolate's thread never given a task: nothing of it can still run there (pool.ts's release).
    */
   get idleForCertain(): boolean {
     return this.#onlyInline && this.reusable
