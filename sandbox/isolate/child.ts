@@ -179,7 +179,7 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
   outcome.droppedOutputBytes += state.logs.droppedBytes
   send([M.done, id, outcome, state.logs.take(), performance.now() - received])
   if (session) sessions.after(session.id, entry)
-  else void pool.release(entry, run.reusable)
+  else void pool.release(entry, run.reusable, run.idleForCertain)
   quiet.touch()
 }
 

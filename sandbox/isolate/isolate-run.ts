@@ -74,6 +74,8 @@ export class IsolateRun {
   #clock: ProgramClock | undefined
   /** Set when the inline start ran past its slice (glue.ts's startInline): the run is to be started again. */
   #startAgain = false
+  /** Started on the child's thread (startInline), and the isolate's own thread given no task since (#task). */
+  #onlyInline = false
 
   constructor(entry: PooledIsolate, request: RunRequest, io: RunIO) {
     this.#entry = entry
@@ -97,6 +99,14 @@ export class IsolateRun {
   /** True when the isolate can serve another run: no limit hit, nothing left running in it. */
   get reusable(): boolean {
     return this.#finished && this.#stopped === undefined && this.#pending.size === 0 && !this.#entry.isolate.isDisposed
+  }
+
+  /**
+   * Reusable, and all of the program ran in the inline start's synchronous calls (which return with its microtasks
+   * drained), its isolate's thread never given a task: nothing of it can still run there (pool.ts's release).
+   */
+  get idleForCertain(): boolean {
+    return this.#onlyInline && this.reusable
   }
 
   /** Stop the run now: the isolate is disposed, so the program cannot run one more instruction. */
@@ -149,6 +159,7 @@ export class IsolateRun {
   }
 
   #task(give: () => void): void {
+    this.#onlyInline = false
     try {
       give()
     } catch {
@@ -269,6 +280,7 @@ export class IsolateRun {
       // context (~0.1–0.2 MB) alive after the run, until this process's own collector got to the handle.
       const program = programFn.derefInto({ release: true })
       const inline = this.#io.startInline?.() === true
+      this.#onlyInline = inline
       const started = inline
         ? startInline(control, program, remaining, () => void (this.#startAgain = true))
         : startOnIsolateThread(control, program, remaining)

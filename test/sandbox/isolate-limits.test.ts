@@ -157,6 +157,14 @@ describe('isolate sandbox: nothing a program leaves behind outlives its run', ()
     ],
     ['a getter read while the value is copied out', 'return { get x() { const f = () => Promise.resolve().then(f); f(); return 1 } }'],
     ['an endless async loop started by toJSON', 'return { toJSON() { (async () => { for (;;) await null })(); return 1 } }'],
+    // The same after the isolate's own thread was given work (a tool's answer, a timer): the start ran on the
+    // child's thread, the end did not, so the pool must still ask the isolate's thread whether it is idle
+    // (isolate-run.ts's idleForCertain). Taken for idle, its next context would wait on the loop's lock.
+    ['the loop after a tool call', 'await tools.echo({}); return { toJSON() { (async () => { for (;;) await null })(); return 1 } }'],
+    [
+      'the loop after a timer',
+      'await new Promise((r) => setTimeout(r, 5)); return { toJSON() { (async () => { for (;;) await null })(); return 1 } }',
+    ],
   ])(
     '%s: the run answers, and its isolate is stopped instead of spinning a core',
     async (_, body) => {
