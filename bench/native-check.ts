@@ -4,32 +4,36 @@
  * The runtime checks with TypeScript 6 in a thread, whose cost falls over the first thousands of checks as V8
  * compiles the checker; a native checker has no such warm-up, so it shows what a check costs when the
  * checker's own speed is taken out of the question. Same files (sandbox globals, the SDK, the program in the
- * very wrapper the runtime checks), same options as sdk/ts-host.ts's DEFAULT_OPTIONS.
+ * very wrapper the runtime checks), the options of sdk/ts-host.ts's DEFAULT_OPTIONS.
  */
 import { API, type Snapshot } from 'typescript-native/unstable/sync'
 import { wrapProgram } from '../sdk/program-text.js'
+import { DEFAULT_OPTIONS, ts } from '../sdk/ts-host.js'
 import { SANDBOX_GLOBALS } from '../sdk/typecheck-hints.js'
 
 const ROOT = '/codeact'
 const CONFIG = `${ROOT}/tsconfig.json`
 const PROGRAM = `${ROOT}/program.ts`
 
-/** DEFAULT_OPTIONS of sdk/ts-host.ts, as a tsconfig. */
-const COMPILER_OPTIONS = {
-  target: 'es2023',
-  module: 'esnext',
-  moduleResolution: 'bundler',
-  moduleDetection: 'force',
-  lib: ['es2023'],
-  types: [],
-  strict: true,
-  noImplicitAny: true,
-  useUnknownInCatchVariables: false,
-  allowUnreachableCode: true,
-  allowUnusedLabels: true,
-  skipLibCheck: true,
-  noEmit: true,
-  noResolve: true,
+/**
+ * DEFAULT_OPTIONS of sdk/ts-host.ts (what the runtime checks with), written as a tsconfig's compilerOptions:
+ * enums by their names, lib files by their short names, so the two checkers cannot drift apart.
+ */
+function tsconfigOptions(): Record<string, unknown> {
+  const enums: Record<string, Record<number, string>> = {
+    target: ts.ScriptTarget,
+    module: ts.ModuleKind,
+    moduleResolution: ts.ModuleResolutionKind,
+    moduleDetection: ts.ModuleDetectionKind,
+  }
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(DEFAULT_OPTIONS)) {
+    const names = enums[key]
+    if (names !== undefined && typeof value === 'number') out[key] = names[value]?.toLowerCase()
+    else if (key === 'lib' && Array.isArray(value)) out[key] = value.map((f) => String(f).replace(/^lib\.|\.d\.ts$/g, ''))
+    else out[key] = value
+  }
+  return out
 }
 
 export interface NativeChecker {
@@ -41,7 +45,7 @@ export interface NativeChecker {
 /** A native checker over these SDK declarations; its lib files come from the package, everything else from memory. */
 export function nativeChecker(declarations: string): NativeChecker {
   const files = new Map<string, string>([
-    [CONFIG, JSON.stringify({ compilerOptions: COMPILER_OPTIONS, files: ['sandbox-globals.d.ts', 'sdk.d.ts', 'program.ts'] })],
+    [CONFIG, JSON.stringify({ compilerOptions: tsconfigOptions(), files: ['sandbox-globals.d.ts', 'sdk.d.ts', 'program.ts'] })],
     [`${ROOT}/sandbox-globals.d.ts`, SANDBOX_GLOBALS],
     [`${ROOT}/sdk.d.ts`, declarations],
     [PROGRAM, ''],
