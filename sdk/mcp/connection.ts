@@ -63,8 +63,9 @@ export class McpConnection {
       await client.connect(transport, { timeout: startTimeout })
       conn.#tools = await conn.#listAll(startTimeout)
     } catch (e) {
-      await client.close().catch(() => {})
-      return conn.#failure(e)
+      const failure = conn.#failure(e)
+      await endFailedStart(client, transport)
+      return failure
     }
     client.onclose = () => {
       if (!conn.#closing) conn.#dead = `it exited or closed the connection${conn.#stderrNote()}`
@@ -118,7 +119,7 @@ export class McpConnection {
       return new StreamableHTTPClientTransport(new URL(c.url), c.headers ? { requestInit: { headers: c.headers } } : undefined)
     }
     const env = c.inheritEnv ? { ...definedEnv(), ...c.env } : c.env
-    const t = new StdioClientTransport({
+    const t = new StartedStdio({
       command: c.command,
       args: c.args ?? [],
       ...(env ? { env } : {}),
@@ -187,4 +188,47 @@ function definedEnv(): Record<string, string> {
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e)
+}
+
+/** A stdio transport that remembers its server's pid: the SDK forgets it when its close begins. */
+class StartedStdio extends StdioClientTransport {
+  startedPid: number | null = null
+  override async start(): Promise<void> {
+    await super.start()
+    this.startedPid = this.pid
+  }
+}
+
+/** How long a server that failed to start has after SIGTERM before SIGKILL. */
+const FAILED_START_GRACE_MS = 500
+
+/**
+ * Ends a server that did not start (no answer to `initialize` in time, a failed `tools/list`) before `open`
+ * answers. The SDK's own close gives a stdio server 2 s after closing its stdin before a SIGTERM, and after a
+ * failed `connect` the SDK runs that close without awaiting it: a host that finished within those 2 s (a
+ * `codeact run`, a test) left a server that ignores its stdin running for ever. It never served anything, so
+ * it gets a SIGTERM now and a SIGKILL if it is still there after FAILED_START_GRACE_MS; `open` answers once
+ * it is gone (or a second grace has passed).
+ */
+async function endFailedStart(client: Client, transport: Transport): Promise<void> {
+  const pid = transport instanceof StartedStdio ? transport.startedPid : null
+  await client.close().catch(() => {})
+  if (pid === null) return
+  for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
+    if (!signal(pid, sig)) return
+    for (const until = Date.now() + FAILED_START_GRACE_MS; Date.now() < until; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      if (!signal(pid, 0)) return
+    }
+  }
+}
+
+/** process.kill that answers whether the process was there (0: only asks). */
+function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, sig)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -2,6 +2,9 @@
  * MCP import edge cases against a small stdio server (fixtures/test-server.mjs): name collisions, result
  * mapping, remote errors, a server that dies mid-run, a call that times out, and tools/list_changed.
  */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
 import { attachMcp } from '../../mcp/attach.js'
@@ -16,6 +19,16 @@ afterEach(async () => {
   await rt?.close()
   rt = mcp = undefined
 })
+
+/** Whether a process is there (signal 0 only asks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
 
 async function start(extra: { timeoutMs?: number } = {}): Promise<{ rt: Runtime; mcp: McpImport }> {
   rt = await createRuntime({ typecheck: 'off' })
@@ -123,6 +136,25 @@ describe('import: a server that dies, stalls or changes', () => {
     expect(third.value).toBe('ENOSYS')
     expect((await rt.runCode(`return await tools.test_server__get_user({ id: 3 })`)).value).toBe('user 3')
   })
+
+  // A hung server that ignores its stdin (and, the second time, SIGTERM too) is gone when attachMcp answers: the
+  // SDK's own close, unawaited after a failed connect, waited 2 s before its SIGTERM, so a host that finished
+  // sooner (a `codeact run`, this test) left it running for ever.
+  for (const [what, trap] of [
+    ['ignores its stdin', ''],
+    ['also ignores SIGTERM', "process.on('SIGTERM', () => {});"],
+  ] as const) {
+    it(`ends a server that never answers initialize and ${what}, before attachMcp answers`, async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'codeact-mute-')), 'pid')
+      const script = `${trap} require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
+      rt = await createRuntime({ typecheck: 'off' })
+      mcp = await attachMcp(rt, { mute: { command: process.execPath, args: ['-e', script], startTimeoutMs: 500 } })
+      expect(mcp.failures.map((f) => f.server)).toEqual(['mute'])
+      const pid = Number(readFileSync(pidFile, 'utf8'))
+      expect(pid).toBeGreaterThan(0)
+      expect(alive(pid), `server ${pid} still running after attachMcp answered`).toBe(false)
+    })
+  }
 
   it('fails a server that starts but never answers initialize, naming it, within its start timeout', async () => {
     rt = await createRuntime({ typecheck: 'off' })
