@@ -10,6 +10,7 @@ import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
 import { attachMcp } from '../../mcp/attach.js'
 import type { McpImport } from '../../sdk/mcp/import.js'
 import { suffixOf } from '../../sdk/mcp/naming.js'
+import { alive } from '../faults/processes.js'
 import { TEST_SERVER, nodeServer } from './helpers.js'
 
 let rt: Runtime | undefined
@@ -19,16 +20,6 @@ afterEach(async () => {
   await rt?.close()
   rt = mcp = undefined
 })
-
-/** Whether a process is there (signal 0 only asks). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function start(extra: { timeoutMs?: number } = {}): Promise<{ rt: Runtime; mcp: McpImport }> {
   rt = await createRuntime({ typecheck: 'off' })

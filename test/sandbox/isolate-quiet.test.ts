@@ -11,7 +11,7 @@ import { IsolatePool } from '../../sandbox/isolate/pool.js'
 import { takeRealm } from '../../sandbox/isolate/pooled-isolate.js'
 import { DEFAULT_CHILD_CONFIG } from '../../sandbox/isolate/protocol.js'
 import { releaseRealm } from '../../sandbox/isolate/realm.js'
-import { never, RecordingHost, request } from './fixtures/isolate-host.js'
+import { isAlive as alive, never, RecordingHost, request } from './fixtures/isolate-host.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const MB = 64
@@ -169,12 +169,3 @@ describe('isolate sandbox: closing after a trim', () => {
     }
   })
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
