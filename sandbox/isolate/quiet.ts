@@ -28,7 +28,8 @@ export class Quiet {
 
   /** A run started or ended: the quiet period starts over. */
   touch(): void {
-    if (this.#ms <= 0) return
+    // 0 or less: never. Past a Node timer's range (or NaN) a timer fires at once: never too, not every run.
+    if (!(this.#ms > 0 && this.#ms <= 2 ** 31 - 1)) return
     if (this.#timer) return void this.#timer.refresh()
     this.#timer = setTimeout(() => {
       this.#timer = undefined
