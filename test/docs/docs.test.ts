@@ -5,13 +5,12 @@
  * package's build.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { allBlocks, docFiles, named, read, root } from './markdown.js'
+import { allBlocks, docFiles, named, offlineEnv, read, root, scratchProject } from './markdown.js'
 
-const MARKERS = /^(snippet: \S+|program: \S+|config: \S+|excerpt|run)$/
+const MARKERS = /^(snippet: \S+|program: \S+|config: \S+|output: \S+|excerpt|run)$/
 
 describe('README.md', () => {
   it('is at most 300 lines', () => {
@@ -67,23 +66,20 @@ describe('code blocks', () => {
       .filter((b) => b.marker && !MARKERS.test(b.marker))
       .map((b) => `${b.file}:${b.line} <!-- ${b.marker} -->`)
     expect(unknown).toEqual([])
-    for (const kind of ['snippet', 'program', 'config']) expect(() => named(kind)).not.toThrow()
+    for (const kind of ['snippet', 'program', 'config', 'output']) expect(() => named(kind)).not.toThrow()
   })
 
-  it('the shell blocks marked run pass as written, line by line, with the package installed', () => {
+  it('the shell blocks marked run pass as written, each in a fresh project with the package installed', () => {
     const runs = allBlocks().filter((b) => b.marker === 'run')
     expect(runs.length).toBeGreaterThan(0)
-    const project = scratchProject()
     for (const block of runs) {
-      for (const line of block.text.split('\n').filter((l) => l.trim() && !l.startsWith('#'))) {
-        const r = spawnSync('bash', ['-c', line], {
-          cwd: project,
-          encoding: 'utf8',
-          env: { ...process.env, npm_config_offline: 'true', NO_COLOR: '1' },
-          timeout: 120_000,
-        })
-        expect(r.status, `${block.file}:${block.line}: ${line}\n${r.stdout}\n${r.stderr}`).toBe(0)
-      }
+      const r = spawnSync('bash', ['-euo', 'pipefail', '-c', block.text], {
+        cwd: scratchProject(),
+        encoding: 'utf8',
+        env: offlineEnv,
+        timeout: 120_000,
+      })
+      expect(r.status, `${block.file}:${block.line}\n${r.stdout}\n${r.stderr}`).toBe(0)
     }
   }, 300_000)
 })
@@ -104,14 +100,4 @@ function anchors(file: string): Set<string> {
     out.add(n ? `${base}-${n}` : base)
   }
   return out
-}
-
-/** A project as `npm install codeact` leaves it, without the network: the package and its bin linked in. */
-function scratchProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'codeact-docs-'))
-  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true })
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
-  symlinkSync(root, join(dir, 'node_modules', 'codeact'))
-  symlinkSync(join('..', 'codeact', 'bin', 'codeact.mjs'), join(dir, 'node_modules', '.bin', 'codeact'))
-  return dir
 }

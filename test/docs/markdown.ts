@@ -3,7 +3,8 @@
  * block with the marker line above it (`<!-- snippet: NAME -->`, `<!-- program: NAME -->`, `<!-- excerpt -->`,
  * `<!-- run -->` …). The snippet tests extract from here, so a snippet moved between pages stays tested.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 export const root = join(import.meta.dirname, '..', '..')
@@ -78,3 +79,23 @@ export function extractSnippets(): Map<string, string> {
   }
   return files
 }
+
+/**
+ * A project as `npm install codeact` leaves it, without the network: the package and its bin linked in, and
+ * each `<!-- program: NAME -->` block whose first line is `// FILE.ts` saved as FILE.ts, as its page says.
+ */
+export function scratchProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'codeact-docs-'))
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true })
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }))
+  symlinkSync(root, join(dir, 'node_modules', 'codeact'))
+  symlinkSync(join('..', 'codeact', 'bin', 'codeact.mjs'), join(dir, 'node_modules', '.bin', 'codeact'))
+  for (const block of named('program').values()) {
+    const file = /^\/\/ ([\w.-]+\.ts)\b/.exec(block.text)?.[1]
+    if (file) writeFileSync(join(dir, file), block.text)
+  }
+  return dir
+}
+
+/** `npx` as a user runs it in that project, kept off the network: a missing package fails instead of downloading. */
+export const offlineEnv = { ...process.env, npm_config_offline: 'true', NO_COLOR: '1' }
