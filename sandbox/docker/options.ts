@@ -27,7 +27,11 @@ export interface DockerSandboxOptions {
   memoryMb?: number
   /** CPUs (NanoCpus). Default 1. */
   cpus?: number
-  /** Processes and threads in one container. Default 128 (Node itself uses about 12). */
+  /**
+   * Processes and threads in one container (the runner's own included; Node uses about 12). Default 128.
+   * A fork past it fails with EAGAIN. Under gVisor it is the sandbox kernel's RLIMIT_NPROC, and the host
+   * cgroup allows 40 host threads a task plus 256 for gVisor's own kernel (spec.ts).
+   */
   pidsLimit?: number
   /** Size of the noexec tmpfs at /tmp, MiB. Default 64. */
   tmpSizeMb?: number
