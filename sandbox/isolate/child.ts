@@ -159,9 +159,8 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     // Its start ran past the slice this thread gives it (glue.ts's startInline); nothing of it left this process.
     // Again from the beginning, on the isolate's thread, in another isolate, within what is left of the deadline.
     void pool.release(entry, false)
-    const { deadlineMs } = request.limits
-    if (deadlineMs !== undefined)
-      request.limits = { ...request.limits, deadlineMs: Math.max(1, deadlineMs - (performance.now() - received)) }
+    // The limits stay as asked (the outcome's message names them); what the first start used is spent.
+    request.spentMs = performance.now() - received
     try {
       entry = await pool.acquire(request.limits.memoryMb)
     } catch (e) {
