@@ -13,8 +13,8 @@ import type { Runtime } from '../runtime/create-runtime.js'
 import { SESSION_USAGE } from './limit-flags.js'
 
 /** `codeact mcp`'s usage lines (here, not in mcp.ts, so main.ts can show them without an import cycle at load). */
-export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-origin URL]... [--max-sessions N]
-                          [--session-idle MS] [--max-body BYTES]]
+export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN | --no-token] [--allow-origin URL]... [--max-sessions N]
+                          [--session-idle MS] [--max-body BYTES] [--max-bodies-in-flight BYTES]]
               [--expose-tools] [--discovery auto|always|never] [--stateless]
               ${SESSION_USAGE}
               [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
@@ -22,8 +22,9 @@ export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-or
               [--log FILE.jsonl] [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
               [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
               serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP
-              on 127.0.0.1:PORT/mcp (token also from CODEACT_MCP_TOKEN; defaults: 100 sessions,
-              idle ones closed after 1800000 ms, 4194304-byte bodies; 8 isolate processes, one per
+              on 127.0.0.1:PORT/mcp (a bearer token is required: --token, CODEACT_MCP_TOKEN, or one
+              generated and printed at start; defaults: 100 sessions, idle ones closed after 1800000 ms,
+              4194304-byte bodies, 67108864 bytes of bodies at once; 8 isolate processes, one per
               live session: raise --max-processes for more sessions at once). Each connection keeps its
               run_code state (a session; --stateless: none); defaults: 64 live realms, idle ones
               freed after 10 min (restored by replay on the next call), 128 MB each`
