@@ -34,7 +34,8 @@ describe('codeact mcp --http: a token by default', () => {
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(server.stderr()).toContain('set your own with --token or CODEACT_MCP_TOKEN')
     // A local process, and a page on http://localhost:* (its Origin is loopback, so only the token stops it).
-    for (const headers of [{}, { origin: 'http://localhost:5173' }, { authorization: 'Bearer guessed-token-000000000000' }]) {
+    const tries: Record<string, string>[] = [{}, { origin: 'http://localhost:5173' }, { authorization: 'Bearer guessed-token-000000000000' }]
+    for (const headers of tries) {
       const res = await post(server.url, headers)
       expect(res.status).toBe(401)
       await res.text()
