@@ -17,6 +17,7 @@ export const LIMIT_FLAGS = {
   'max-output': { type: 'string' },
   'max-observation': { type: 'string' },
   'max-source': { type: 'string' },
+  'max-diff-bytes': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 export const STAGING_FLAGS = {
@@ -65,7 +66,8 @@ export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }
 
 export const LIMIT_USAGE =
   '[--timeout MS|30s|5m] [--deadline MS|10m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
-  '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]'
+  '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]\n' +
+  '                         [--max-diff-bytes BYTES|32MiB]'
 
 const FLAG_TO_LIMIT = Object.fromEntries(
   Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits]),

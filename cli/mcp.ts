@@ -102,7 +102,9 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
         `codeact mcp: (a token generated for this start; set your own with --token or CODEACT_MCP_TOKEN)\n`,
     )
   if (serving.token === undefined)
-    io.stderr.write('codeact mcp: warning: --no-token: any local user and any web page open in a browser on this machine can call run_code\n')
+    io.stderr.write(
+      'codeact mcp: warning: --no-token: any local user and any web page open in a browser on this machine can call run_code\n',
+    )
   io.stderr.write(`codeact mcp: serving streamable HTTP at ${serving.url}\n`)
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)

@@ -274,7 +274,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let wsRun: RunChanges | undefined
   if (deps.workspace) {
     try {
-      wsRun = await deps.workspace.startRunChanges(deps.workspace, changeMode, runId)
+      wsRun = await deps.workspace.startRunChanges(deps.workspace, changeMode, runId, limits.maxDiffBytes)
     } catch (err) {
       options.signal?.removeEventListener('abort', onOuterAbort)
       // A type error is said first, as when the check came before staging.

@@ -30,12 +30,16 @@ describe('the dry-run diff of a rewritten file', () => {
       await tools.write_file({ path: 'big.txt', content: text.replaceAll('old line', 'new line') })
       return 'ok'`)
     // Not a speed check: the old diff held the host 53-61 s; the run is killed at 30 s if it hangs so.
-    const r = spawnSync(process.execPath, ['bin/codeact.mjs', 'run', job, '--workspace', root, '--dry-run', '--deadline', '5000', '--json'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-      maxBuffer: 256 * 1024 * 1024,
-      env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR },
-    })
+    const r = spawnSync(
+      process.execPath,
+      ['bin/codeact.mjs', 'run', job, '--workspace', root, '--dry-run', '--deadline', '5000', '--json'],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+        maxBuffer: 256 * 1024 * 1024,
+        env: { ...process.env, CODEACT_STATE_DIR: STATE_DIR },
+      },
+    )
     expect(r.signal, 'the host did not answer').toBeNull()
     expect(r.status, r.stderr).toBe(0)
     const diff = (JSON.parse(r.stdout) as { changes: { path: string; diff: string }[] }).changes[0]!.diff

@@ -27,7 +27,10 @@ describe('--timeout at or past --deadline', () => {
   }
 
   it('the deadline stops a spinning program and names --deadline', () => {
-    const r = codeact(['run', '-', '--typecheck=off', '--json', '--timeout', '10m', '--deadline', '1500'], SLOW_START.replace('< 150', '< 60_000'))
+    const r = codeact(
+      ['run', '-', '--typecheck=off', '--json', '--timeout', '10m', '--deadline', '1500'],
+      SLOW_START.replace('< 150', '< 60_000'),
+    )
     const out = JSON.parse(r.stdout) as { ok: boolean; error: { kind: string; message: string } }
     expect(out.ok).toBe(false)
     expect(out.error.kind).toBe('timeout')

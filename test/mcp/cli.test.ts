@@ -62,7 +62,9 @@ describe('codeact mcp (process)', () => {
     const token = printedToken(text)
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const client = new Client({ name: 'cli-http', version: '1.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    )
     const result = (await client.callTool({ name: 'run_code', arguments: { code: `console.log('hi'); return 1 + 1` } })) as CallToolResult
     expect((result.structuredContent as { value: unknown }).value).toBe(2)
     await client.close()

@@ -34,7 +34,11 @@ describe('codeact mcp --http: a token by default', () => {
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(server.stderr()).toContain('set your own with --token or CODEACT_MCP_TOKEN')
     // A local process, and a page on http://localhost:* (its Origin is loopback, so only the token stops it).
-    const tries: Record<string, string>[] = [{}, { origin: 'http://localhost:5173' }, { authorization: 'Bearer guessed-token-000000000000' }]
+    const tries: Record<string, string>[] = [
+      {},
+      { origin: 'http://localhost:5173' },
+      { authorization: 'Bearer guessed-token-000000000000' },
+    ]
     for (const headers of tries) {
       const res = await post(server.url, headers)
       expect(res.status).toBe(401)
@@ -71,7 +75,11 @@ describe('codeact mcp --http: a token by default', () => {
  * A request that announces a 4 MiB body, sends all of it but its last byte, and waits: the server holds what
  * came. Resolves with the status the server answered (0 if none yet) once `sent` is done.
  */
-function slowBody(url: URL, headers: Record<string, string>, size: number): { answer: () => number; close: () => void; sent: Promise<void> } {
+function slowBody(
+  url: URL,
+  headers: Record<string, string>,
+  size: number,
+): { answer: () => number; close: () => void; sent: Promise<void> } {
   const socket = connect(Number(url.port), url.hostname)
   let status = 0
   let text = ''
@@ -107,7 +115,9 @@ function slowBody(url: URL, headers: Record<string, string>, size: number): { an
 }
 
 describe('codeact mcp --http: bodies in flight', () => {
-  it('200 slow 4 MiB bodies: past --max-bodies-in-flight each is answered 503 with Retry-After, and memory stays bounded', { timeout: 120_000 }, async () => {
+  it('200 slow 4 MiB bodies: past --max-bodies-in-flight each is answered 503 with Retry-After, and memory stays bounded', {
+    timeout: 120_000,
+  }, async () => {
     const server = await start(['--max-bodies-in-flight', String(16 * 1024 * 1024)])
     const url = new URL(server.url)
     await sleep(500)
@@ -122,7 +132,9 @@ describe('codeact mcp --http: bodies in flight', () => {
     const during = rssMb(server.child.pid!)
     const answers = bodies.map((b) => b.answer())
     for (const b of bodies) b.close()
-    console.log(`200 slow 4 MiB bodies: server RSS ${before.toFixed(0)} -> ${during.toFixed(0)} MB; ${answers.filter((s) => s === 503).length} answered 503`)
+    console.log(
+      `200 slow 4 MiB bodies: server RSS ${before.toFixed(0)} -> ${during.toFixed(0)} MB; ${answers.filter((s) => s === 503).length} answered 503`,
+    )
     // 16 MiB of bodies fit: four of (just under) 4 MiB; every other one is refused before its body is read (a
     // few refusals are lost when the server closes a connection the client is still writing to).
     expect(answers.filter((s) => s === 503).length).toBeGreaterThanOrEqual(190)
