@@ -1,13 +1,14 @@
 /**
  * The layer order, enforced: every import points down (or stays within its layer), and no folder cycles.
  * `LAYERS` is the one table; CONTRIBUTING.md's Layers section lists the same layers (a test compares them).
- *   vocabulary/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
+ *   vocabulary/ → program/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
  */
 const LAYERS = [
   { level: 0, name: 'vocabulary', folders: ['vocabulary'] },
-  { level: 1, name: 'what the model sees / backends', folders: ['sdk', 'sandbox'] },
-  { level: 2, name: 'orchestration', folders: ['runtime'] },
-  { level: 3, name: 'front doors', folders: ['cli', 'mcp', 'adapters'] },
+  { level: 1, name: 'the program pipeline', folders: ['program'] },
+  { level: 2, name: 'what the model sees / backends', folders: ['sdk', 'sandbox'] },
+  { level: 3, name: 'orchestration', folders: ['runtime'] },
+  { level: 4, name: 'front doors', folders: ['cli', 'mcp', 'adapters'] },
 ]
 
 const folderRe = (folders) => `^(${folders.join('|')})/`

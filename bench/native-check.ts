@@ -4,19 +4,19 @@
  * The runtime checks with TypeScript 6 in a thread, whose cost falls over the first thousands of checks as V8
  * compiles the checker; a native checker has no such warm-up, so it shows what a check costs when the
  * checker's own speed is taken out of the question. Same files (sandbox globals, the SDK, the program in the
- * very wrapper the runtime checks), the options of sdk/ts-host.ts's DEFAULT_OPTIONS.
+ * very wrapper the runtime checks), the options of program/ts-host.ts's DEFAULT_OPTIONS.
  */
 import { API, type Snapshot } from 'typescript-native/unstable/sync'
-import { wrapProgram } from '../sdk/program-text.js'
-import { DEFAULT_OPTIONS, ts } from '../sdk/ts-host.js'
-import { SANDBOX_GLOBALS } from '../sdk/typecheck-hints.js'
+import { wrapProgram } from '../program/normalise.js'
+import { DEFAULT_OPTIONS, ts } from '../program/ts-host.js'
+import { SANDBOX_GLOBALS } from '../program/typecheck-hints.js'
 
 const ROOT = '/codeact'
 const CONFIG = `${ROOT}/tsconfig.json`
 const PROGRAM = `${ROOT}/program.ts`
 
 /**
- * DEFAULT_OPTIONS of sdk/ts-host.ts (what the runtime checks with), written as a tsconfig's compilerOptions:
+ * DEFAULT_OPTIONS of program/ts-host.ts (what the runtime checks with), written as a tsconfig's compilerOptions:
  * enums by their names, lib files by their short names, so the two checkers cannot drift apart.
  */
 function tsconfigOptions(): Record<string, unknown> {

@@ -118,7 +118,7 @@ export async function rssRows(repo: string): Promise<BenchRow[]> {
       goal: '≤ 120 MB',
       note:
         `${split(now)}: each VmRSS counts its ~36 MB of mapped node binary, shared with every node process; ` +
-        `the host prepares check-off programs in its own thread (Babel + acorn + oxc; no TypeScript, zod or checker thread); ` +
+        `check-off programs are prepared in the checker's thread (TypeScript's parser + oxc; no lib parsed, no zod); ` +
         `totals of the 3: ${done.map((p) => round(total(p.now), 0)).join(', ')}`,
     },
     {

@@ -15,7 +15,7 @@ import { compiledProgram } from '../runtime/compile.js'
 import { createRuntime, type Runtime } from '../runtime/index.js'
 import { DEFAULT_LIMITS } from '../runtime/limits.js'
 import { runMarks, type RunPoint } from '../runtime/run-marks.js'
-import { createProgramPrep, setCheckOffPrepare } from '../runtime/typecheck.js'
+import { createProgramPrep } from '../runtime/typecheck.js'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
 import { freshChild, ivmInHost } from './floors.js'
 import { priceComparisonRows } from './runtime-price.js'
@@ -134,14 +134,10 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const host = { callTool: async () => '{"ok":true,"value":null}', log: () => {} }
     const whole: number[] = []
     const prepMs: number[] = []
-    const threadPrepMs: number[] = []
     const sandboxMs: number[] = []
     for (let i = 0; i < WARM; i++) {
       whole.push(await time(() => mustRun(rt, TRIVIAL)))
       prepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
-      setCheckOffPrepare('thread')
-      threadPrepMs.push(await time(() => prep.prepare(TRIVIAL, false)))
-      setCheckOffPrepare('host')
       sandboxMs.push(await time(() => rt.sandbox.run(request, host, never)))
     }
     const split = await childSplit(WARM)
@@ -157,21 +153,15 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
     const part = (name: string, ms: number, note = '') =>
       rows.push({ name: `  warm run stage: ${name}`, value: round(ms * 1000, 0), unit: 'µs', note })
     part(
-      "prepare + compile (in the host's thread: gate, normalise, source shape, oxc, output shape)",
+      "prepare + compile (in the checker's thread: normalise, source shape, oxc, output shape)",
       median(prepMs),
-      'check off, a program the gate admits (sdk/host-prepare.ts): no thread round trip',
-    )
-    part(
-      '  the same in the checker thread (a program the gate refuses, a session cell)',
-      median(threadPrepMs),
-      'one thread round trip; oxc in the thread (esbuild from the thread for what oxc is not sure of)',
+      'check off: one thread round trip (program/prepare.ts); esbuild from the thread for what oxc is not sure of',
     )
     part('sandbox.run (hop + child)', median(sandboxMs), 'the compiled program through the Sandbox interface')
     part('  of which the child (pool + realm + program + outcome)', median(split.inChild), 'a run sent straight to a child, its own time')
     part('  of which the hop (IPC both ways, serialising, waking)', hop, 'the same runs: round trip − the child’s own time')
-    // The same whole run once the host's JIT has settled, as in a long-lived harness or server: V8 keeps
-    // optimising the in-host prepare's parsers for thousands of programs (its CPU per program fell ~1.5 ms →
-    // ~0.2 ms between the first 200 and 2,800), so "after 30 runs" above is a young process, not a warm one.
+    // The same whole run once the JIT has settled, as in a long-lived harness or server: V8 keeps optimising
+    // the parser and the host's path for thousands of programs, so "after 30 runs" above is a young process.
     for (let i = 0; i < STEADY_AFTER; i++) await mustRun(rt, `return ${i} + 1`)
     const steady: number[] = []
     const steadyPrep: number[] = []
@@ -184,7 +174,7 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
       ...stats(steady),
       baseline: F_IVM,
       goal: '≤ 2.5× the floor',
-      note: `prepare + compile in the host's thread then: ${round(median(steadyPrep) * 1000, 0)} µs (a new text each time)`,
+      note: `prepare + compile in the checker's thread then: ${round(median(steadyPrep) * 1000, 0)} µs (a new text each time)`,
     })
     rows.push({
       name: '  warm run stage: bookkeeping (scheduler, host bridge, log, observation, RunResult)',
@@ -315,7 +305,7 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
   const cliArgs = ['bin/codeact.mjs', 'run', file, '--typecheck=off']
   const cli = await sample(5, () => processMs(cliArgs))
   rows.push({ name: '`codeact run` of a trivial program, whole process, check off', ...stats(cli), baseline: F_NODE_CHILD, goal: '≤ 1.5×' })
-  // The CLI's default (check on): TypeScript loaded in the checker thread with its V8 code cache (sdk/ts-load.ts)
+  // The CLI's default (check on): TypeScript loaded in the checker thread with its V8 code cache (program/ts-load.ts)
   // in a private directory of this bench's own, written by a first run; and without the cache, interleaved.
   const cacheDir = join(mkdtempSync(join(tmpdir(), 'codeact-bench-cache-')), 'codeact')
   const cached = { ...process.env, CODEACT_CACHE_DIR: cacheDir }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import type { JsonSchema, ToolDefinition } from '../vocabulary/types.js'
 import { renderDeclarations } from '../sdk/declarations.js'
-import { createTypeChecker } from '../sdk/typecheck.js'
+import { createTypeChecker } from '../program/typecheck.js'
 import { createTypecheck } from '../runtime/typecheck.js'
 import { priceRows } from './typecheck-price.js'
 import type { BenchRow } from './types.js'
@@ -188,7 +188,10 @@ function coldCheck(declarations: string, source: string): number {
 
 /** The first check in a fresh Node process, typescript's own loading included (needs `npm run build`). */
 function freshProcessMs(declarations: string, source: string): number | undefined {
-  const candidates = [new URL('../dist/sdk/typecheck.js', import.meta.url), new URL(`file://${process.cwd()}/dist/sdk/typecheck.js`)]
+  const candidates = [
+    new URL('../dist/program/typecheck.js', import.meta.url),
+    new URL(`file://${process.cwd()}/dist/program/typecheck.js`),
+  ]
   const built = candidates.map((u) => fileURLToPath(u)).find((p) => existsSync(p))
   if (built === undefined) return undefined
   const script = `const t0 = performance.now(); const { createTypeChecker } = await import(${JSON.stringify(built)});
@@ -225,7 +228,7 @@ function recordedMcpTools(): ToolDefinition[] {
     })
 }
 
-/** The runtime's path: normalise + check in the checker's thread (sdk/typecheck-pool.ts), one message each way. */
+/** The runtime's path: normalise + check in the checker's thread (program/typecheck-pool.ts), one message each way. */
 async function threadRows(declarations: string, baseline: string): Promise<BenchRow[]> {
   const typecheck = createTypecheck('error', () => declarations)
   if (typecheck === undefined) return []

@@ -64,7 +64,8 @@ export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues, D
 export async function runtimeOptions(values: RuntimeFlagValues): Promise<RuntimeOptions> {
   const tools = []
   for (const m of values.tools ?? []) tools.push(...(await loadToolsModule(m)))
-  const options: RuntimeOptions = { tools, limits: limitsFromFlags(values) }
+  // collectWhenIdle: the process is codeact's own (run, mcp, repl), so it may ask V8 to collect when idle.
+  const options: RuntimeOptions = { tools, limits: limitsFromFlags(values), collectWhenIdle: true }
   // Asked on the terminal; the MCP server answers its runs through the client instead (mcp/elicit.ts).
   if (values.ask?.length) Object.assign(options, { approve: values.ask, onApproval: askOnTerminal() })
   if (values.log) options.logFile = values.log

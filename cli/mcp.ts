@@ -77,7 +77,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     await shutdown()
     return 0
   }
-  const serving = await serveHttp(exported, http.value)
+  const serving = await serveHttp(exported, { ...http.value, collectWhenIdle: true })
   // Before the URL line: a client reading stderr has the token by the time it knows where to connect.
   if (http.value.token === undefined && serving.token !== undefined)
     io.stderr.write(

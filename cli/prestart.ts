@@ -4,8 +4,7 @@
  * and, with the check on, a checker thread (loading its parser in its own thread), so they start on the other
  * core while the host imports. The runtime then takes that very child for its one caller (spare-child.ts:
  * never used before, taken once) and the thread from the process-wide pool, instead of starting them after
- * the imports. With `--typecheck off` the program is prepared in the host's thread (sdk/host-prepare.ts,
- * when its gate admits it): its parsers are loaded here, while the child spawns, and no thread is started.
+ * the imports. The check on or off, the program is prepared in that thread (program/prepare.ts).
  *
  * bin/codeact.mjs calls `prestartFromArgv` first thing, before it loads the rest of the CLI; runCommand calls
  * `prestart` again with the parsed flags (a no-op once started) and always the drop it returns.
@@ -13,12 +12,12 @@
 import { resolveChildEntry } from '../sandbox/isolate/child-path.js'
 import { DEFAULT_CHILD_CONFIG } from '../sandbox/isolate/protocol.js'
 import { dropPrestarted, prestartChild } from '../sandbox/isolate/spare-child.js'
-import { checkInPool } from '../sdk/typecheck-pool.js'
+import { checkInPool } from '../program/typecheck-pool.js'
 
 let started = false
 
 /** Starts them (once per process); returns what ends the child if the runtime never took it. */
-export function prestart(sandbox: string | undefined, typecheck?: string): () => Promise<void> {
+export function prestart(sandbox: string | undefined): () => Promise<void> {
   if (started) return dropPrestarted
   started = true
   if (sandbox === undefined || sandbox === 'isolate') {
@@ -26,33 +25,24 @@ export function prestart(sandbox: string | undefined, typecheck?: string): () =>
     // The runtime's own isolate sandbox spawns with exactly this entry and config (the CLI sets no isolate options).
     if (found.ok) prestartChild(found.path, DEFAULT_CHILD_CONFIG)
   }
-  // Check off: the in-host prepare's modules (its import is the runtime's, one instance). Else a trivial
-  // program prepared in the pool: the thread starts and loads its parser meanwhile.
-  if (typecheck === 'off')
-    void import('../sdk/host-prepare.js').then(
-      (m) => m.hostPrepareReady,
-      () => undefined,
-    )
-  else void checkInPool(undefined, 'return 0', 5000, { allowNodeImports: false })
+  // A trivial program prepared in the pool: the thread starts and loads its parser meanwhile.
+  void checkInPool(undefined, 'return 0', 5000, { allowNodeImports: false })
   return dropPrestarted
 }
 
 /**
  * The same from `codeact run`'s raw arguments, before the CLI's flag parser is loaded: only `--sandbox`
- * and `--typecheck` matter here. A misread costs at most a child that nothing takes, which runCommand's drop
+ * matters here. A misread costs at most a child that nothing takes, which runCommand's drop
  * then ends, or a thread or modules loaded for nothing.
  */
 export function prestartFromArgv(args: readonly string[]): void {
   let sandbox: string | undefined
-  let typecheck: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? ''
     if (arg === '--') break
     if (arg === '--help' || arg === '-h') return
     if (arg === '--sandbox') sandbox = args[++i]
     else if (arg.startsWith('--sandbox=')) sandbox = arg.slice('--sandbox='.length)
-    else if (arg === '--typecheck') typecheck = args[++i]
-    else if (arg.startsWith('--typecheck=')) typecheck = arg.slice('--typecheck='.length)
   }
-  prestart(sandbox, typecheck)
+  prestart(sandbox)
 }

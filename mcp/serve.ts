@@ -46,6 +46,11 @@ export async function serveStdio(mcp: McpExport): Promise<void> {
 export interface HttpOptions {
   /** 0 picks a free port. */
   port: number
+  /**
+   * The process is codeact's own (`codeact mcp`): requests count as activity for the quiet-time collection
+   * (runtime/host-quiet.ts), so a session flood's memory is given back. Off in an embedder's process.
+   */
+  collectWhenIdle?: boolean
   /** Browser origins allowed besides loopback pages (`https://app.example:8443`). Default none. */
   allowedOrigins?: readonly string[]
   /**
@@ -97,7 +102,7 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   let port = options.port
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    noteHostActivity()
+    if (options.collectWhenIdle === true) noteHostActivity()
     if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp')
       return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
     const origin = header(req, 'origin')

@@ -1,27 +1,26 @@
 /**
  * TypeScript program body -> the JS expression every sandbox runs:
  *   (async function () { 'use strict'; <body> })
- * The wrapper is sdk/program-text.ts's, the same text the type checker checks. The program is the body of
+ * The wrapper is program/normalise.ts's, the same text the type checker checks. The program is the body of
  * an async function, so top-level `await` and `return` work; `tools`, `ToolCallError` and `console` are
  * the sandbox's globals. esbuild compiles it (full TypeScript: enums, classes, parameter properties …); its
  * source map takes runtime positions back to the user's lines.
  *
- * Compiling, with the wrapper's shape proved on the source and on the compiled JS, is sdk/program-compile.ts's.
+ * Compiling, with the wrapper's shape proved on the source and on the compiled JS, is program/compile.ts's.
  * The runtime's runs compile in the checker's thread, in the same request that normalises the program
  * (runtime/typecheck.ts: `PreparedProgram.compiled`), and the host only turns the answer into a
- * CompiledProgram here (compiledProgram); the host never loads TypeScript, and parses a program only
- * behind the gate of sdk/host-prepare.ts (check off).
+ * CompiledProgram here (compiledProgram); the host never loads TypeScript nor parses a program.
  * `compile()` by itself parses where its `shapes` say (default: in this thread, loading TypeScript).
  * A shape check that did not finish (past its budget) fails closed: an unproven wrapper never runs.
  */
 import type { Message } from 'esbuild'
 import type { TraceMap } from '@jridgewell/trace-mapping'
 import { traceMapping } from '../sdk/lazy-module.js'
-import { type CompiledText, compileBody, type ProgramShapes } from '../sdk/program-compile.js'
-import { type ShapeResult, WRAP_LINE_OFFSET } from '../sdk/program-wrap.js'
+import { type CompiledText, compileBody, type ProgramShapes } from '../program/compile.js'
+import { type ShapeResult, WRAP_LINE_OFFSET } from '../program/wrap.js'
 import type { RunError } from '../vocabulary/types.js'
 
-export type { CompiledText, ProgramShapes, ShapeAnswer } from '../sdk/program-compile.js'
+export type { CompiledText, ProgramShapes, ShapeAnswer } from '../program/compile.js'
 
 export interface CompiledProgram {
   js: string
@@ -40,8 +39,8 @@ export interface CompileOptions {
 
 /** Parsing in this thread: for compile() used by itself. */
 const localShapes: ProgramShapes = {
-  checkShape: async (text, language) => (await import('../sdk/program-shape.js')).checkWrappedShape(text, language),
-  namespaceSpans: async (source) => (await import('../sdk/program-shape.js')).topLevelNamespaceSpans(source),
+  checkShape: async (text, language) => (await import('../program/shape.js')).checkWrappedShape(text, language),
+  namespaceSpans: async (source) => (await import('../program/shape.js')).topLevelNamespaceSpans(source),
 }
 
 export async function compile(source: string, options: CompileOptions = {}): Promise<CompileOutcome> {

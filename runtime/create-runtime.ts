@@ -3,7 +3,7 @@
  * (`runCode`) and native function calls (`executeToolCalls`), where `run_code` is one more tool.
  */
 import { renderDeclarations } from '../sdk/declarations.js'
-import { holdChecker } from '../sdk/typecheck-pool.js'
+import { holdChecker } from '../program/typecheck-pool.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
 import type { IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
@@ -33,6 +33,7 @@ import {
 } from './native.js'
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
+import { noteHostActivity } from './host-quiet.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -114,6 +115,13 @@ export interface RuntimeOptions {
    * realm's `memoryMb` (default `limits.memoryMb`). A freed realm's session restores by replay on its next run.
    */
   sessions?: Partial<SessionLimits>
+  /**
+   * Once no run has started or ended in this process for a few seconds after runs, ask V8 for one full
+   * collection, so it can give back the memory a burst of runs grew (runtime/host-quiet.ts); while asking,
+   * `process.emitWarning` is swapped for a moment to hold back Node's experimental-API warning. Off by
+   * default: the process is the embedder's. codeact's own processes (CLI, MCP server, REPL) turn it on.
+   */
+  collectWhenIdle?: boolean
 }
 
 export interface Runtime {
@@ -252,7 +260,14 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   })
   // With the check off, programs are still normalised and shape-checked in the checker's thread.
   const programs = typecheck ?? createProgramPrep(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
-  const deps: RunCodeDeps = { env, sandbox, limits, programs, ...(typecheck ? { typecheck } : {}) }
+  const deps: RunCodeDeps = {
+    env,
+    sandbox,
+    limits,
+    programs,
+    ...(typecheck ? { typecheck } : {}),
+    ...(options.collectWhenIdle === true ? { noteActivity: noteHostActivity } : {}),
+  }
   if (workspace && workspaces) {
     const hostOps = workspaces.createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
     deps.workspace = {

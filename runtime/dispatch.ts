@@ -3,7 +3,7 @@
  *   prepare (lookup, validate, pre-execute hooks) -> execute -> finish (post-execute hooks).
  * Each stage returns values; nothing here throws into the caller.
  */
-import { closestNames } from '../sdk/suggest.js'
+import { closestNames } from '../program/suggest.js'
 import type { Approvals } from './approval.js'
 import { type ArmedGroup, type Armable, armAtEndOfTurn } from './call-arming.js'
 import type { EventLog } from './event-log.js'

@@ -1,16 +1,16 @@
 /**
- * The host's quiet moments. A harness sits idle between a model's turns, and the footprint at rest is the one
- * its users live with. During runs in quick succession V8 grows the host's young generation (2 → 16 MB of
- * semi-spaces, README: Benchmarks, Memory) and shrinks it only at a collection that finds the allocation
- * rate low: its memory reducer makes one 8–25 s after a burst when it is armed, and often it is not (2 of 3
- * probes after 1,000 runs kept the 16 MB for good). So when no run has started or ended in this process for
- * QUIET_MS, a full collection is asked for (and a second one a second later, below): V8 itself then decides what to shrink (it did: host VmRSS
- * 85 → 71 MB, young generation 16 → 1 MB, ~8 ms of the host's CPU).
+ * The host's quiet moments, for a process that is codeact's own (createRuntime's `collectWhenIdle`: the CLI,
+ * the MCP server, the REPL; never an embedder's process unless it asks). A server sits idle between a
+ * model's turns, and the footprint at rest is the one its users live with. During runs in quick succession
+ * V8 grows the young generation and shrinks it only at a collection that finds the allocation rate low; its
+ * memory reducer is often not armed after a burst, so the memory stays. So when no run has started or ended
+ * for QUIET_MS, a full collection is asked for (and a second one a second later, which gives the pages back): V8 itself then decides what to shrink (the bench's
+ * RSS-at-rest row shows what it gives back).
  *
- * No V8 flag is set (the library sets none in a user's process). The one public way to ask V8 for a full
- * collection without `--expose-gc` is `vm.measureMemory` with eager execution (Node 20–22 mark it
- * experimental: its warning, emitted once and synchronously, is held back — it is not the user's API call;
- * where `process.emitWarning` cannot be replaced, nothing is asked for).
+ * No V8 flag is set. The one public way to ask V8 for a full collection without `--expose-gc` is
+ * `vm.measureMemory` with eager execution (Node 20–22 mark it experimental: its warning, emitted once and
+ * synchronously, is held back by swapping `process.emitWarning` for that call — which is why only a process
+ * that asked for it gets this; where `process.emitWarning` cannot be replaced, nothing is asked for).
  * Its timer is unreferenced: it never keeps the host's event loop alive.
  */
 import { measureMemory } from 'node:vm'

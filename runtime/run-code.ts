@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
-import type { TypeDiagnostic } from '../sdk/typecheck.js'
+import type { TypeDiagnostic } from '../program/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, compiledProgram, userStack } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
@@ -29,7 +29,6 @@ import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
 import { timerMs } from '../vocabulary/timer.js'
 import { VerdictGate } from './verdict-gate.js'
-import { noteHostActivity } from './host-quiet.js'
 import { describeFailure, explainCompileError, judge, withJoinedLinesHint } from './run-errors.js'
 import type { Session } from './session.js'
 import type { SessionRun } from './session-run.js'
@@ -59,6 +58,8 @@ export interface RunCodeDeps {
     }
   /** Prepares programs off the host's thread when the check is off (runtime/typecheck.ts's createProgramPrep). */
   programs: ProgramPrep
+  /** A run started or ended (createRuntime's `collectWhenIdle`: runtime/host-quiet.ts); absent, nothing of the process is touched. */
+  noteActivity?: () => void
   /** The workspace, when the runtime has one: every run reports its changes and may be staged. */
   workspace?: WorkspaceRunEnv & {
     /** The runtime's default (`createRuntime({ changes })`). */
@@ -97,7 +98,7 @@ export interface RunCodeOptions {
 /** `session`: a session run (runtime/sessions.ts resolves `options.session` to it). */
 export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeOptions = {}, session?: SessionRun): Promise<RunResult> {
   runMarks.at?.('start')
-  noteHostActivity()
+  deps.noteActivity?.()
   const { env } = deps
   // A per-run override is checked and clamped like the runtime's own limits (API misuse throws).
   const limits = options.limits ? resolveLimits(options.limits, deps.limits) : deps.limits
@@ -147,10 +148,10 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   }
   if (options.signal?.aborted)
     return end({ ok: false, error: { kind: 'aborted', message: 'the run was cancelled before it started' }, droppedOutputBytes: 0 })
-  // One text from here on: what the checker checks is what the compiler compiles (sdk/program-text.ts).
-  // Normalising, the wrapper's shape checks and the type check run in the checker's thread — with the check
-  // off, a text the gate admits is prepared in this thread by the same code (sdk/host-prepare.ts); what the
-  // thread did not finish within its budget fails closed (an unproven wrapper never runs).
+  // One text from here on: what the checker checks is what the compiler compiles (program/normalise.ts).
+  // Normalising, the wrapper's shape checks, compiling and the type check run in the checker's thread, the
+  // check on or off (program/prepare.ts); what the thread did not finish within its budget fails closed (an
+  // unproven wrapper never runs).
   const allowNodeImports = deps.sandbox.name === 'docker'
   const prep = deps.typecheck ?? deps.programs
   // Where the program can reach the world only through this host, it starts as soon as it is compiled,
@@ -415,6 +416,6 @@ function finishRun(
     events,
   })
   runMarks.at?.('end')
-  noteHostActivity()
+  deps.noteActivity?.()
   return result
 }

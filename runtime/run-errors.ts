@@ -3,8 +3,8 @@
  * ran with), a syntax error with the checker's hints, and a sandbox's failure in the user's lines with the
  * budget that ran out and what raises it.
  */
-import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
-import { joinedLinesHint, looksLikePython, PYTHON_HINT } from '../sdk/typecheck-hints.js'
+import { formatTypeDiagnostics } from '../program/diagnostics.js'
+import { joinedLinesHint, looksLikePython, PYTHON_HINT } from '../program/typecheck-hints.js'
 import type { SandboxOutcome } from '../sandbox/types.js'
 import type { Limits, RunError } from '../vocabulary/types.js'
 import { type CompiledProgram, locateInSource } from './compile.js'

@@ -1,27 +1,25 @@
 /**
  * The runtime's side of the pre-run type check: declarations kept in step with the registry, the check done
- * in a checker thread (sdk/typecheck-pool.ts) within a time budget, and its diagnostics turned into what the
- * run reports: blocking errors (the blocking rule, sdk/typecheck-rule.ts) and notes, one line per cause.
+ * in a checker thread (program/typecheck-pool.ts) within a time budget, and its diagnostics turned into what the
+ * run reports: blocking errors (the blocking rule, program/typecheck-rule.ts) and notes, one line per cause.
  *
  * Past the budget the check is dropped with a note and the program runs unchecked under its limits: the
  * check is advisory for the program's correctness, never a security boundary (the sandbox is), so a program
  * too hard to type-check is not refused, and the host's thread never waits on it.
  *
  * The same threads prepare every program, with the check on or off (createProgramPrep), in the same request:
- * normalising, proving the wrapper's shape (of the source, then of esbuild's output) and compiling: a run
- * costs one thread round trip. Those are not advisory: past the budget they fail closed (the run ends
- * `compile`, an unproven wrapper never runs). With the check on, esbuild compiles while the check runs.
- * With the check off, a one-shot program that sdk/host-prep-gate.ts admits is prepared by the same code in
- * the host's thread instead (sdk/host-prepare.ts: a bounded parse of its text, no round trip); the thread is
- * started only for what it does not take.
+ * the program pipeline (program/prepare.ts: normalising, proving the wrapper's shape of the source, then
+ * compiling and proving the output's): a run costs one thread round trip. Those are not advisory: past the
+ * budget they fail closed (the run ends `compile`, an unproven wrapper never runs). With the check on,
+ * esbuild compiles while the check runs. The host's thread parses no program: every parser of this grammar
+ * (TypeScript's too) has short texts that take it seconds, and only the thread can be stopped.
  */
-import { formatTypeDiagnostics } from '../sdk/diagnostics.js'
-import type { NormalisedProgram } from '../sdk/program-text.js'
-import type { ShapeResult } from '../sdk/program-wrap.js'
-import { hostPrepareAdmits } from '../sdk/host-prep-gate.js'
-import { checkInPool, parseInPool, type PoolAnswer, type PreparedParts, poolHasIdleThread, warmPool } from '../sdk/typecheck-pool.js'
-import type { SessionPrepared } from '../sdk/typecheck-protocol.js'
-import type { TypeDiagnostic } from '../sdk/typecheck.js'
+import { formatTypeDiagnostics } from '../program/diagnostics.js'
+import type { NormalisedProgram } from '../program/normalise.js'
+import type { ShapeResult } from '../program/wrap.js'
+import { checkInPool, parseInPool, type PoolAnswer, type PreparedParts, warmPool } from '../program/typecheck-pool.js'
+import type { SessionPrepared } from '../program/typecheck-protocol.js'
+import type { TypeDiagnostic } from '../program/typecheck.js'
 import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
 import type { TypeCheckOutcome } from './run-code.js'
 
@@ -55,7 +53,7 @@ export interface PreparedProgram {
   session?: SessionPrepared
 }
 
-/** A session cell's context: the declarations of the session's earlier cells (sdk/session-types.ts). */
+/** A session cell's context: the declarations of the session's earlier cells (program/session-types.ts). */
 export interface SessionPrep {
   declarations: string
 }
@@ -65,7 +63,7 @@ export interface ProgramPrep {
   /**
    * Normalises `source`, proves its wrapped text's shape, compiles it and (with the check on) type-checks
    * it: one round trip. With `session`, the text to run has its top-level declarations made the realm's globals
-   * (sdk/session-text.ts) and the check sees the session's earlier declarations.
+   * (program/session-text.ts) and the check sees the session's earlier declarations.
    */
   prepare(source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PreparedProgram>
   /** compile()'s parsing (the compiled output's shape check, namespaces), each one round trip: for a program prepare() did not compile. */
@@ -163,55 +161,9 @@ export function createTypecheck(
  */
 export const verdictTiming: { delayMs?: number } = {}
 
-type HostPrepare = typeof import('../sdk/host-prepare.js')
-/** The in-host prepare (check off), loaded in the background by the first check-off runtime; set once loaded (oxc too). */
-let host: HostPrepare | undefined
-let hostLoading: Promise<HostPrepare | undefined> | undefined
-/** 'thread': every program to the checker's thread, as before the in-host path (tests and the bench compare both). */
-let place: 'host' | 'thread' = 'host'
-
-function loadHostPrepare(): Promise<HostPrepare | undefined> {
-  hostLoading ??= import('../sdk/host-prepare.js').then(
-    async (m) => {
-      await m.hostPrepareReady
-      host = m
-      return m
-    },
-    () => undefined, // not loadable: the thread prepares every program, as it did
-  )
-  return hostLoading
-}
-
-/** The gate, made total (a throw: the thread's turn). */
-function admits(source: string): boolean {
-  try {
-    return hostPrepareAdmits(source)
-  } catch {
-    return false
-  }
-}
-
-/** Where check-off one-shot programs are prepared: in the host's thread when the gate admits them (default), or always in the checker's thread. */
-export function setCheckOffPrepare(where: 'host' | 'thread'): void {
-  place = where
-}
-
 /**
- * The in-host answer for a check-off one-shot program, or undefined (the thread's turn). Before the module
- * is loaded, an admitted program waits for it unless a thread stands idle: loading it (~70–130 ms at load)
- * is quicker than starting a thread, which then loads the same parsers itself.
- */
-async function inHost(source: string, allowNodeImports: boolean): Promise<PoolAnswer | undefined> {
-  if (place === 'thread') return undefined
-  const h = host ?? (admits(source) && !poolHasIdleThread() ? await loadHostPrepare() : undefined)
-  const prepared = await h?.prepareInHost(source, allowNodeImports)
-  return prepared && { ok: true, diagnostics: [], ...prepared }
-}
-
-/**
- * Preparing programs without a type check (`typecheck: 'off'`): in the host's thread what the gate admits,
- * else in the checker's thread; with `declarations`, the same request also checks (createTypecheck), always
- * in the thread. The thread's budget covers each request.
+ * Preparing programs in the checker's thread, without a type check (`typecheck: 'off'`) or, with
+ * `declarations`, checked in the same request (createTypecheck). The thread's budget covers each request.
  */
 export function createProgramPrep(
   options: TypecheckOptions = {},
@@ -226,11 +178,9 @@ export function createProgramPrep(
   ): Promise<PoolAnswer>
 } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
-  if (declarations === undefined) void loadHostPrepare()
   const toThread = (source: string, allowNodeImports: boolean, session?: SessionPrep, onPrepared?: (parts: PreparedParts) => void) =>
     checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session, onPrepared)
-  const answer = async (source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> =>
-    (declarations === undefined && session === undefined ? await inHost(source, allowNodeImports) : undefined) ??
+  const answer = (source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> =>
     toThread(source, allowNodeImports, session)
   const unfinished = (a: PoolAnswer) => ({
     ok: false as const,

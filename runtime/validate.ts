@@ -7,7 +7,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js'
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
 import type { ZodType } from 'zod'
 import { isZodSchema } from '../sdk/schema.js'
-import { closestNames } from '../sdk/suggest.js'
+import { closestNames } from '../program/suggest.js'
 import type { JsonSchema, JsonValue, SchemaLike } from '../vocabulary/types.js'
 
 export type Validation = { ok: true; value: JsonValue } | { ok: false; message: string }

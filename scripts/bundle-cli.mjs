@@ -3,8 +3,7 @@
 // anything; resolving, reading and linking them was most of its host-side start-up. esbuild (already a
 // dependency) bundles dist/cli/main.js and dist/cli/prestart.js into dist/cli-bundle/, split so that what
 // both entries use is one module instance (the prestarted child, the checker pool) and what a command loads
-// lazily (the runtime, MCP, the REPL, Docker, the in-host prepare's parsers: sdk/host-prepare.js, imported
-// by cli/prestart.js and runtime/typecheck.js with `--typecheck off`) stays a lazy chunk. dist/ keeps its layout for the library;
+// lazily (the runtime, MCP, the REPL, Docker) stays a lazy chunk. dist/ keeps its layout for the library;
 // bin/codeact.mjs uses the bundle when it is at least as new as dist/cli/main.js.
 //
 // Each module's `import.meta.url` is rewritten to its own dist/ file's URL, so every path found from it (the

@@ -6,7 +6,7 @@
  * every token, so the usage note is four lines and objects without docs stay on one line.
  */
 import type { JsonSchema, SchemaLike, ToolDefinition } from '../vocabulary/types.js'
-import { builtinsName } from './builtins.js'
+import { builtinsName } from '../program/builtins.js'
 import { docBlock, propertyDoc } from './jsdoc.js'
 import { isZodSchema, zodJsonSchema } from './schema.js'
 import { pascalCase, propertyKey, schemaToTs } from './schema-to-ts.js'

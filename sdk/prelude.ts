@@ -379,7 +379,7 @@ ${ENTROPY_SOURCE}
       finishWith = function (o) { if (takeClock) ObjectDefineProperty(o, 'clock', { __proto__: null, value: takeClock(), enumerable: true }); resolve(JSONstringify(o)); };
       let p;
       try {
-        // The program function takes no parameters (sdk/program-text.ts): these are its globals, as the
+        // The program function takes no parameters (program/normalise.ts): these are its globals, as the
         // SDK declares them. console stays writable for a backend that routes its own console to it.
         defineConstant('tools', tools, inSession);
         defineConstant('ToolCallError', ToolCallError, inSession);

@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../../vocabulary/types.js'
 import { USAGE_NOTE } from '../declarations.js'
-import { closestNames } from '../suggest.js'
+import { closestNames } from '../../program/suggest.js'
 
 export const DISCOVERY_LIMITS = { maxTools: 40, maxDeclarationBytes: 16 * 1024 }
 

@@ -50,6 +50,7 @@ describe('snippets of README.md and docs/', () => {
       'approvals',
       'call-tool',
       'callers',
+      'collect-when-idle',
       'docker-session',
       'embedding',
       'event-log',

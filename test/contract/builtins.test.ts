@@ -2,7 +2,7 @@
  * The built-ins a program has follow the Node line the sandbox runs on, and the checker declares exactly
  * those: for each probe, a checked program may use it if and only if the sandbox really has it (read with
  * the check off). Runs on every line CI tests (scripts/test-line.sh); the table below says what each line
- * has, so a line whose V8 gains or loses one fails here until sdk/builtins.ts says so.
+ * has, so a line whose V8 gains or loses one fails here until program/builtins.ts says so.
  *
  * Not probed: `ArrayBuffer.prototype.transfer` (Node 22 on) exists but stays undeclared, since its lib
  * (es2024.arraybuffer) also declares the resizing the lockdown removes; and ES2017/ES2021's

@@ -41,7 +41,7 @@ function json(r: { stdout: string; stderr: string }): {
   }
 }
 
-const normaliserPresent = fs.existsSync(path.join(repo, 'sdk/program-text.ts'))
+const normaliserPresent = fs.existsSync(path.join(repo, 'program/normalise.ts'))
 const gvisor = dockerEngine.runtimes.includes('runsc') || process.env['CI'] === 'true'
 
 describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact run --sandbox docker', () => {
@@ -127,7 +127,7 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
   }, 240_000)
 
   it.skipIf(!normaliserPresent)(
-    "`import fs from 'node:fs'` works in the Docker backend (sdk/program-text.ts rewrites it)",
+    "`import fs from 'node:fs'` works in the Docker backend (program/normalise.ts rewrites it)",
     async () => {
       const r = await codeact(
         ['run', '-', '--sandbox', 'docker', '--workspace', ws, '--json', '--docker-pool-size', '0'],

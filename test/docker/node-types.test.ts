@@ -25,7 +25,7 @@ describe('type check with Node types (the Docker backend)', () => {
     const bad = await node.check(
       `const fs = await import('node:fs')\nconst n: number = fs.readFileSync('a', 'utf8')\nawait tools.echo({ txt: 'x' })\nreturn n`,
     )
-    // The wrong tool argument blocks; a mismatch with the program's own annotation is a note (sdk/typecheck-rule.ts).
+    // The wrong tool argument blocks; a mismatch with the program's own annotation is a note (program/typecheck-rule.ts).
     expect(bad.count).toBe(1)
     expect(bad.report).toMatch(/txt/)
     expect(bad.advisory).toMatch(/string/)

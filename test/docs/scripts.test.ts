@@ -51,6 +51,10 @@ describe('scripts in the documentation', () => {
     expect(runScript('share-spare').trim()).toBe('2')
   })
 
+  it('docs/type-checking.md: a runtime that asks for collections when idle runs as any other', () => {
+    expect(runScript('collect-when-idle').trim()).toBe('3')
+  })
+
   it('docs/security.md: a state folder outside the workspace is taken, and the run goes on', () => {
     expect(runScript('state-dir').trim()).toBe('true')
   })

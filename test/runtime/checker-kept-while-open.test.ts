@@ -6,7 +6,7 @@
  * CODEACT_CHECKER_IDLE_MS shortens the idle time here so the test does not wait a minute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { poolThreadsStarted } from '../../sdk/typecheck-pool.js'
+import { poolThreadsStarted } from '../../program/typecheck-pool.js'
 import { basicTools } from '../support/tools.js'
 import { testRuntime } from '../support/runtime.js'
 

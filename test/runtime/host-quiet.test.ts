@@ -1,9 +1,11 @@
 /**
- * The host's quiet moment (runtime/host-quiet.ts): when no run has started or ended in the process for 6 s,
- * the runtime asks V8 for one full collection through `vm.measureMemory` (so V8 can shrink the young
- * generation a burst of runs grew). From the user's side: it happens once per quiet period, the experimental
- * warning Node attaches to that API never reaches the user's `warning` listeners, and the timer never keeps
- * the process alive. A real runtime, real isolate child.
+ * The host's quiet moment (runtime/host-quiet.ts), asked for with `collectWhenIdle` (codeact's own processes:
+ * CLI, MCP server, REPL): when no run has started or ended in the process for 6 s, the runtime asks V8 for
+ * one full collection through `vm.measureMemory` (so V8 can shrink the young generation a burst of runs
+ * grew). From the user's side: it happens once per quiet period, the experimental warning Node attaches to
+ * that API never reaches the user's `warning` listeners, and the timer never keeps the process alive. And an
+ * embedder's process that did not ask is never touched: no collection, `process.emitWarning` never replaced.
+ * A real runtime, real isolate child.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -35,7 +37,7 @@ afterAll(() => {
 
 describe('runtime: the host collects once when quiet', () => {
   it('one eager collection per quiet period after runs, none while they come, no warning for the user', async () => {
-    const rt = await createRuntime({ typecheck: 'off' })
+    const rt = await createRuntime({ typecheck: 'off', collectWhenIdle: true })
     try {
       // Runs closer together than the quiet period: no collection in between.
       for (let i = 0; i < 4; i++) {
@@ -64,7 +66,7 @@ describe('runtime: the host collects once when quiet', () => {
       Object.defineProperty(process, 'emitWarning', { value: process.emitWarning, writable: false, configurable: false })
       const warnings = []
       process.on('warning', (w) => warnings.push(w.name + ': ' + w.message))
-      const rt = await createRuntime({ typecheck: 'off' })
+      const rt = await createRuntime({ typecheck: 'off', collectWhenIdle: true })
       const r = await rt.runCode('return 1')
       await new Promise((resolve) => setTimeout(resolve, ${QUIET_MS + 1000}))
       const again = await rt.runCode('return 2')
@@ -77,11 +79,40 @@ describe('runtime: the host collects once when quiet', () => {
     // A fresh process: nothing else in it arms timers (this one has vitest's).
     const left = await runProbe<string[]>(`
       import { createRuntime } from ${JSON.stringify(LIBRARY)}
-      const rt = await createRuntime({ typecheck: 'off' })
+      const rt = await createRuntime({ typecheck: 'off', collectWhenIdle: true })
       const r = await rt.runCode('return 1')
       if (!r.ok) throw new Error(r.observation)
       await rt.close()
       setImmediate(() => console.log(JSON.stringify(process.getActiveResourcesInfo())))`)
     expect(left.filter((r) => r === 'Timeout')).toEqual([])
   })
+
+  it.each([
+    ['an embedder that did not ask: nothing is touched', {}, { asked: 0, swaps: 0 }],
+    ['with collectWhenIdle: one collection, emitWarning swapped and put back once', { collectWhenIdle: true }, { asked: 1, swaps: 2 }],
+  ])(
+    '%s (a fresh process: its own emitWarning and measureMemory watched)',
+    async (_, options, expected) => {
+      const seen = await runProbe<{ asked: number; swaps: number; same: boolean; ok: boolean }>(`
+      import { createRequire, syncBuiltinESMExports } from 'node:module'
+      const vm = createRequire(import.meta.url)('node:vm')
+      const measure = vm.measureMemory
+      let asked = 0
+      vm.measureMemory = (o) => { asked++; return measure(o) }
+      syncBuiltinESMExports()
+      const own = process.emitWarning
+      let current = own
+      let swaps = 0
+      Object.defineProperty(process, 'emitWarning', { configurable: true, get: () => current, set: (f) => { swaps++; current = f } })
+      const { createRuntime } = await import(${JSON.stringify(LIBRARY)})
+      const rt = await createRuntime({ typecheck: 'off', ...${JSON.stringify(options)} })
+      let ok = true
+      for (let i = 0; i < 3; i++) ok = ok && (await rt.runCode('return ' + i)).ok
+      await new Promise((resolve) => setTimeout(resolve, ${QUIET_MS + 1500}))
+      await rt.close()
+      console.log(JSON.stringify({ asked, swaps, same: process.emitWarning === own, ok }))`)
+      expect(seen).toEqual({ ...expected, same: true, ok: true })
+    },
+    30_000,
+  )
 })

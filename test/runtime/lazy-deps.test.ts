@@ -2,7 +2,8 @@
  * What a check-off runtime keeps out of its process (sdk/lazy-module.ts): a fresh Node process imports the
  * built library, makes a runtime with the check off and a JSON Schema tool, runs a program that calls it,
  * and reports every module it resolved (a resolve hook) and required (require.cache). zod, diff, ignore, the
- * source-map reader and TypeScript stay unloaded; a workspace loads zod, and the probe sees it (the test can
+ * source-map reader and every parser and compiler of programs (TypeScript, esbuild, oxc; Babel and acorn,
+ * which codeact no longer ships) stay unloaded — the host's thread parses no program; a workspace loads zod, and the probe sees it (the test can
  * fail), as the same instance an `import 'zod'` gets. In-process: zod schemas of both zod APIs still become
  * JSON Schema and declarations — classic through the schema's own method, zod/mini through zod's core.
  */
@@ -17,7 +18,7 @@ import { renderToolsInterface } from '../../sdk/declarations.js'
 import { toJsonSchema } from '../../sdk/schema.js'
 import type { SchemaLike } from '../../vocabulary/types.js'
 
-const LAZY = /[\\/]node_modules[\\/](zod|diff|ignore|@jridgewell[\\/]trace-mapping|typescript)[\\/]/
+const LAZY = /[\\/]node_modules[\\/](zod|diff|ignore|@jridgewell[\\/]trace-mapping|typescript|esbuild|oxc-transform|@babel|acorn)[\\/]/
 const root = mkdtempSync(join(tmpdir(), 'codeact-lazy-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
@@ -42,7 +43,7 @@ function run(workspace: boolean): Promise<{ ok: boolean; observation: string; sa
 }
 
 describe('a check-off runtime with JSON Schema tools', () => {
-  it('runs a program without loading zod, diff, ignore, the source-map reader or TypeScript', async () => {
+  it('runs a program without loading zod, diff, ignore, the source-map reader or any parser of programs', async () => {
     const r = await run(false)
     expect(r.ok, r.observation).toBe(true)
     expect(r.observation).toContain('4')

@@ -8,14 +8,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createProgramPrep } from '../../runtime/typecheck.js'
-import { poolRequestsPosted } from '../../sdk/typecheck-pool.js'
+import { poolRequestsPosted } from '../../program/typecheck-pool.js'
 import { basicTools } from '../support/tools.js'
 import { testRuntime } from '../support/runtime.js'
 
 describe('one checker-thread request per run', () => {
-  // With the check off, a program the host's gate admits is prepared in the host (test/runtime/host-prepare.test.ts): none.
+  // The check on or off, the thread prepares and compiles the program (program/prepare.ts): one request.
   it.each([
-    ['off', 0],
+    ['off', 1],
     ['error', 1],
   ] as const)('a warm run makes exactly the requests it should (typecheck: %s, %i)', async (mode, requests) => {
     const rt = await testRuntime({ tools: basicTools, typecheck: mode })

@@ -1,8 +1,8 @@
 // normaliseProgram and returnLastExpression on their own: each rewrite, that every line keeps its number,
 // and the texts that must be left alone.
 import { describe, expect, it } from 'vitest'
-import { normaliseProgram, returnLastExpression } from '../../sdk/program-text.js'
-import { stripFences } from '../../sdk/program-rules.js'
+import { normaliseProgram, returnLastExpression } from '../../program/normalise.js'
+import { stripFences } from '../../program/normalise-rules.js'
 
 const lines = (s: string) => s.split('\n')
 

@@ -1,11 +1,11 @@
 /**
- * The checker threads are one pool per process (sdk/typecheck-pool.ts), shared by every runtime in it: each
+ * The checker threads are one pool per process (program/typecheck-pool.ts), shared by every runtime in it: each
  * request carries its runtime's own declarations. What sharing must never do: check one runtime's program
  * against another runtime's SDK. Two runtimes whose tools have the same name and different types, their
  * programs raced through the same threads: each program passes or fails against its own runtime's tool only.
  */
 import { describe, expect, it } from 'vitest'
-import { poolRequestsPosted } from '../../sdk/typecheck-pool.js'
+import { poolRequestsPosted } from '../../program/typecheck-pool.js'
 import type { AnyToolDefinition } from '../../vocabulary/types.js'
 import { testRuntime } from '../support/runtime.js'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatTypeDiagnostics } from '../../sdk/diagnostics.js'
-import type { TypeDiagnostic } from '../../sdk/typecheck.js'
+import { formatTypeDiagnostics } from '../../program/diagnostics.js'
+import type { TypeDiagnostic } from '../../program/typecheck.js'
 
 const diag = (line: number, column: number, message: string, lineText: string): TypeDiagnostic => ({
   line,

@@ -1,7 +1,7 @@
 // joinedLinesHint on its own: when two lines are one statement to JavaScript (a line opening with `(`,
 // `[` or a backtick after a line with no `;`), and the texts that only look like that.
 import { describe, expect, it } from 'vitest'
-import { joinedLinesHint } from '../../sdk/typecheck-hints.js'
+import { joinedLinesHint } from '../../program/typecheck-hints.js'
 
 describe('joinedLinesHint', () => {
   it('names the line to end with `;`, whichever of the two lines failed, across blank and comment lines', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { renderDeclarations } from '../../sdk/declarations.js'
-import { createTypeChecker } from '../../sdk/typecheck.js'
+import { createTypeChecker } from '../../program/typecheck.js'
 import { functionCallingJson, recordedMcpTools } from './mcp-tools.js'
 
 const tools = recordedMcpTools()

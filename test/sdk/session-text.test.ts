@@ -1,5 +1,5 @@
 /**
- * A session cell's text (issue 15, sdk/session-text.ts): its top-level declarations become assignments to
+ * A session cell's text (issue 15, program/session-text.ts): its top-level declarations become assignments to
  * the realm's globals, after normalising, with every line where the user wrote it; the result is still
  * exactly the wrapper's one function (the shape proof) and compiles with esbuild.
  */
@@ -7,8 +7,8 @@ import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { compile } from '../../runtime/compile.js'
-import { checkWrappedShape, normaliseProgram, wrapProgram } from '../../sdk/program-text.js'
-import { rewriteSessionProgram } from '../../sdk/session-text.js'
+import { checkWrappedShape, normaliseProgram, wrapProgram } from '../../program/normalise.js'
+import { rewriteSessionProgram } from '../../program/session-text.js'
 import type { ProgramCase } from '../programs/case.js'
 import { conversations } from './session-cells.js'
 

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { renderDeclarations } from '../../sdk/declarations.js'
-import { createTypeChecker, type TypeChecker, type TypeDiagnostic } from '../../sdk/typecheck.js'
-import { normaliseProgram } from '../../sdk/program-text.js'
+import { createTypeChecker, type TypeChecker, type TypeDiagnostic } from '../../program/typecheck.js'
+import { normaliseProgram } from '../../program/normalise.js'
 import { createProgramPrep, createTypecheck } from '../../runtime/typecheck.js'
-import { nodeAmbientFiles } from '../../sdk/node-types.js'
+import { nodeAmbientFiles } from '../../program/node-types.js'
 import { conversations, sessionTools } from './session-cells.js'
 
 describe.each([

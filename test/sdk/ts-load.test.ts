@@ -7,7 +7,7 @@ import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, statSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadTypeScript } from '../../sdk/ts-load.js'
+import { loadTypeScript } from '../../program/ts-load.js'
 
 const works = (load: ReturnType<typeof loadTypeScript>) => {
   const file = load.ts.createSourceFile('x.ts', 'const a: number = 1', load.ts.ScriptTarget.ES2023)

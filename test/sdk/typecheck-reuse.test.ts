@@ -1,5 +1,5 @@
 /**
- * A reused checker answers as a fresh one. The resident checker (sdk/resident-checker.ts) keeps one TypeScript
+ * A reused checker answers as a fresh one. The resident checker (program/resident-checker.ts) keeps one TypeScript
  * checker across checks, retires it after a number of checks and renews it while the thread is idle, primed
  * with the last program: none of that may make an answer depend on what was checked before, or on an SDK the
  * registry no longer has.
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { createRuntime } from '../../runtime/create-runtime.js'
 import { renderDeclarations } from '../../sdk/declarations.js'
-import { createTypeChecker, type TypeDiagnostic } from '../../sdk/typecheck.js'
+import { createTypeChecker, type TypeDiagnostic } from '../../program/typecheck.js'
 import type { ToolDefinition } from '../../vocabulary/types.js'
 import type { ProgramCase } from '../programs/case.js'
 import { corpusTools } from '../programs/tools.js'

@@ -7,9 +7,9 @@
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import type { poolYoungGenerations } from '../../sdk/typecheck-pool.js'
+import type { poolYoungGenerations } from '../../program/typecheck-pool.js'
 
-const POOL = new URL('../../dist/sdk/typecheck-pool.js', import.meta.url).href
+const POOL = new URL('../../dist/program/typecheck-pool.js', import.meta.url).href
 
 /** Starts the pool the way `mode` does, then prints the young generation of each thread it started. */
 function youngGenerations(mode: 'check' | 'prepare'): Array<NonNullable<ReturnType<typeof poolYoungGenerations>[number]> | 'default'> {

@@ -1,5 +1,5 @@
 /**
- * The checker's thread with the check on (the real dist/sdk/typecheck-worker.js, started as the pool starts
+ * The checker's thread with the check on (the real dist/program/typecheck-worker.js, started as the pool starts
  * it): a program oxc compiles has its compiled text in the same message as its normalised text, before the
  * check's answer — one message fewer than a separate CompiledMessage — and a program only esbuild compiles
  * (a namespace) still gets its CompiledMessage after the check. Either way the check's diagnostics are the
@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { renderDeclarations } from '../../sdk/declarations.js'
 import { basicTools } from '../support/tools.js'
 
-const WORKER = new URL('../../dist/sdk/typecheck-worker.js', import.meta.url)
+const WORKER = new URL('../../dist/program/typecheck-worker.js', import.meta.url)
 const declarations = renderDeclarations(basicTools)
 
 type Message = Record<string, unknown> & { id?: number }

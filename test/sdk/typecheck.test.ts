@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ToolDefinition } from '../../vocabulary/types.js'
 import { renderDeclarations } from '../../sdk/declarations.js'
-import { createTypeChecker, type TypeChecker } from '../../sdk/typecheck.js'
+import { createTypeChecker, type TypeChecker } from '../../program/typecheck.js'
 import { openAiTools } from './fixtures/openai-tools.js'
 import { zodTools } from './fixtures/zod-tools.js'
 

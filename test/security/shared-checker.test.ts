@@ -1,6 +1,6 @@
 /**
  * The checker threads are shared by every runtime of a process, and one is kept while a check-on runtime is open
- * (sdk/typecheck-pool.ts holdChecker); the type check also overlaps the run (runtime/verdict-gate.ts). From the
+ * (program/typecheck-pool.ts holdChecker); the type check also overlaps the run (runtime/verdict-gate.ts). From the
  * side of two runtimes with different tools in one process, their checks interleaved on the same kept thread:
  * each program is checked against its own runtime's declarations only — a tool of the other runtime is a type
  * error, never a pass — and a tool list changed on a runtime (refresh) is what its next check sees.

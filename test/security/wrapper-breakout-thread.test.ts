@@ -8,7 +8,7 @@ import vm from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { compile, compiledProgram } from '../../runtime/compile.js'
 import { createProgramPrep } from '../../runtime/typecheck.js'
-import { checkWrappedShape } from '../../sdk/program-text.js'
+import { checkWrappedShape } from '../../program/normalise.js'
 import { BOUNDARY_PIECES, BREAKOUTS, evaluateInert, RAN } from './breakouts.js'
 
 type Prep = ReturnType<typeof createProgramPrep>

@@ -1,6 +1,6 @@
 /**
  * Typed across turns: a later turn is checked against what earlier turns assigned, with the same blocking
- * rules as any program (sdk/typecheck-rule.ts: what certainly fails is stopped before any call; what may
+ * rules as any program (program/typecheck-rule.ts: what certainly fails is stopped before any call; what may
  * still work runs, with a note), and its message lets the model fix the turn in one step.
  */
 import type { SessionCase } from '../case.js'

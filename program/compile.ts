@@ -11,22 +11,21 @@
  * Both, because the danger is exactly a text two parsers read differently.
  */
 import type { Message } from 'esbuild'
-import { traceMapping } from './lazy-module.js'
-import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapProgram } from './wrap.js'
 
 /** A shape check's answer; `unfinished`: it could not be completed (past its budget), so nothing is proven. */
 export type ShapeAnswer = ShapeResult | { ok: false; problem: ProgramProblem; unfinished: true }
 
-/** The parsing compiling needs (sdk/program-shape.ts's, in this thread or another one). */
+/** The parsing compiling needs (program/shape.ts's, in this thread or another one). */
 export interface ProgramShapes {
-  /** sdk/program-shape.ts's checkWrappedShape. */
+  /** program/shape.ts's checkWrappedShape. */
   checkShape(text: string, language: 'ts' | 'js'): ShapeAnswer | Promise<ShapeAnswer>
-  /** sdk/program-shape.ts's topLevelNamespaceSpans; undefined if it could not be found out. */
+  /** program/shape.ts's topLevelNamespaceSpans; undefined if it could not be found out. */
   namespaceSpans(source: string): { start: number; end: number }[] | undefined | Promise<{ start: number; end: number }[] | undefined>
 }
 
 /**
- * A compiler in this thread for the programs it is sure of (sdk/program-fast.ts): the wrapped text's JS and
+ * A compiler in this thread for the programs it is sure of (program/compile-fast.ts): the wrapped text's JS and
  * source map, or undefined for esbuild to compile. Its output is proved like esbuild's; if the proof fails,
  * esbuild compiles the program and its answer stands.
  */
@@ -133,7 +132,7 @@ async function proveShapes(
   const output = await shapes.checkShape(out.code, 'js')
   if (!output.ok && 'unfinished' in output) return { ok: false, shape: output.problem }
   if (!output.ok && output.problem.syntax !== undefined)
-    return { ok: false, shape: syntaxProblem(output.problem, output.problem.syntax, out.map) }
+    return { ok: false, shape: await syntaxProblem(output.problem, output.problem.syntax, out.map) }
   if (!output.ok)
     return {
       ok: false,
@@ -150,8 +149,9 @@ async function proveShapes(
  * a regular expression's pattern: `/(/`) — said as one, at the user's line (the output's position mapped
  * back), not as a wrapper broken out of.
  */
-function syntaxProblem(problem: ProgramProblem, why: string, map: string): ProgramProblem {
-  const { originalPositionFor, TraceMap } = traceMapping()
+async function syntaxProblem(problem: ProgramProblem, why: string, map: string): Promise<ProgramProblem> {
+  // Loaded here, where it is needed: a rare failure, and this layer stands below sdk/lazy-module.ts.
+  const { originalPositionFor, TraceMap } = await import('@jridgewell/trace-mapping')
   const pos = originalPositionFor(new TraceMap(map), { line: problem.line + WRAP_LINE_OFFSET, column: Math.max(0, problem.column - 1) })
   const line = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? pos.line - WRAP_LINE_OFFSET : problem.line
   const column = pos.line !== null && pos.line > WRAP_LINE_OFFSET ? (pos.column ?? 0) + 1 : problem.column

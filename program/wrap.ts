@@ -1,7 +1,7 @@
 /**
- * The ONE wrapper the type checker and the compiler both put around a program body (sdk/program-text.ts
+ * The ONE wrapper the type checker and the compiler both put around a program body (program/normalise.ts
  * re-exports it), kept apart from the normaliser so that the host can wrap a text without loading
- * TypeScript: everything that parses a program runs in the checker's thread (sdk/typecheck-pool.ts).
+ * TypeScript: everything that parses a program runs in the checker's thread (program/typecheck-pool.ts).
  */
 
 /** A problem that stops the program before it runs, in the user's 1-based coordinates. */
@@ -49,9 +49,8 @@ export interface WrapperFound {
 }
 
 /**
- * The wrapper proof's verdict from what a parser found — sdk/program-shape.ts reads the text with
- * TypeScript's parser, sdk/lite/shape.ts with Babel's or acorn's — so the rule and its message are one,
- * whichever parser read it. `position` turns an offset into a 0-based line and character.
+ * The wrapper proof's verdict from what TypeScript's parser found (program/shape.ts reads the text), kept
+ * beside the wrapper it proves. `position` turns an offset into a 0-based line and character.
  */
 export function wrapperVerdict(
   text: string,

@@ -1,16 +1,15 @@
 /**
  * The fast way to compile a program, in the checker's thread: oxc's transformer, a native module that
- * compiles in this thread (no hop to esbuild's service process: on this kind of VM the hop is ~0.5–1 ms,
- * oxc's work on a usual program ~0.05 ms), for the programs it compiles as esbuild does. Anything else —
+ * compiles in this thread (no round trip to esbuild's service process, which costs a usual program several
+ * times oxc's own work), for the programs it compiles as esbuild does. Anything else —
  * a syntax error (esbuild's message is what the author sees), decorators, `accessor`, `using`, namespaces,
- * HTML-like comments, a text too large or nested too deeply — goes to esbuild (sdk/program-compile.ts). Its
+ * HTML-like comments, a text too large or nested too deeply — goes to esbuild (program/compile.ts). Its
  * output is proved like esbuild's (the same shape check of the JS, as the sandbox's parser reads it); one
  * that fails the proof goes to esbuild too, which then decides.
  *
  * Why the depth gate: oxc recurses on the native stack, and a native stack overflow ends the process, not
  * the request (functions nested 2,000 deep do in a worker's stack; 1,000 do not). The parse tree of the
- * source's shape proof is walked first — TypeScript's (sdk/program-fast-ts.ts) or, in a check-off thread
- * that never loads TypeScript, Babel's (sdk/lite/fast-gate.ts) — and a tree deeper than MAX_FAST_DEPTH nodes
+ * source's shape proof (TypeScript's, program/compile-fast-gate.ts) is walked first, and a tree deeper than MAX_FAST_DEPTH nodes
  * never reaches oxc: a margin of more than 10× on the shallowest nesting that overflowed. This module itself
  * stands on no parser.
  */
@@ -45,7 +44,7 @@ export function fastCandidate(wrapped: string): boolean {
 
 /**
  * `wrapped` compiled by oxc, with its source map; undefined when it must go to esbuild. Only for a text a
- * gate (sdk/program-fast-ts.ts, sdk/lite/fast-gate.ts) has passed: fastCandidate and a plain parse tree.
+ * gate (program/compile-fast-gate.ts) has passed: fastCandidate and a plain parse tree.
  */
 export function oxcCompile(wrapped: string): { code: string; map: string } | undefined {
   if (!oxc || !fastCandidate(wrapped)) return undefined

@@ -1,8 +1,8 @@
 /**
  * A session program's text (issue 15): its top-level declarations become assignments to the realm's
  * globals, so the next run of the session sees them, live, like the Node REPL. Applied to the normalised
- * body (sdk/program-text.ts: fences, `export default`, a lone `main`, the last expression returned), in the
- * checker's thread; the type check runs on the text before this rewrite (sdk/session-types.ts).
+ * body (program/normalise.ts: fences, `export default`, a lone `main`, the last expression returned), in the
+ * checker's thread; the type check runs on the text before this rewrite (program/session-types.ts).
  *
  *   const/let/var a = 1, { b, c: [d = 2, ...e] } = o     ;(    a = 1, { b, c: [d = 2, ...e] } = o)
  *   let x: number                                        ;( x         = undefined)
@@ -25,7 +25,7 @@
  * standard and safe globals: a cell's own `const URL = …` shadows the real one for that run only, and the
  * next run has the real one again), `using` declarations, namespaces, decorated classes, `declare`d
  * (ambient) names, and everything in an inner scope (blocks, loops, functions: a `var` inside a block too).
- * `const` is not enforced at run time across runs (the type check does: sdk/session-types.ts).
+ * `const` is not enforced at run time across runs (the type check does: program/session-types.ts).
  */
 import type TS from 'typescript'
 import { parseProgramBody, ts } from './ts-host.js'

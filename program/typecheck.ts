@@ -13,7 +13,7 @@
  */
 import type TS from 'typescript'
 import { builtinsName } from './builtins.js'
-import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
+import { wrapProgram, WRAP_LINE_OFFSET } from './normalise.js'
 import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
 import {
@@ -50,7 +50,7 @@ export interface TypeChecker {
   /** Type-checks a program; empty when it is well typed. Never throws for anything the program contains. */
   check(source: string): TypeDiagnostic[]
   /**
-   * Checks a session cell with the session's earlier `declarations` (sdk/session-types.ts) as globals, and
+   * Checks a session cell with the session's earlier `declarations` (program/session-types.ts) as globals, and
    * writes down the declarations after it; `declarations` is undefined when the cell did not check far
    * enough to say (a syntax error, a compiler crash): the caller keeps the earlier ones.
    */
@@ -96,7 +96,7 @@ const GLOBALS_FILE = '/codeact/sandbox-globals.d.ts'
 const globalsFile = parseFile(GLOBALS_FILE, SANDBOX_GLOBALS)
 /**
  * The program is checked as what it is, the body of an async function, inside the very wrapper the compiler
- * puts around it (sdk/program-text.ts): one text for both, so nothing is code to one and a comment to the
+ * puts around it (program/normalise.ts): one text for both, so nothing is code to one and a comment to the
  * other, and positions move by the wrapper's one head line. A namespace inside a function is TS1235 — legal
  * here, because the compiler hoists it (runtime/compile.ts); TS1108 stays ignored for callers that pass an
  * unwrapped text.

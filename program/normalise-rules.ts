@@ -1,7 +1,6 @@
 /**
- * The rule data of normalising a program, shared by both normalisers: sdk/program-text.ts (over
- * TypeScript's tree) and sdk/lite/normalise.ts (over Babel's, for threads that never load TypeScript).
- * It lives here, free of any parser, so the two can never drift apart on what they recognise.
+ * The rule data of normalising a program (program/normalise.ts): the names it recognises, and the text steps
+ * taken before TypeScript parses the program (fences, line ends, a `#!` line).
  */
 
 /** The names the sandbox gives every program; an import of only these is dropped. */

@@ -14,11 +14,11 @@
  */
 import type TS from 'typescript'
 import { parseProgramBody, ts } from './ts-host.js'
-import type { ProgramProblem } from './program-wrap.js'
-import { cleanProgramText, MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from './program-rules.js'
+import type { ProgramProblem } from './wrap.js'
+import { cleanProgramText, MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from './normalise-rules.js'
 
-export { checkWrappedShape } from './program-shape.js'
-export { type ProgramProblem, WRAP_LINE_OFFSET, wrapProgram } from './program-wrap.js'
+export { checkWrappedShape } from './shape.js'
+export { type ProgramProblem, WRAP_LINE_OFFSET, wrapProgram } from './wrap.js'
 
 export interface NormaliseOptions {
   /**
@@ -321,4 +321,19 @@ function applyEdits(text: string, edits: Edit[]): string {
   let out = text
   for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end)
   return out
+}
+
+/**
+ * normaliseProgram made total: a text that overflows the parser's stack is a problem to report, never a
+ * throw. The checker's thread calls it (a pathological program stalls that thread, under its budget, never
+ * the host's).
+ */
+export function normaliseSafely(code: string, allowNodeImports: boolean, session = false): NormalisedProgram {
+  try {
+    return normaliseProgram(code, { allowNodeImports, ...(session ? { session } : {}) })
+  } catch (e) {
+    const why =
+      e instanceof RangeError ? 'it nests too deeply to parse' : `the normaliser failed (${e instanceof Error ? e.message : String(e)})`
+    return { text: code, changes: [], problem: { message: `the program cannot be compiled: ${why}`, line: 1, column: 1 } }
+  }
 }

@@ -1,10 +1,10 @@
 /**
- * The wrapper's shape, proved by parsing (sdk/program-text.ts's wrapper): a program body that would close
+ * The wrapper's shape, proved by parsing (program/normalise.ts's wrapper): a program body that would close
  * the wrapping function early — code to one parser, a comment or a string to another — never runs. Runs in
  * the checker's thread (TypeScript's parser), never on the host's.
  */
 import type TS from 'typescript'
-import { type ShapeResult, wrapperVerdict } from './program-wrap.js'
+import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapperVerdict } from './wrap.js'
 import { ts } from './ts-host.js'
 
 /**
@@ -31,9 +31,25 @@ export function parseWrappedShape(text: string, language: 'ts' | 'js' = 'ts'): {
 }
 
 function shapeOf(file: TS.SourceFile, text: string, language: 'ts' | 'js'): ShapeResult {
+  // Compiled output the sandbox's parser would reject (a regular expression's pattern the compiler let
+  // through, `/(/`): a syntax error at its position, not a wrapper broken out of.
+  const broken = language === 'js' ? parseErrorsOf(file)[0] : undefined
+  if (broken) return { ok: false, problem: syntaxError(file, broken) }
   const fn = wrapperFunction(file)
   const found = fn ? { bodyEnd: fn.body.end, statements: file.statements.length } : undefined
   return wrapperVerdict(text, language, found, firstStatementEnd(file), (pos) => file.getLineAndCharacterOfPosition(pos))
+}
+
+/** TypeScript's own syntax errors in a parse (not part of its public types, there since TypeScript 1.x). */
+function parseErrorsOf(file: TS.SourceFile): readonly TS.DiagnosticWithLocation[] {
+  return (file as unknown as { parseDiagnostics?: readonly TS.DiagnosticWithLocation[] }).parseDiagnostics ?? []
+}
+
+function syntaxError(file: TS.SourceFile, d: TS.DiagnosticWithLocation): ProgramProblem {
+  const lc = file.getLineAndCharacterOfPosition(Math.min(d.start, file.text.length))
+  const line = Math.max(1, lc.line + 1 - WRAP_LINE_OFFSET)
+  const why = ts.flattenDiagnosticMessageText(d.messageText, ' ')
+  return { message: `line ${line}: the program's wrapper could not be proved (${why})`, line, column: lc.character + 1, syntax: why }
 }
 
 /**

@@ -1,11 +1,11 @@
 /** The messages between the host and the type checker's thread (plain data: structured-clone safe). */
-import type { CompiledText } from './program-compile.js'
-import type { NormalisedProgram } from './program-text.js'
-import type { ShapeResult } from './program-wrap.js'
+import type { CompiledText } from './compile.js'
+import type { NormalisedProgram } from './normalise.js'
+import type { ShapeResult } from './wrap.js'
 import type { SessionBinding } from './session-text.js'
 import type { TypeDiagnostic } from './typecheck.js'
 
-/** Work that parses a text without checking it (the host parses a program itself only behind its gate, sdk/host-prepare.ts). */
+/** Work that parses a text without checking it (the host's thread parses no program). */
 export type ParseTask =
   /** Prove a wrapped text (TypeScript source, or esbuild's JS output) is exactly the wrapper's one function. */
   | { kind: 'shape'; text: string; language: 'ts' | 'js' }
@@ -21,13 +21,13 @@ export interface CheckRequest {
   /** Absent (and no task): only build the checker for these declarations (warming). */
   source?: string
   /**
-   * Normalise `source` first (sdk/program-text.ts), prove its wrapped text is one function, and check the
+   * Normalise `source` first (program/normalise.ts), prove its wrapped text is one function, and check the
    * normalised text; answered in two messages.
    */
   normalise?: {
     allowNodeImports: boolean
     /**
-     * Compile the prepared text too (sdk/program-compile.ts: esbuild, then the output's shape proof), in
+     * Compile the prepared text too (program/compile.ts: esbuild, then the output's shape proof), in
      * this same request: with the check off, or on and compiled by oxc (done before the check starts), the
      * answer comes with the normalised text; else esbuild works while the check runs and its answer comes
      * before the check's (CompiledMessage).
@@ -36,8 +36,8 @@ export interface CheckRequest {
   }
   /**
    * A session cell (issue 15): the normalised text is rewritten so its top-level declarations become the
-   * realm's globals (sdk/session-text.ts), and the check (if any) sees the session's earlier `declarations`
-   * and answers the updated ones (sdk/session-types.ts).
+   * realm's globals (program/session-text.ts), and the check (if any) sees the session's earlier `declarations`
+   * and answers the updated ones (program/session-types.ts).
    */
   session?: { declarations: string }
   /** Check against Node's types too (the program has Node: the Docker backend). */

@@ -7,18 +7,17 @@
  * (the only way to stop synchronous compiler work) and answers `budget`; a thread that dies (out of memory,
  * a compiler crash) answers `crashed`. Neither ever blocks or throws into the host.
  *
- * The same threads normalise programs and prove their wrapper's shape (with the check on or off); with the
- * check off, a program the host's gate admits is prepared in the host's thread instead (sdk/host-prepare.ts),
- * so a thread starts only with the first request — a check, a program the gate refused, a session cell, a
- * parse task — never before. Nothing here imports TypeScript: the compiler is loaded only inside the threads.
+ * The same threads run the whole program pipeline (normalise, prove the wrapper's shape, compile, check)
+ * with the check on or off; a thread starts with the first request, never before. Nothing here imports
+ * TypeScript: the compiler is loaded only inside the threads.
  */
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { type ResourceLimits, Worker } from 'node:worker_threads'
-import type { CompiledText } from './program-compile.js'
-import type { NormalisedProgram } from './program-text.js'
-import type { ShapeResult } from './program-wrap.js'
+import type { CompiledText } from './compile.js'
+import type { NormalisedProgram } from './normalise.js'
+import type { ShapeResult } from './wrap.js'
 import type {
   CheckerThreadData,
   CheckRequest,
@@ -116,7 +115,7 @@ const preparingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB, maxYo
 const slots: Slot[] = []
 const queue: Job[] = []
 let nextId = 0
-/** Requests posted to checker threads in this process (a warm run makes one, none when prepared in the host). */
+/** Requests posted to checker threads in this process (a warm run makes one, the check on or off). */
 let posted = 0
 /** Checker threads started in this process. */
 let started = 0
@@ -177,11 +176,6 @@ export function poolThreadsStarted(): number {
 /** The young generation (MB) of each running checker thread; undefined: V8's default (tests: a checking thread is not capped). */
 export function poolYoungGenerations(): (number | undefined)[] {
   return slots.map((s) => s.limits.maxYoungGenerationSizeMb)
-}
-
-/** A thread is up and has nothing to do: a request to it is answered at once (no thread start to wait for). */
-export function poolHasIdleThread(): boolean {
-  return slots.some((s) => s.ready && s.job === undefined)
 }
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
@@ -411,6 +405,6 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
 function workerPath(): string | undefined {
   const beside = fileURLToPath(new URL('./typecheck-worker.js', import.meta.url))
   if (existsSync(beside)) return beside
-  const built = fileURLToPath(new URL('../dist/sdk/typecheck-worker.js', import.meta.url))
+  const built = fileURLToPath(new URL('../dist/program/typecheck-worker.js', import.meta.url))
   return existsSync(built) ? built : undefined
 }

@@ -14,7 +14,7 @@
  * new Program per turn), the cell's own declarations shadow them, and nothing reported inside them reaches
  * the user. A printed type that does not stand on its own (a type local to a function, one that does not
  * parse) is `any` instead, so an unprintable type never blocks a later cell. Names the sandbox owns and the
- * kinds that stay local to a run (sdk/session-text.ts) are not carried.
+ * kinds that stay local to a run (program/session-text.ts) are not carried.
  */
 import type TS from 'typescript'
 import { boundNames, SANDBOX_OWNED_NAMES, type SessionBinding } from './session-text.js'
@@ -40,7 +40,7 @@ export interface SessionContext {
 }
 
 const FLAGS = ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.AllowUniqueESSymbolType
-/** Names the normaliser makes for `import … from 'node:…'` (sdk/program-text.ts): run-time plumbing, not the user's. */
+/** Names the normaliser makes for `import … from 'node:…'` (program/normalise.ts): run-time plumbing, not the user's. */
 const INTERNAL = /^__codeact_/
 
 /** Contexts by declarations text, newest last: a session's next cell starts from what its last one answered. */

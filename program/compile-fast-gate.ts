@@ -1,9 +1,9 @@
 /**
- * oxc's gate on TypeScript's parse tree (sdk/program-fast.ts says why there is a gate): the TS path of the
- * checker's thread (check on, session cells, texts past the lite parsers) compiles through it.
+ * oxc's gate on TypeScript's parse tree (program/compile-fast.ts says why there is a gate): the checker's
+ * thread compiles every program through it, the check on or off.
  */
 import type TS from 'typescript'
-import { fastCandidate, MAX_FAST_DEPTH, oxcCompile } from './program-fast.js'
+import { fastCandidate, MAX_FAST_DEPTH, oxcCompile } from './compile-fast.js'
 import { ts } from './ts-host.js'
 
 /**
