@@ -22,8 +22,8 @@ import { testRuntime, unmatchedCalls } from '../support/runtime.js'
 import { PROGRAM, startFakeLlm, type FakeLlm } from './fake-llm.js'
 
 const snippets = extractSnippets()
-// Type-checked here; the scripts among them run in test/docs/scripts.test.ts, and `embedding` (a public rates
-// API) and `docker-session` (a Docker engine) are only type-checked.
+// Type-checked here; the scripts among them run in test/docs/scripts.test.ts (`docker-session` in
+// test/docs/docker.test.ts), and `embedding`, which calls a public rates API, is only type-checked.
 const load = (name: string) => import(snippets.get(name)!)
 
 const getWeather = defineTool({

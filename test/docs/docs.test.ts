@@ -4,13 +4,12 @@
  * and the shell blocks a user runs as written are run here, in a scratch project where `npx codeact` is this
  * package's build.
  */
-import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { allBlocks, docFiles, named, offlineEnv, read, root, scratchProject } from './markdown.js'
+import { allBlocks, docFiles, named, read, root, runShell } from './markdown.js'
 
-const MARKERS = /^(snippet: \S+|program: \S+|config: \S+|output: \S+|excerpt|run)$/
+const MARKERS = /^(snippet: \S+|program: \S+|config: \S+|output: \S+|output|excerpt|run|run: docker)$/
 
 describe('README.md', () => {
   it('is at most 300 lines', () => {
@@ -69,17 +68,16 @@ describe('code blocks', () => {
     for (const kind of ['snippet', 'program', 'config', 'output']) expect(() => named(kind)).not.toThrow()
   })
 
-  it('the shell blocks marked run pass as written, each in a fresh project with the package installed', () => {
-    const runs = allBlocks().filter((b) => b.marker === 'run')
+  it('the shell blocks marked run pass as written, each in a fresh project, and print the output shown after them', () => {
+    const all = allBlocks()
+    const runs = all.filter((b) => b.marker === 'run')
     expect(runs.length).toBeGreaterThan(0)
     for (const block of runs) {
-      const r = spawnSync('bash', ['-euo', 'pipefail', '-c', block.text], {
-        cwd: scratchProject(),
-        encoding: 'utf8',
-        env: offlineEnv,
-        timeout: 120_000,
-      })
-      expect(r.status, `${block.file}:${block.line}\n${r.stdout}\n${r.stderr}`).toBe(0)
+      const r = runShell(block)
+      const where = `${block.file}:${block.line}\n${r.stdout}\n${r.stderr}`
+      expect(r.status, where).toBe(0)
+      const next = all[all.indexOf(block) + 1]
+      if (next?.file === block.file && next.marker === 'output') expect(r.stdout, where).toContain(next.text.trim())
     }
   }, 300_000)
 })

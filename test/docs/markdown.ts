@@ -3,6 +3,7 @@
  * block with the marker line above it (`<!-- snippet: NAME -->`, `<!-- program: NAME -->`, `<!-- excerpt -->`,
  * `<!-- run -->` …). The snippet tests extract from here, so a snippet moved between pages stays tested.
  */
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -99,3 +100,13 @@ export function scratchProject(): string {
 
 /** `npx` as a user runs it in that project, kept off the network: a missing package fails instead of downloading. */
 export const offlineEnv = { ...process.env, npm_config_offline: 'true', NO_COLOR: '1' }
+
+/** Runs a shell block whole (`bash -euo pipefail`) in a fresh scratch project, as a user would paste it. */
+export function runShell(block: Block): SpawnSyncReturns<string> {
+  return spawnSync('bash', ['-euo', 'pipefail', '-c', block.text], {
+    cwd: scratchProject(),
+    encoding: 'utf8',
+    env: offlineEnv,
+    timeout: 120_000,
+  })
+}
