@@ -4,7 +4,7 @@
  * `<!-- run -->` …). The snippet tests extract from here, so a snippet moved between pages stays tested.
  */
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -103,10 +103,10 @@ export const offlineEnv = { ...process.env, npm_config_offline: 'true', NO_COLOR
 
 /** Runs a shell block whole (`bash -euo pipefail`) in a fresh scratch project, as a user would paste it. */
 export function runShell(block: Block): SpawnSyncReturns<string> {
-  return spawnSync('bash', ['-euo', 'pipefail', '-c', block.text], {
-    cwd: scratchProject(),
-    encoding: 'utf8',
-    env: offlineEnv,
-    timeout: 120_000,
-  })
+  const cwd = scratchProject()
+  try {
+    return spawnSync('bash', ['-euo', 'pipefail', '-c', block.text], { cwd, encoding: 'utf8', env: offlineEnv, timeout: 120_000 })
+  } finally {
+    rmSync(cwd, { recursive: true, force: true })
+  }
 }

@@ -5,16 +5,20 @@
  * started as written (`npx -y codeact mcp …`) in a scratch project and answers `tools/list`.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createRuntime } from '../../runtime/create-runtime.js'
 import { extractSnippets, named, offlineEnv, root, scratchProject } from './markdown.js'
 
 const snippets = extractSnippets()
+const scratch: string[] = []
+afterAll(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
 
 /** Runs one extracted snippet as a program of its own (esbuild strips the types, as Node 22.18+ would). */
 function runScript(name: string): string {
@@ -109,12 +113,14 @@ describe('the MCP host config in the README', () => {
       expect(existsSync(join(workspace, 'x.txt'))).toBe(true)
     } finally {
       await client.close()
+      rmSync(project, { recursive: true, force: true })
     }
   }, 120_000)
 })
 
 async function runProgram(name: string, files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'codeact-docs-program-'))
+  scratch.push(dir)
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
