@@ -1,6 +1,6 @@
 /**
  * The layer order, enforced: every import points down (or stays within its layer), and no folder cycles.
- * `LAYERS` is the one table; the README's development section lists the same layers (a test compares them).
+ * `LAYERS` is the one table; CONTRIBUTING.md's Layers section lists the same layers (a test compares them).
  *   vocabulary/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
  */
 const LAYERS = [

@@ -300,7 +300,7 @@ export default async function dockerBench(): Promise<BenchRow[]> {
       }),
     )
   } else {
-    rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see README, gVisor)' })
+    rows.push({ name: 'docker, gVisor runsc', note: 'skipped: the engine has no runsc runtime (see docs/docker.md, gVisor)' })
   }
   return rows
 }

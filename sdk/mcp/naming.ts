@@ -1,5 +1,5 @@
 /**
- * How an MCP tool is named inside codeact. The rule (documented in the README):
+ * How an MCP tool is named inside codeact. The rule (documented in docs/mcp.md):
  *
  *   1. `SERVER__TOOL`, with every character outside `[A-Za-z0-9_]` (in both parts) replaced by `_`,
  *      and a leading `_` added if the result would start with a digit — so the name is always a valid

@@ -1,9 +1,10 @@
 /**
- * The README's client sections are real code: each `<!-- snippet: NAME -->` block is extracted verbatim,
- * type-checked under the project's strict options against the real packages (imports of `codeact` resolve
- * to this package's build), then imported and driven by the package's own mock model or a local fake server.
+ * The documentation's client sections are real code: each `<!-- snippet: NAME -->` block of README.md and
+ * docs/ is extracted verbatim (test/docs/markdown.ts), type-checked under the project's strict options against
+ * the real packages (imports of `codeact` resolve to this package's build), then imported and driven by the
+ * package's own mock model or a local fake server.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
@@ -16,17 +17,14 @@ import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from '../../vocabulary/define-tool.js'
+import { extractSnippets, root } from '../docs/markdown.js'
 import { testRuntime, unmatchedCalls } from '../support/runtime.js'
 import { PROGRAM, startFakeLlm, type FakeLlm } from './fake-llm.js'
 
-const root = join(import.meta.dirname, '..', '..')
-const dir = join(import.meta.dirname, '.snippets')
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
-const snippets = new Map([...readme.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => [m[1]!, m[2]!]))
-mkdirSync(dir, { recursive: true })
-for (const [name, text] of snippets) writeFileSync(join(dir, `${name}.ts`), text)
-// Type-checked, not run: `embedding` calls a public rates API (no network here).
-const load = (name: string) => import(join(dir, `${name}.ts`))
+const snippets = extractSnippets()
+// Type-checked here; the scripts among them run in test/docs/scripts.test.ts (`docker-session` in
+// test/docs/docker.test.ts), and `embedding`, which calls a public rates API, is only type-checked.
+const load = (name: string) => import(snippets.get(name)!)
 
 const getWeather = defineTool({
   name: 'get_weather',
@@ -43,25 +41,30 @@ beforeAll(async () => {
 })
 afterAll(() => llm.close())
 
-describe('README client snippets', () => {
+describe('snippets of README.md and docs/', () => {
   it('are all there and type-check under --strict with no cast, as do the client tests (types.test-d.ts included)', () => {
     expect([...snippets.keys()].sort()).toEqual([
       'ai-sdk',
       'anthropic',
       'anthropic-tool-runner',
+      'approvals',
       'call-tool',
+      'callers',
+      'docker-session',
       'embedding',
       'event-log',
       'langchain',
       'openai-agents',
       'openai-chat',
       'openai-responses',
+      'quickstart',
       'sessions',
+      'share-spare',
     ])
     const clientTests = readdirSync(import.meta.dirname)
       .filter((f) => f.endsWith('.ts'))
       .map((f) => join(import.meta.dirname, f))
-    const snippetFiles = [...snippets.keys()].map((n) => join(dir, `${n}.ts`))
+    const snippetFiles = [...snippets.values()]
     // No cast to make an SDK type fit: not in a snippet, not in the type tests.
     for (const file of [...snippetFiles, join(import.meta.dirname, 'types.test-d.ts')])
       expect(withoutImports(readFileSync(file, 'utf8'))).not.toMatch(/\bas (any|never|unknown)\b|<any>|\bas [A-Z]\w*(\[\])?\b/)

@@ -1,7 +1,7 @@
 /**
  * `make lint` is a gate, so it is tested like one: on a scratch copy of the tracked tree it passes, and each
  * slip a contributor might make — an import that points up a layer, an export nobody uses, a formatting
- * slip — makes the step that owns it fail and name the file. The README's layer table and the lint config's
+ * slip — makes the step that owns it fail and name the file. CONTRIBUTING.md's layer table and the lint config's
  * table must agree.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -128,17 +128,17 @@ describe('each slip fails the step that owns it', () => {
 })
 
 describe('the layer table', () => {
-  test('the README and the lint config list the same layers in the same order', () => {
+  test('CONTRIBUTING.md and the lint config list the same layers in the same order', () => {
     const require = createRequire(import.meta.url)
     const config = require(join(repo, '.dependency-cruiser.cjs')) as { LAYERS: { level: number; folders: string[] }[] }
     const fromConfig = config.LAYERS.map((l) => l.folders.map((f) => `${f}/`))
-    const readme = readFileSync(join(repo, 'README.md'), 'utf8')
-    const line = readme.split('\n').find((l) => l.startsWith('`vocabulary/` →'))
-    expect(line, 'README: the one-line layer order in the development section').toBeDefined()
-    const fromReadme = line!
+    const contributing = readFileSync(join(repo, 'CONTRIBUTING.md'), 'utf8')
+    const line = contributing.split('\n').find((l) => l.startsWith('`vocabulary/` →'))
+    expect(line, 'CONTRIBUTING.md: the one-line layer order under Layers').toBeDefined()
+    const fromDoc = line!
       .replace(/\.$/, '')
       .split('→')
       .map((part) => [...part.matchAll(/`([^`]+)`/g)].map((m) => m[1]))
-    expect(fromReadme).toEqual(fromConfig)
+    expect(fromDoc).toEqual(fromConfig)
   })
 })
