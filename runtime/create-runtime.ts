@@ -18,6 +18,7 @@ import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
 import { readPriorSessions } from './session-history.js'
+import { stateAgainstWorkspace, stateDir, stateKey } from '../vocabulary/state-folder.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
 import {
   RUN_CODE,
@@ -43,6 +44,7 @@ import type {
   HookMap,
   HookName,
   Limits,
+  RunEvent,
   RunResult,
   SessionLimits,
   ToolCall,
@@ -73,8 +75,17 @@ export interface RuntimeOptions {
   mode?: 'both' | 'code'
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
-  /** Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). */
+  /**
+   * Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). Each line
+   * is signed with the key in the state folder, and sessions are restored from it only when every line checks.
+   */
   logFile?: string
+  /**
+   * codeact's state folder: staging journals, the key that signs journals and logs. Default
+   * `$CODEACT_STATE_DIR`, else `$XDG_STATE_HOME/codeact`, else `~/.local/state/codeact`. Never inside the
+   * workspace (nor the workspace inside it): createRuntime refuses that.
+   */
+  stateDir?: string
   /** Events kept in memory (`rt.log`); older ones are dropped once no run needs them. Default 10,000. */
   logRetention?: number
   /**
@@ -171,9 +182,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const hooks = new Hooks()
   const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
   const sessionLimits = resolveSessionLimits(options.sessions, limits)
-  // Sessions an earlier runtime left in the log, read before the file is started afresh.
-  const priorSessions = options.logFile ? readPriorSessions(options.logFile) : undefined
-  if (options.logFile) log.writeTo(options.logFile)
+  const state = stateDir(options.stateDir)
+  const clash = options.workspace ? stateAgainstWorkspace(state, options.workspace.root) : undefined
+  if (clash) throw new TypeError(`codeact: ${clash}`)
+  // Sessions an earlier runtime left in the log, read (and checked) before the file is started afresh.
+  const logKey = options.logFile ? keyOrThrow(state) : undefined
+  const priorSessions = options.logFile && logKey ? priorSessionsOrThrow(options.logFile, logKey) : undefined
+  if (options.logFile && logKey) log.writeTo(options.logFile, logKey)
   // Loaded only with a workspace: its tools' schemas are zod's (~0.8 MB of module to compile at start-up),
   // and staging, recovery and the changes' diffing are ~25 modules a runtime without one never runs (a
   // check-off host after 1,000 runs: VmRSS 88 → 85 MB).
@@ -190,7 +205,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
   if (changeMode !== 'apply' && !workspace) throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
   // A host killed mid-apply left a journal: finish it before anything reads the tree.
-  const recovered = workspace && workspaces ? await workspaces.recoverStaging(workspace.root) : []
+  const recovered = workspace && workspaces ? await workspaces.recoverStaging(state, workspace.root, workspace.config.readOnly) : []
   const runOps = new Map<string, WorkspaceOps>()
   if (workspace && changeMode !== 'apply') hooks.on('pre-execute', (call) => refuseUnstaged(call, changeMode))
   // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
@@ -247,6 +262,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const hostOps = workspaces.createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
     deps.workspace = {
       config: workspace.config,
+      stateDir: state,
       mode: changeMode,
       runOps,
       baseOps: (runId) => {
@@ -439,4 +455,22 @@ async function loadWorkspaceModules() {
     startRunChanges: changes.startRunChanges,
     settleStageRemovals: changes.settleStageRemovals,
   }
+}
+
+function keyOrThrow(state: string): Buffer {
+  const key = stateKey(state)
+  if (!key.ok) throw new TypeError(`codeact: the log cannot be signed: ${key.message}`)
+  return key.value
+}
+
+/** The sessions of an earlier log; a log that fails its check is refused whole and left as it is. */
+function priorSessionsOrThrow(file: string, key: Buffer): Map<string, RunEvent[]> {
+  const prior = readPriorSessions(file, key)
+  if (prior.ok) return prior.sessions
+  throw Object.assign(
+    new Error(
+      `codeact: the log ${file} cannot be trusted (line ${prior.line}: ${prior.why}); its sessions are not restored and the file is left as it is. Move it away, or choose another log file, to start a new log`,
+    ),
+    { code: 'EBADMSG' },
+  )
 }
