@@ -15,10 +15,15 @@ import type { StagedChange } from './staged-changes.js'
 const FORMAT = 'codeact-journal-2'
 const PURPOSE = 'codeact staging journal'
 
-/** The journal file's text: the plan (without its source folder or read-only list), then its MAC. */
+const MAC_TAIL = /,"mac":"([0-9a-f]{64})"\}\n?$/
+
+/**
+ * The journal file's text: one JSON object, the plan (without its source folder or read-only list), whose
+ * last field `mac` signs the text before it with the stage's name.
+ */
 export function signedJournal(stageDir: string, j: Journal, key: Buffer): string {
   const body = JSON.stringify({ format: FORMAT, root: j.root, pid: j.pid, startedAt: j.startedAt, changes: j.changes })
-  return `${body}\n${macOf(key, PURPOSE, basename(stageDir), body)}\n`
+  return `${body.slice(0, -1)},"mac":"${macOf(key, PURPOSE, basename(stageDir), body)}"}\n`
 }
 
 export type JournalCheck = { ok: true; journal: Journal } | { ok: false; why: string }
@@ -31,10 +36,10 @@ export function checkedJournal(stageDir: string, file: string, key: Buffer, root
   const text = readPlain(file)
   if (text === undefined) return undefined
   if (typeof text !== 'string') return text
-  const [body = '', mac = '', rest] = text.split('\n')
-  if (rest !== '' || !/^[0-9a-f]{64}$/.test(mac))
-    return { ok: false, why: 'it carries no MAC (it was not written by this codeact, or by one from before journals were signed)' }
-  if (!sameMac(mac, macOf(key, PURPOSE, basename(stageDir), body)))
+  const m = MAC_TAIL.exec(text)
+  if (!m) return { ok: false, why: 'it carries no MAC (it was not written by this codeact, or by one from before journals were signed)' }
+  const body = `${text.slice(0, m.index)}}`
+  if (!sameMac(m[1]!, macOf(key, PURPOSE, basename(stageDir), body)))
     return { ok: false, why: "its MAC does not match this user's key (it was written or changed by something else)" }
   let plan: { format?: unknown; root?: unknown; pid?: unknown; startedAt?: unknown; changes?: unknown }
   try {
