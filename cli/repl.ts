@@ -83,7 +83,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     output,
     terminal,
     prompt: PROMPT,
-    history: loadHistory(file),
+    history: loadHistory(file, (m) => err.write(`codeact: ${m}\n`)),
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
     completer: (line: string) => completions(line, rt.tools.names(), session.declarations()),
