@@ -184,23 +184,20 @@ async function replayCommand(args: string[]): Promise<number> {
   const text = await readFile(file, 'utf8').catch(() => {
     throw new UsageError(`cannot read ${file}`)
   })
-  const [{ parseJSONL }, { replayObservations }, { verifyLog }, { stateDir, stateKey }] = await Promise.all([
+  const [{ parseJSONL }, { replayObservations }, { checkLog }] = await Promise.all([
     import('../runtime/event-log.js'),
     import('../runtime/replay.js'),
     import('../runtime/log-signing.js'),
-    import('../vocabulary/state-folder.js'),
   ])
   let events
   if (values.unverified) {
     process.stderr.write(`codeact: ${file} is replayed unverified: what follows may have been forged\n`)
     events = parseJSONL(text)
   } else {
-    const key = stateKey(stateDir())
-    if (!key.ok) throw new UsageError(`cannot check ${file}: ${key.message}`)
-    const checked = verifyLog(text, key.value)
+    const checked = checkLog(text)
     if (!checked.ok) {
       process.stderr.write(
-        `codeact: ${file} cannot be trusted: line ${checked.line}: ${checked.why}. Nothing is replayed; --unverified prints it anyway (what it shows may be forged)\n`,
+        `codeact: ${file} cannot be trusted: ${checked.line ? `line ${checked.line}: ` : ''}${checked.why}. Nothing is replayed; --unverified prints it anyway (what it shows may be forged)\n`,
       )
       return EXIT.failed
     }

@@ -17,8 +17,7 @@ import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
-import { readPriorSessions } from './session-history.js'
-import { stateAgainstWorkspace, stateDir, stateKey } from '../vocabulary/state-folder.js'
+import { openState } from './run-state.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
 import {
   RUN_CODE,
@@ -44,7 +43,6 @@ import type {
   HookMap,
   HookName,
   Limits,
-  RunEvent,
   RunResult,
   SessionLimits,
   ToolCall,
@@ -182,13 +180,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const hooks = new Hooks()
   const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
   const sessionLimits = resolveSessionLimits(options.sessions, limits)
-  const state = stateDir(options.stateDir)
-  const clash = options.workspace ? stateAgainstWorkspace(state, options.workspace.root) : undefined
-  if (clash) throw new TypeError(`codeact: ${clash}`)
-  // Sessions an earlier runtime left in the log, read (and checked) before the file is started afresh.
-  const logKey = options.logFile ? keyOrThrow(state) : undefined
-  const priorSessions = options.logFile && logKey ? priorSessionsOrThrow(options.logFile, logKey) : undefined
-  if (options.logFile && logKey) log.writeTo(options.logFile, logKey)
+  // The state folder checked against the workspace; sessions an earlier runtime left in the log, read
+  // (and checked) before the file is started afresh.
+  const { state, priorSessions } = openState(options, log)
   // Loaded only with a workspace: its tools' schemas are zod's (~0.8 MB of module to compile at start-up),
   // and staging, recovery and the changes' diffing are ~25 modules a runtime without one never runs (a
   // check-off host after 1,000 runs: VmRSS 88 → 85 MB).
@@ -455,22 +449,4 @@ async function loadWorkspaceModules() {
     startRunChanges: changes.startRunChanges,
     settleStageRemovals: changes.settleStageRemovals,
   }
-}
-
-function keyOrThrow(state: string): Buffer {
-  const key = stateKey(state)
-  if (!key.ok) throw new TypeError(`codeact: the log cannot be signed: ${key.message}`)
-  return key.value
-}
-
-/** The sessions of an earlier log; a log that fails its check is refused whole and left as it is. */
-function priorSessionsOrThrow(file: string, key: Buffer): Map<string, RunEvent[]> {
-  const prior = readPriorSessions(file, key)
-  if (prior.ok) return prior.sessions
-  throw Object.assign(
-    new Error(
-      `codeact: the log ${file} cannot be trusted (line ${prior.line}: ${prior.why}); its sessions are not restored and the file is left as it is. Move it away, or choose another log file, to start a new log`,
-    ),
-    { code: 'EBADMSG' },
-  )
 }

@@ -8,6 +8,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import type { EventData, EventType, RunEvent } from '../vocabulary/types.js'
 import { signedLine } from './log-signing.js'
+import { stateDir, stateKey } from '../vocabulary/state-folder.js'
 
 export type EventListener = (event: RunEvent) => void
 
@@ -53,9 +54,14 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Also write every future event to `file` as signed JSONL (the file is created or truncated, 0600). */
-  writeTo(file: string, key: Buffer): void {
-    this.#files.push({ fd: openSync(file, 'w', 0o600), key, prev: '' })
+  /**
+   * Also write every future event to `file` as signed JSONL (the file is created or truncated, 0600); `key`
+   * defaults to the state folder's. Throws when there is no key to sign with.
+   */
+  writeTo(file: string, key?: Buffer): void {
+    const signing = key ? { ok: true as const, value: key } : stateKey(stateDir())
+    if (!signing.ok) throw new Error(`codeact: the log ${file} cannot be signed: ${signing.message}`)
+    this.#files.push({ fd: openSync(file, 'w', 0o600), key: signing.value, prev: '' })
   }
 
   /** Keeps every event after `seq` in memory until the returned function is called. */

@@ -5,7 +5,7 @@
  * cannot tell: a log cut short at its end (a host killed mid-write looks the same), or one whole log of the
  * same user's put in the place of another.
  */
-import { macOf, sameMac } from '../vocabulary/state-folder.js'
+import { macOf, sameMac, stateDir, stateKey } from '../vocabulary/state-folder.js'
 import type { RunEvent } from '../vocabulary/types.js'
 
 const PURPOSE = 'codeact event log'
@@ -40,7 +40,12 @@ export function verifyLog(text: string, key: Buffer): LogCheck {
       if (torn) break
       return { ok: false, line: i + 1, why: 'it is not JSON' }
     }
-    if (!m) return { ok: false, line: i + 1, why: 'it carries no MAC (the log was not written by codeact with your key, or by a codeact from before logs were signed)' }
+    if (!m)
+      return {
+        ok: false,
+        line: i + 1,
+        why: 'it carries no MAC (the log was not written by codeact with your key, or by a codeact from before logs were signed)',
+      }
     const mac = macOf(key, PURPOSE, prev, body)
     if (!sameMac(m[1]!, mac))
       return {
@@ -53,4 +58,13 @@ export function verifyLog(text: string, key: Buffer): LogCheck {
     prev = mac
   }
   return { ok: true, events }
+}
+
+/**
+ * `verifyLog` with this user's key (the state folder's, `stateDir` as createRuntime takes it): the events of
+ * a log codeact wrote, or the line that fails and why (line 0: the key itself cannot be used).
+ */
+export function checkLog(text: string, options: { stateDir?: string } = {}): LogCheck {
+  const key = stateKey(stateDir(options.stateDir))
+  return key.ok ? verifyLog(text, key.value) : { ok: false, line: 0, why: key.message }
 }

@@ -8,7 +8,19 @@
  * `~/.local/state/codeact`. Made 0700; refused when it belongs to another user or others may write it.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { closeSync, constants, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, unlinkSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 
@@ -61,7 +73,11 @@ export function privateFolder(dir: string): StateResult<string> {
     if (uid() !== undefined && st.uid !== uid())
       return { ok: false, code: 'EACCES', message: `${dir} belongs to another user (uid ${st.uid}); ${STATE_DIR_FIX}` }
     if ((st.mode & 0o022) !== 0)
-      return { ok: false, code: 'EACCES', message: `${dir} may be written by other users (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it` }
+      return {
+        ok: false,
+        code: 'EACCES',
+        message: `${dir} may be written by other users (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it`,
+      }
     return { ok: true, value: dir }
   } catch (e) {
     return { ok: false, code: 'EIO', message: `cannot use the state folder ${dir}: ${(e as Error).message}; ${STATE_DIR_FIX}` }
@@ -120,12 +136,21 @@ function readKey(file: string): StateResult<Buffer> | 'missing' {
   } catch (e) {
     const code = (e as { code?: string }).code
     if (code === 'ENOENT') return 'missing'
-    if (code === 'ELOOP') return { ok: false, code: 'EACCES', message: `the key ${file} is a symlink; codeact does not follow it (remove it: a new key is made)` }
+    if (code === 'ELOOP')
+      return {
+        ok: false,
+        code: 'EACCES',
+        message: `the key ${file} is a symlink; codeact does not follow it (remove it: a new key is made)`,
+      }
     return { ok: false, code: 'EIO', message: `cannot open the key ${file} (${code})` }
   }
   try {
     const st = fstatSync(fd)
-    const refuse = (why: string): StateResult<Buffer> => ({ ok: false, code: 'EACCES', message: `the key ${file} ${why}; codeact does not trust it (remove it: a new key is made)` })
+    const refuse = (why: string): StateResult<Buffer> => ({
+      ok: false,
+      code: 'EACCES',
+      message: `the key ${file} ${why}; codeact does not trust it (remove it: a new key is made)`,
+    })
     if (!st.isFile()) return refuse('is not a regular file')
     if (uid() !== undefined && st.uid !== uid()) return refuse(`belongs to another user (uid ${st.uid})`)
     if ((st.mode & 0o077) !== 0) return refuse(`may be read by other users (mode ${(st.mode & 0o777).toString(8)})`)

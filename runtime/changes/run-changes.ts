@@ -240,7 +240,8 @@ async function finishStaged(
     // journal: from here on it holds every new byte, and each file lands by a rename as before.
     await view.materialise(accepted.filter((c) => c.kind === 'file' && view.memory.files.has(c.rel)).map((c) => c.rel))
     const key = stateKey(env.stateDir)
-    if (!key.ok) return { ...result(), applied: 'discarded', refused: `the apply's journal cannot be signed (${key.message}); nothing was applied` }
+    if (!key.ok)
+      return { ...result(), applied: 'discarded', refused: `the apply's journal cannot be signed (${key.message}); nothing was applied` }
     const journal = { root: env.config.root, readOnly: env.config.readOnly, upper: stage.upper, pid: process.pid, changes: accepted }
     await writeJournal(stage.dir, { ...journal, startedAt: new Date().toISOString() }, key.value)
     try {

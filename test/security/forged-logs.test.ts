@@ -209,7 +209,10 @@ describe("the library's restore from a logFile", () => {
       (e: Error & { code?: string }) => e,
     )
     expect(restored, 'the forged history ran').not.toBe(1338)
-    expect(restored).toMatchObject({ code: 'EBADMSG', message: expect.stringContaining(`cannot be trusted (line ${line}: its MAC does not match`) })
+    expect(restored).toMatchObject({
+      code: 'EBADMSG',
+      message: expect.stringContaining(`cannot be trusted (line ${line}: its MAC does not match`),
+    })
     expect(readFileSync(logFile, 'utf8')).toBe(before)
   })
 })

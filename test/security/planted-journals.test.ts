@@ -12,18 +12,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -112,7 +101,9 @@ function plantJournal(p: Plant): string {
       ? undefined
       : p.mac === 'zeros'
         ? '0'.repeat(64)
-        : createHmac('sha256', p.mac).update(`codeact staging journal\0${basename(stage)}\0${body}`).digest('hex')
+        : createHmac('sha256', p.mac)
+            .update(`codeact staging journal\0${basename(stage)}\0${body}`)
+            .digest('hex')
   writeFileSync(join(stage, 'journal.json'), mac === undefined ? body : `${body.slice(0, -1)},"mac":"${mac}"}\n`)
   return stage
 }
@@ -189,7 +180,9 @@ describe('a state folder a program could have written is refused before any jour
     chmodSync(state, 0o777)
     const rt = await nextStart(state, root)
     expectNotStolen(root, secret)
-    expect(rt.recovered).toEqual([expect.objectContaining({ action: 'refused', reason: expect.stringMatching(/another user|other users/) })])
+    expect(rt.recovered).toEqual([
+      expect.objectContaining({ action: 'refused', reason: expect.stringMatching(/another user|other users/) }),
+    ])
   })
 })
 

@@ -536,7 +536,10 @@ describe('restoring from a log file after a host restart', () => {
       () => undefined,
       (e: Error & { code?: string }) => e,
     )
-    expect(refused).toMatchObject({ code: 'EBADMSG', message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/) })
+    expect(refused).toMatchObject({
+      code: 'EBADMSG',
+      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
+    })
   })
 
   it('a program rewritten in the log to call a tool it never called: the log is refused (EBADMSG), nothing is restored from it', async () => {
@@ -557,7 +560,10 @@ describe('restoring from a log file after a host restart', () => {
       () => undefined,
       (e: Error & { code?: string }) => e,
     )
-    expect(refused).toMatchObject({ code: 'EBADMSG', message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/) })
+    expect(refused).toMatchObject({
+      code: 'EBADMSG',
+      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
+    })
   })
 
   it('an unknown session id in a log-less runtime starts a fresh session, saying nothing was restored', async () => {

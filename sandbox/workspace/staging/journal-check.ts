@@ -32,7 +32,13 @@ export type JournalCheck = { ok: true; journal: Journal } | { ok: false; why: st
  * The journal in `stageDir` as this run may carry it out, or why not; undefined when there is none.
  * `root` and `readOnly` are the recovering run's.
  */
-export function checkedJournal(stageDir: string, file: string, key: Buffer, root: string, readOnly: readonly string[]): JournalCheck | undefined {
+export function checkedJournal(
+  stageDir: string,
+  file: string,
+  key: Buffer,
+  root: string,
+  readOnly: readonly string[],
+): JournalCheck | undefined {
   const text = readPlain(file)
   if (text === undefined) return undefined
   if (typeof text !== 'string') return text
@@ -108,7 +114,8 @@ function sourceProblem(upper: string, c: StagedChange): string | undefined {
     if (st === undefined) return undefined // already moved into the tree by the apply that was interrupted
     const last = i === parts.length
     if (!last && !st.isDirectory()) return `the stage's ${parts.slice(0, i).join('/')} is not a folder (a symlink is never followed)`
-    if (last && (c.kind === 'file' ? !st.isFile() : !st.isSymbolicLink())) return `the stage's ${c.rel} is not the ${c.kind} the journal says`
+    if (last && (c.kind === 'file' ? !st.isFile() : !st.isSymbolicLink()))
+      return `the stage's ${c.rel} is not the ${c.kind} the journal says`
   }
   return undefined
 }

@@ -89,7 +89,8 @@ function refused(stage: string, reason: string): Recovered {
 }
 
 async function recoverOne(state: string, dir: string, root: string, readOnly: readonly string[]): Promise<Recovered | undefined> {
-  if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return refused(dir, 'it is not a stage folder (a symlink or a file)')
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true)
+    return refused(dir, 'it is not a stage folder (a symlink or a file)')
   const owner = Number(await readFile(join(dir, 'owner'), 'utf8').catch(() => 'NaN'))
   if (owner === process.pid || (Number.isInteger(owner) && alive(owner))) return undefined
   const done = lstatSync(join(dir, 'done'), { throwIfNoEntry: false }) !== undefined
