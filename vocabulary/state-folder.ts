@@ -7,7 +7,7 @@
  * Where: the `stateDir` option, else `$CODEACT_STATE_DIR`, else `$XDG_STATE_HOME/codeact`, else
  * `~/.local/state/codeact`. Made 0700; refused when it belongs to another user or others may write it.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto'
 import {
   closeSync,
   constants,
@@ -162,11 +162,16 @@ function readKey(file: string): StateResult<Buffer> | 'missing' {
   }
 }
 
+/** Each key imported once: a log signs every line, and importing the key is most of an HMAC's cost. */
+const keyObjects = new WeakMap<Buffer, KeyObject>()
+
 /** HMAC-SHA-256 of `parts` for one `purpose` (a journal's MAC never passes for a log line's), hex. */
 export function macOf(key: Buffer, purpose: string, ...parts: string[]): string {
-  const h = createHmac('sha256', key).update(purpose)
-  for (const p of parts) h.update('\0').update(p)
-  return h.digest('hex')
+  let imported = keyObjects.get(key)
+  if (!imported) keyObjects.set(key, (imported = createSecretKey(key)))
+  return createHmac('sha256', imported)
+    .update([purpose, ...parts].join('\0'))
+    .digest('hex')
 }
 
 /** Compares two hex MACs in constant time. */

@@ -498,6 +498,18 @@ describe('restoring from a log file after a host restart', () => {
     "if (n > 10) await tools.send_email({ to: 'boss@example.com', subject: 'a big day' })\nconst doubled = n * 2\ndoubled",
   ]
 
+  /** A runtime on the tampered log does not start: the log is refused whole, naming the line (EBADMSG). */
+  async function expectLogRefused(logFile: string): Promise<void> {
+    const refused = await attackRuntime({ logFile }).then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    )
+    expect(refused).toMatchObject({
+      code: 'EBADMSG',
+      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
+    })
+  }
+
   async function firstHost(id: string): Promise<{ logFile: string; seen: RunResult[] }> {
     const logFile = join(mkdtempSync(join(tmpdir(), 'codeact-session-log-')), 'events.jsonl')
     const { rt } = await attackRuntime({ logFile })
@@ -532,14 +544,7 @@ describe('restoring from a log file after a host restart', () => {
     expect(poisoned).not.toEqual(lines)
     writeFileSync(logFile, `${poisoned.join('\n')}\n`)
     // The log is signed line by line: a rewritten result is refused before any session is restored from it.
-    const refused = await attackRuntime({ logFile }).then(
-      () => undefined,
-      (e: Error & { code?: string }) => e,
-    )
-    expect(refused).toMatchObject({
-      code: 'EBADMSG',
-      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
-    })
+    await expectLogRefused(logFile)
   })
 
   it('a program rewritten in the log to call a tool it never called: the log is refused (EBADMSG), nothing is restored from it', async () => {
@@ -556,14 +561,7 @@ describe('restoring from a log file after a host restart', () => {
       })
     })
     writeFileSync(logFile, `${rewritten.join('\n')}\n`)
-    const refused = await attackRuntime({ logFile }).then(
-      () => undefined,
-      (e: Error & { code?: string }) => e,
-    )
-    expect(refused).toMatchObject({
-      code: 'EBADMSG',
-      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
-    })
+    await expectLogRefused(logFile)
   })
 
   it('an unknown session id in a log-less runtime starts a fresh session, saying nothing was restored', async () => {
