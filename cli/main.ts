@@ -12,6 +12,7 @@ import { watchLive } from './live.js'
 import { LIMIT_USAGE } from './limit-flags.js'
 import { REPL_USAGE } from './repl-usage.js'
 import { terminalReview } from './review.js'
+import { recoveryLines } from './recovered.js'
 import { summaryLines } from './summary.js'
 import type { RunResult } from '../vocabulary/types.js'
 
@@ -33,7 +34,9 @@ const USAGE = `usage:
   codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
 ${MCP_USAGE}
 ${REPL_USAGE}
-  codeact replay LOG.jsonl      print every observation the model saw, rebuilt from the log
+  codeact replay LOG.jsonl [--unverified]
+                                print every observation the model saw, rebuilt from the log (only a log
+                                whose every line checks against your key, unless --unverified)
 PROGRAM may be - to read the program from standard input.
 ${DOCKER_USAGE}`
 
@@ -122,12 +125,7 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     if (values.json) throw new UsageError('--review is interactive; it does not combine with --json')
   }
   const rt = await (await runtime).createRuntime(options)
-  for (const r of rt.recovered) {
-    if (r.action === 'finished')
-      process.stderr.write(
-        `codeact: an atomic apply into ${options.workspace?.root} was interrupted (the host was killed); finished it from its journal: ${r.changes} change(s)\n`,
-      )
-  }
+  for (const line of recoveryLines(rt, options.workspace?.root)) process.stderr.write(line + '\n')
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   const tty = process.stderr.isTTY === true
@@ -180,14 +178,32 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
 }
 
 async function replayCommand(args: string[]): Promise<number> {
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+  const { values, positionals } = parseArgs({ args, options: { unverified: { type: 'boolean' } }, allowPositionals: true, strict: true })
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('replay takes exactly one LOG.jsonl')
   const text = await readFile(file, 'utf8').catch(() => {
     throw new UsageError(`cannot read ${file}`)
   })
-  const [{ parseJSONL }, { replayObservations }] = await Promise.all([import('../runtime/event-log.js'), import('../runtime/replay.js')])
-  for (const o of replayObservations(parseJSONL(text))) process.stdout.write(`── ${o.name} ${o.id} ──\n${o.content}\n\n`)
+  const [{ parseJSONL }, { replayObservations }, { checkLog }] = await Promise.all([
+    import('../runtime/event-log.js'),
+    import('../runtime/replay.js'),
+    import('../runtime/log-signing.js'),
+  ])
+  let events
+  if (values.unverified) {
+    process.stderr.write(`codeact: ${file} is replayed unverified: what follows may have been forged\n`)
+    events = parseJSONL(text)
+  } else {
+    const checked = checkLog(text)
+    if (!checked.ok) {
+      process.stderr.write(
+        `codeact: ${file} cannot be trusted: ${checked.line ? `line ${checked.line}: ` : ''}${checked.why}. Nothing is replayed; --unverified prints it anyway (what it shows may be forged)\n`,
+      )
+      return EXIT.failed
+    }
+    events = checked.events
+  }
+  for (const o of replayObservations(events)) process.stdout.write(`── ${o.name} ${o.id} ──\n${o.content}\n\n`)
   return EXIT.ok
 }
 

@@ -8,6 +8,7 @@ import { createMcpExport } from '../mcp/export.js'
 import { normalizeOrigin } from '../mcp/http-guard.js'
 import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
+import { recoveryLines } from './recovered.js'
 import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
 import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
 import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
@@ -79,6 +80,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     io.stderr.write(`codeact mcp: the runtime could not start: ${(e as Error).message}\n`)
     return 3
   }
+  for (const line of recoveryLines(rt, options.workspace?.root)) io.stderr.write(line + '\n')
   const imported = await attachMcpFromFlags(rt, servers.value, io.stderr, { forwardStderr: true })
   const exported = createMcpExport(rt, { exposeTools: values['expose-tools'] === true, discovery, sessions: values.stateless !== true })
   const shutdown = async () => {

@@ -8,6 +8,7 @@
 import { createInterface, type Interface } from 'node:readline'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
+import { recoveryLines } from './recovered.js'
 import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
 import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
@@ -46,6 +47,7 @@ export async function replCommand(args: string[]): Promise<number> {
   const realms = sessionLimitsFromFlags(values)
   if (Object.keys(realms).length) options.sessions = realms
   const rt = await createRuntime(options)
+  for (const line of recoveryLines(rt, options.workspace?.root)) process.stderr.write(line + '\n')
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
   if (values.session !== undefined && !/^[\w.:-]{1,128}$/.test(values.session))
     throw new UsageError('--session takes an id of letters, digits, and . _ : - (the one a REPL with --log printed)')
@@ -81,7 +83,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     output,
     terminal,
     prompt: PROMPT,
-    history: loadHistory(file),
+    history: loadHistory(file, (m) => err.write(`codeact: ${m}\n`)),
     historySize: HISTORY_SIZE,
     removeHistoryDuplicates: true,
     completer: (line: string) => completions(line, rt.tools.names(), session.declarations()),

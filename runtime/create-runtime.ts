@@ -17,7 +17,7 @@ import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
 import { resolveLimits } from './limits.js'
-import { readPriorSessions } from './session-history.js'
+import { openState } from './run-state.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
 import {
   RUN_CODE,
@@ -73,8 +73,17 @@ export interface RuntimeOptions {
   mode?: 'both' | 'code'
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
-  /** Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). */
+  /**
+   * Also write the event log to this JSONL file as it grows (everything; memory keeps the newest). Each line
+   * is signed with the key in the state folder, and sessions are restored from it only when every line checks.
+   */
   logFile?: string
+  /**
+   * codeact's state folder: staging journals, the key that signs journals and logs. Default
+   * `$CODEACT_STATE_DIR`, else `$XDG_STATE_HOME/codeact`, else `~/.local/state/codeact`. Never inside the
+   * workspace (nor the workspace inside it): createRuntime refuses that.
+   */
+  stateDir?: string
   /** Events kept in memory (`rt.log`); older ones are dropped once no run needs them. Default 10,000. */
   logRetention?: number
   /**
@@ -171,9 +180,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const hooks = new Hooks()
   const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
   const sessionLimits = resolveSessionLimits(options.sessions, limits)
-  // Sessions an earlier runtime left in the log, read before the file is started afresh.
-  const priorSessions = options.logFile ? readPriorSessions(options.logFile) : undefined
-  if (options.logFile) log.writeTo(options.logFile)
+  // The state folder checked against the workspace; sessions an earlier runtime left in the log, read
+  // (and checked) before the file is started afresh.
+  const { state, priorSessions } = openState(options, log)
   // Loaded only with a workspace: its tools' schemas are zod's (~0.8 MB of module to compile at start-up),
   // and staging, recovery and the changes' diffing are ~25 modules a runtime without one never runs (a
   // check-off host after 1,000 runs: VmRSS 88 → 85 MB).
@@ -190,7 +199,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
   if (changeMode !== 'apply' && !workspace) throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
   // A host killed mid-apply left a journal: finish it before anything reads the tree.
-  const recovered = workspace && workspaces ? await workspaces.recoverStaging(workspace.root) : []
+  const recovered = workspace && workspaces ? await workspaces.recoverStaging(state, workspace.root, workspace.config.readOnly) : []
   const runOps = new Map<string, WorkspaceOps>()
   if (workspace && changeMode !== 'apply') hooks.on('pre-execute', (call) => refuseUnstaged(call, changeMode))
   // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
@@ -247,6 +256,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     const hostOps = workspaces.createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
     deps.workspace = {
       config: workspace.config,
+      stateDir: state,
       mode: changeMode,
       runOps,
       baseOps: (runId) => {

@@ -7,6 +7,8 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs'
 import type { EventData, EventType, RunEvent } from '../vocabulary/types.js'
+import { signedLine } from './log-signing.js'
+import { stateDir, stateKey } from '../vocabulary/state-folder.js'
 
 export type EventListener = (event: RunEvent) => void
 
@@ -19,7 +21,8 @@ export class EventLog {
   #seq = 0
   #pins = new Map<symbol, number>()
   #listeners = new Set<EventListener>()
-  #files: number[] = []
+  /** File sinks: each line signed, chained to the previous line's MAC (log-signing.ts). */
+  #files: { fd: number; key: Buffer; prev: string }[] = []
   readonly maxRetained: number
 
   constructor(options: { maxRetained?: number } = {}) {
@@ -29,9 +32,10 @@ export class EventLog {
   append<T extends EventType>(type: T, data: EventData[T]): RunEvent<T> {
     const event: RunEvent<T> = { seq: ++this.#seq, time: Date.now(), type, data }
     this.#events.push(event as RunEvent)
-    if (this.#files.length) {
-      const line = JSON.stringify(event) + '\n'
-      for (const fd of this.#files) writeSync(fd, line)
+    for (const f of this.#files) {
+      const { line, mac } = signedLine(f.key, f.prev, event as RunEvent)
+      writeSync(f.fd, line + '\n')
+      f.prev = mac
     }
     for (const l of this.#listeners) {
       try {
@@ -50,9 +54,14 @@ export class EventLog {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Also write every future event to `file` as JSONL (the file is created or truncated). */
-  writeTo(file: string): void {
-    this.#files.push(openSync(file, 'w'))
+  /**
+   * Also write every future event to `file` as signed JSONL (the file is created or truncated, 0600); `key`
+   * defaults to the state folder's. Throws when there is no key to sign with.
+   */
+  writeTo(file: string, key?: Buffer): void {
+    const signing = key ? { ok: true as const, value: key } : stateKey(stateDir())
+    if (!signing.ok) throw new Error(`codeact: the log ${file} cannot be signed: ${signing.message}`)
+    this.#files.push({ fd: openSync(file, 'w', 0o600), key: signing.value, prev: '' })
   }
 
   /** Keeps every event after `seq` in memory until the returned function is called. */
@@ -88,7 +97,7 @@ export class EventLog {
 
   /** Closes the file sinks. */
   close(): void {
-    for (const fd of this.#files.splice(0)) closeSync(fd)
+    for (const f of this.#files.splice(0)) closeSync(f.fd)
   }
 
   #trim(): void {
@@ -101,9 +110,13 @@ export class EventLog {
   }
 }
 
+/** The events of a JSONL log, unchecked (`verifyLog` checks a signed one). */
 export function parseJSONL(text: string): RunEvent[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as RunEvent)
+    .map((l) => {
+      const { mac: _mac, ...event } = JSON.parse(l) as RunEvent & { mac?: unknown }
+      return event as RunEvent
+    })
 }

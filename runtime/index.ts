@@ -10,6 +10,8 @@ export { defineTool } from '../vocabulary/define-tool.js'
 export { replayObservations } from './replay.js'
 export type { ReplayedObservation } from './replay.js'
 export { EventLog, parseJSONL } from './event-log.js'
+export { checkLog } from './log-signing.js'
+export type { LogCheck } from './log-signing.js'
 export type {
   AnthropicToolResult,
   AnthropicToolUse,

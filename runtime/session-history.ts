@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import type { EventData, RunErrorKind, RunEvent } from '../vocabulary/types.js'
+import { verifyLog } from './log-signing.js'
 
 export interface HistoryRun {
   runId: string
@@ -80,26 +81,26 @@ function describeLoss(kind: RunErrorKind): string {
 
 /**
  * Session histories found in an earlier runtime's JSONL log: per session (`sessionKey(caller, id)`), the events of its runs since
- * it last began afresh (its first run, a reset, a close). Read before the new runtime truncates the file.
+ * it last began afresh (its first run, a reset, a close). Read before the new runtime truncates the file, and
+ * only from a log whose every line checks against `key` (log-signing.ts): a program that could write the
+ * log must not write a history that a restore then runs.
  */
-export function readPriorSessions(file: string): Map<string, RunEvent[]> {
+export function readPriorSessions(
+  file: string,
+  key: Buffer,
+): { ok: true; sessions: Map<string, RunEvent[]> } | { ok: false; line: number; why: string } {
   const out = new Map<string, RunEvent[]>()
-  if (!existsSync(file)) return out
+  if (!existsSync(file)) return { ok: true, sessions: out }
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch {
-    return out
+    return { ok: true, sessions: out }
   }
+  const checked = verifyLog(text, key)
+  if (!checked.ok) return checked
   const runSession = new Map<string, string>()
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue
-    let e: RunEvent
-    try {
-      e = JSON.parse(line) as RunEvent
-    } catch {
-      continue // a torn last line (the host died mid-write)
-    }
+  for (const e of checked.events) {
     if (e.type === 'session/end') {
       const end = e.data as EventData['session/end']
       out.delete(sessionKey(end.caller, end.id))
@@ -112,7 +113,7 @@ export function readPriorSessions(file: string): Map<string, RunEvent[]> {
     list.push(e)
     out.set(id, list)
   }
-  return out
+  return { ok: true, sessions: out }
 }
 
 function sessionOf(e: RunEvent, runSession: Map<string, string>): string | undefined {

@@ -6,20 +6,22 @@
  * A code cache is code: V8 runs the bytecode in it and only checks that it was made by the same V8 for a
  * source of the same length. So it is read only from a private directory — owned by this user, mode 0700
  * (never a shared /tmp path) — and only a file this user owns, that no one else can write, not a symlink,
- * whose checksum matches. Anything else is ignored (TypeScript is compiled from source as without a cache),
- * never loaded. The cache is written once, after a load without one (on the thread's first idle turn, so it
+ * whose MAC (an HMAC with the key in codeact's state folder, vocabulary/state-folder.ts) matches: a program
+ * whose workspace holds the cache directory (`--workspace ~`) can write a file there, but not sign it.
+ * Anything else is ignored (TypeScript is compiled from source as without a cache), never loaded. The cache is written once, after a load without one (on the thread's first idle turn, so it
  * holds the functions the first work compiled), to a temporary file renamed into place.
  *
  * Where: `$CODEACT_CACHE_DIR`, else `$XDG_CACHE_HOME/codeact`, else `~/.cache/codeact`; `CODEACT_CACHE_DIR=off`
  * turns it off.
  */
-import { createHash } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Script } from 'node:vm'
 import type TS from 'typescript'
+import { stateDir, stateKey } from '../vocabulary/state-folder.js'
 
 export type CodeCacheState = 'loaded' | 'missing' | 'rejected' | 'ignored' | 'off'
 
@@ -66,8 +68,13 @@ function privateDirectory(dir: string): string | undefined {
   }
 }
 
+/** The MAC a cache file starts with: an HMAC of its bytes with the state key (SUM_BYTES long). */
+function macOf(key: Buffer, data: Buffer): Buffer {
+  return createHmac('sha256', key).update('codeact code cache\0').update(data).digest()
+}
+
 /** The cache's bytes when the file is this user's, private, a regular file (not a link) and intact. */
-function readCache(file: string): { data?: Buffer; why?: string; replace?: boolean } {
+function readCache(file: string, key: Buffer): { data?: Buffer; why?: string; replace?: boolean } {
   let fd: number
   try {
     // O_NONBLOCK: a named pipe at the path would block the open (and the thread) until a writer came; it is refused below.
@@ -84,21 +91,21 @@ function readCache(file: string): { data?: Buffer; why?: string; replace?: boole
     if (st.nlink !== 1) return { why: 'the cache file has other names (hard links)' }
     const bytes = readFileSync(fd)
     const data = bytes.subarray(SUM_BYTES)
-    if (bytes.length <= SUM_BYTES || !createHash('sha256').update(data).digest().equals(bytes.subarray(0, SUM_BYTES)))
-      return { why: 'the cache file is corrupt', replace: true }
+    if (bytes.length <= SUM_BYTES || !macOf(key, data).equals(bytes.subarray(0, SUM_BYTES)))
+      return { why: "the cache file is corrupt, or was not written by this user's codeact (its MAC does not match)", replace: true }
     return { data }
   } finally {
     closeSync(fd)
   }
 }
 
-function writeCache(dir: string, file: string, data: Buffer): string | undefined {
+function writeCache(dir: string, file: string, data: Buffer, key: Buffer): string | undefined {
   if (privateDirectory(dir) !== undefined) return undefined
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
   try {
     const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
     try {
-      writeSync(fd, createHash('sha256').update(data).digest())
+      writeSync(fd, macOf(key, data))
       writeSync(fd, data)
     } finally {
       closeSync(fd)
@@ -120,7 +127,7 @@ export function loadTypeScript(env: NodeJS.ProcessEnv = process.env): TypeScript
   const dir = cacheDirectory(env)
   if (dir === undefined) return { ts: require('typescript') as typeof TS, cache: 'off', save: () => undefined }
   const version = (require('typescript/package.json') as { version: string }).version
-  const compiled = compileWithCache(path, dir, `typescript-${version}`)
+  const compiled = compileWithCache(path, dir, `typescript-${version}`, env)
   let saved = false
   const save = () => {
     if (saved) return undefined
@@ -151,7 +158,7 @@ interface CompiledWithCache {
  * with the code cache `<dir>/<name>-<key>.v8cache` when a trustworthy one is there (the key: the file's path,
  * size and time, Node's version and arch). Never throws for the cache's sake.
  */
-export function compileWithCache(path: string, dir: string, name: string): CompiledWithCache {
+export function compileWithCache(path: string, dir: string, name: string, env: NodeJS.ProcessEnv = process.env): CompiledWithCache {
   const source = readFileSync(path, 'utf8')
   const st = statSync(path)
   const key = createHash('sha256')
@@ -159,8 +166,9 @@ export function compileWithCache(path: string, dir: string, name: string): Compi
     .digest('hex')
     .slice(0, 16)
   const file = join(dir, `${name}-${key}.v8cache`)
-  const unusable = privateDirectory(dir)
-  const read: ReturnType<typeof readCache> = unusable === undefined ? readCache(file) : { why: unusable }
+  const signing = stateKey(stateDir(undefined, env))
+  const unusable = signing.ok ? privateDirectory(dir) : `no key to sign the cache with (${signing.message})`
+  const read: ReturnType<typeof readCache> = unusable === undefined && signing.ok ? readCache(file, signing.value) : { why: unusable }
   // The CommonJS wrapper, as Node's loader makes it.
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`
   const script = new Script(wrapped, { filename: path, ...(read.data ? { cachedData: read.data } : {}) })
@@ -180,6 +188,6 @@ export function compileWithCache(path: string, dir: string, name: string): Compi
     cache,
     ...(read.why !== undefined ? { why: read.why } : {}),
     wanted: cache === 'missing' || cache === 'rejected' || read.replace === true,
-    write: () => (unusable === undefined ? writeCache(dir, file, script.createCachedData()) : undefined),
+    write: () => (unusable === undefined && signing.ok ? writeCache(dir, file, script.createCachedData(), signing.value) : undefined),
   }
 }

@@ -18,6 +18,7 @@ import { StagedView } from '../../sandbox/workspace/staging/view.js'
 import type { ChangeMode, ChangeOutcome, FileChange } from '../../vocabulary/types.js'
 import { join } from 'node:path'
 import { isWithin } from '../../sandbox/workspace/paths.js'
+import { stateKey } from '../../vocabulary/state-folder.js'
 import { unifiedDiff } from './diff.js'
 
 export type ReviewAnswer = 'apply' | 'skip' | 'all' | 'quit'
@@ -26,6 +27,8 @@ export type ReviewChange = (change: FileChange & { diff: string }, index: number
 
 export interface WorkspaceRunEnv {
   config: WorkspaceConfig
+  /** codeact's state folder (never inside the workspace): stages and their journals live there. */
+  stateDir: string
   /** The ops the run's tools would use without staging (the backend's for this run, else the host's). */
   baseOps(runId: string): WorkspaceOps
   /** Runs `bash` on a staged view (an overlay), or refuses with EPERM saying why. */
@@ -106,7 +109,7 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
       },
     }
   }
-  const stage = await createStage(env.config.root)
+  const stage = await createStage(env.stateDir, env.config.root)
   const read = new Set<string>()
   if (env.stageRun) return backendStaged(env, mode, runId, base, stage, read)
   const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
@@ -236,25 +239,13 @@ async function finishStaged(
     // Files the run staged in memory become files of the stage now, each created once, right before the
     // journal: from here on it holds every new byte, and each file lands by a rename as before.
     await view.materialise(accepted.filter((c) => c.kind === 'file' && view.memory.files.has(c.rel)).map((c) => c.rel))
-    await writeJournal(stage.dir, {
-      version: 1,
-      root: env.config.root,
-      readOnly: env.config.readOnly,
-      upper: stage.upper,
-      pid: process.pid,
-      startedAt: new Date().toISOString(),
-      changes: accepted,
-    })
+    const key = stateKey(env.stateDir)
+    if (!key.ok)
+      return { ...result(), applied: 'discarded', refused: `the apply's journal cannot be signed (${key.message}); nothing was applied` }
+    const journal = { root: env.config.root, readOnly: env.config.readOnly, upper: stage.upper, pid: process.pid, changes: accepted }
+    await writeJournal(stage.dir, { ...journal, startedAt: new Date().toISOString() }, key.value)
     try {
-      await applyJournal({
-        version: 1,
-        root: env.config.root,
-        readOnly: env.config.readOnly,
-        upper: stage.upper,
-        pid: process.pid,
-        startedAt: '',
-        changes: accepted,
-      })
+      await applyJournal({ ...journal, startedAt: '' })
     } catch (err) {
       // Left in place: the next start tries to finish it from the journal.
       keepStage = true

@@ -36,7 +36,7 @@ export function loadCached<T>(specifier: string, env: NodeJS.ProcessEnv = proces
   const require = createRequire(import.meta.url)
   const dir = cacheDirectory(env)
   if (dir === undefined) return { module: require(specifier) as T, cache: 'off', save: () => undefined, saveAfterUse: () => {} }
-  const compiled = compileWithCache(require.resolve(specifier), dir, specifier.replace(/[^\w.-]/g, '_'))
+  const compiled = compileWithCache(require.resolve(specifier), dir, specifier.replace(/[^\w.-]/g, '_'), env)
   let writes = 0
   const save = () => {
     if (writes >= SAVES_AT.length) return undefined

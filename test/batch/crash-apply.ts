@@ -33,7 +33,7 @@ export async function sigkillDuringApply(
   const files: Record<string, string> = {}
   for (let i = 0; i < N; i++) files[name(i)] = OLD(i)
   const root = makeWorkspace(files)
-  const stages = stagesOf(root)
+  const stages = stagesOf(STATE_DIR, root)
   const child = spawn(
     process.execPath,
     ['bin/codeact.mjs', 'run', program(JOB), '--workspace', root, '--atomic', '--typecheck=off', '--timeout', '120s', ...flags],

@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { stagesOf } from '../../sandbox/workspace/staging/stage-dir.js'
+import { stateDir } from '../../vocabulary/state-folder.js'
 import type { AnyToolDefinition } from '../../vocabulary/types.js'
 import { bwrap } from '../support/bwrap.js'
 import { testRuntime } from '../support/runtime.js'
@@ -18,7 +19,7 @@ for (let i = 0; i < 20; i++) FILES[`src/m${String(i).padStart(2, '0')}.ts`] = `i
 
 /** Counts the files (not folders) in every stage of a workspace: what the run created on disk. */
 function stagedFiles(root: string): number {
-  const base = stagesOf(root)
+  const base = stagesOf(stateDir(), root)
   let n = 0
   const visit = (dir: string): void => {
     for (const d of readdirSync(dir, { withFileTypes: true })) {

@@ -498,6 +498,18 @@ describe('restoring from a log file after a host restart', () => {
     "if (n > 10) await tools.send_email({ to: 'boss@example.com', subject: 'a big day' })\nconst doubled = n * 2\ndoubled",
   ]
 
+  /** A runtime on the tampered log does not start: the log is refused whole, naming the line (EBADMSG). */
+  async function expectLogRefused(logFile: string): Promise<void> {
+    const refused = await attackRuntime({ logFile }).then(
+      () => undefined,
+      (e: Error & { code?: string }) => e,
+    )
+    expect(refused).toMatchObject({
+      code: 'EBADMSG',
+      message: expect.stringMatching(/cannot be trusted \(line \d+: its MAC does not match/),
+    })
+  }
+
   async function firstHost(id: string): Promise<{ logFile: string; seen: RunResult[] }> {
     const logFile = join(mkdtempSync(join(tmpdir(), 'codeact-session-log-')), 'events.jsonl')
     const { rt } = await attackRuntime({ logFile })
@@ -520,7 +532,7 @@ describe('restoring from a log file after a host restart', () => {
     expect(counted.total()).toBe(0)
   })
 
-  it('a tampered tool result that sends the replay down another path runs no tool, and the observation says the state was not restored', async () => {
+  it('a tool result rewritten to send the replay down another path: the log is refused (EBADMSG), nothing is restored from it', async () => {
     const { logFile } = await firstHost('poisoned')
     const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n')
     const many = Array.from({ length: 20 }, (_, i) => ({ id: `x${i}`, customer: 'evil', amount: 1, status: 'paid' }))
@@ -531,14 +543,11 @@ describe('restoring from a log file after a host restart', () => {
     })
     expect(poisoned).not.toEqual(lines)
     writeFileSync(logFile, `${poisoned.join('\n')}\n`)
-    const { rt, counted } = await attackRuntime({ logFile })
-    const r = await rt.session({ id: 'poisoned' }).runCode('return [n, doubled]')
-    expect(counted.counts.get('send_email') ?? 0, 'the replay never sends the e-mail the original run did not send').toBe(0)
-    expect(counted.total()).toBe(0)
-    expect(r.observation).toMatch(/not be restored|could not|lost|differ|diverg/i)
+    // The log is signed line by line: a rewritten result is refused before any session is restored from it.
+    await expectLogRefused(logFile)
   })
 
-  it('a program rewritten in the log to call a tool it never called runs no tool on restore', async () => {
+  it('a program rewritten in the log to call a tool it never called: the log is refused (EBADMSG), nothing is restored from it', async () => {
     const { logFile } = await firstHost('rewritten')
     const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n')
     let first = true
@@ -552,12 +561,7 @@ describe('restoring from a log file after a host restart', () => {
       })
     })
     writeFileSync(logFile, `${rewritten.join('\n')}\n`)
-    const { rt, counted } = await attackRuntime({ logFile })
-    const r = await rt.session({ id: 'rewritten' }).runCode('return [n, doubled]')
-    expect(counted.counts.get('send_email') ?? 0, 'the injected call is never executed').toBe(0)
-    expect(counted.total()).toBe(0)
-    if (r.ok) expect(r.observation).toMatch(/restored/i)
-    else expect(r.observation).toMatch(/not be restored|could not|lost|differ|diverg/i)
+    await expectLogRefused(logFile)
   })
 
   it('an unknown session id in a log-less runtime starts a fresh session, saying nothing was restored', async () => {

@@ -10,18 +10,22 @@
  * named through that descriptor; read-only parts are refused (EROFS) before anything is touched.
  */
 import { constants, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs'
-import { open, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { open, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { closeDir, entryPath, openDirBeneath, type DirRef } from '../beneath.js'
 import { mkdirBeneath, removeBeneath } from '../beneath-files.js'
 import { join } from 'node:path'
 import { isWithin } from '../paths.js'
 import { WorkspaceError } from '../ops.js'
+import { signedJournal } from './journal-check.js'
 import type { StagedChange } from './staged-changes.js'
 
 export const JOURNAL = 'journal.json'
 
+/**
+ * An apply's plan. Written to disk are only `root`, `pid`, `startedAt` and `changes` (signed); a recovery
+ * takes `upper` from the stage folder it found the journal in and `readOnly` from the run recovering it.
+ */
 export interface Journal {
-  version: 1
   root: string
   readOnly: string[]
   /** The stage's upper folder, holding the new bytes. */
@@ -31,12 +35,15 @@ export interface Journal {
   changes: StagedChange[]
 }
 
-/** Writes the journal durably (temp, fsync, rename): from here on the apply can always be finished. */
-export async function writeJournal(stageDir: string, journal: Journal): Promise<void> {
+/**
+ * Writes the journal durably (temp, fsync, rename), signed with the state key (journal-check.ts): from
+ * here on the apply can always be finished, and only a journal written here is ever carried out.
+ */
+export async function writeJournal(stageDir: string, journal: Journal, key: Buffer): Promise<void> {
   const temp = join(stageDir, `${JOURNAL}.tmp`)
   const fh = await open(temp, 'w', 0o600)
   try {
-    await fh.writeFile(JSON.stringify(journal))
+    await fh.writeFile(signedJournal(stageDir, journal, key))
     await fh.sync()
   } finally {
     await fh.close()
@@ -170,16 +177,6 @@ export async function applyJournal(journal: Journal, onStep?: (done: number, tot
 }
 
 const CHUNK = 64
-
-/** The journal left in a stage folder, if any. */
-export async function readJournal(stageDir: string): Promise<Journal | undefined> {
-  try {
-    const j = JSON.parse(await readFile(join(stageDir, JOURNAL), 'utf8')) as Journal
-    return j.version === 1 && Array.isArray(j.changes) ? j : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** Leaves a marker that the apply is complete (before the stage folder is removed). */
 export async function markDone(stageDir: string): Promise<void> {
