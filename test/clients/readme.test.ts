@@ -60,6 +60,7 @@ describe('snippets of README.md and docs/', () => {
       'quickstart',
       'sessions',
       'share-spare',
+      'state-dir',
     ])
     const clientTests = readdirSync(import.meta.dirname)
       .filter((f) => f.endsWith('.ts'))

@@ -50,6 +50,10 @@ describe('scripts in the documentation', () => {
   it("docs/embedding.md: a second runtime's first run takes the shared spare", () => {
     expect(runScript('share-spare').trim()).toBe('2')
   })
+
+  it('docs/security.md: a state folder outside the workspace is taken, and the run goes on', () => {
+    expect(runScript('state-dir').trim()).toBe('true')
+  })
 })
 
 describe('programs in the documentation', () => {
