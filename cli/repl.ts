@@ -6,37 +6,28 @@
  * Ctrl-C leaves, as Ctrl-D and `.exit` do.
  */
 import { createInterface, type Interface } from 'node:readline'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
 import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
-import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
-import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
+import { REPL } from './commands.js'
+import { UsageError, runtimeOptions } from './flags.js'
+import { helpText } from './help.js'
+import { sessionLimitsFromFlags } from './limit-flags.js'
+import { parseCommand } from './parse.js'
 import { watchLive } from './live.js'
-import { MCP_FLAG_OPTIONS, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { needsMoreInput } from './repl-complete.js'
 import { REPL_HELP, completions, dotCommand, sdkText, shownObservation, type DotCommand } from './repl-commands.js'
 import { HISTORY_SIZE, historyPath, historySaver, loadHistory } from './repl-history.js'
 import { summaryLines } from './summary.js'
 
-import { REPL_USAGE } from './repl-usage.js'
-
-const REPL_OPTIONS = {
-  ...RUNTIME_FLAGS,
-  help: { type: 'boolean', short: 'h' },
-  verbose: { type: 'boolean', short: 'v' },
-  session: { type: 'string' },
-  ...SESSION_FLAGS,
-  ...MCP_FLAG_OPTIONS,
-} satisfies ParseArgsConfig['options']
-
 const PROMPT = '> '
 const MORE = '... '
 
 export async function replCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: REPL_OPTIONS, allowPositionals: true, strict: true })
+  const { values, positionals } = parseCommand(REPL, args, true)
   if (values.help) {
-    process.stdout.write(`usage:\n${REPL_USAGE}\n`)
+    process.stdout.write(helpText(REPL))
     return 0
   }
   if (positionals.length) throw new UsageError('repl takes no PROGRAM (use codeact run for that)')
