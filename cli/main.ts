@@ -54,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     // Every message is shown escaped: it may quote a file name or a value given on the command line.
-    const hint = e instanceof UsageError && !/--help/.test(e.message) && command ? `; codeact ${command} --help shows its usage` : ''
+    const hint = e instanceof UsageError && e.pointAtHelp && !/--help/.test(e.message) && command ? `; codeact ${command} --help shows its usage` : ''
     process.stderr.write(`codeact: ${visible((e as Error).message)}${hint}\n`)
     return EXIT.usage
   }
@@ -88,6 +88,7 @@ async function runCommand(args: string[]): Promise<number> {
 }
 
 async function runProgram(file: string, values: ReturnType<typeof parseRun>['values']): Promise<number> {
+  const colour = colourMode(values.color)
   const runtime = loadRuntime()
   // Loaded meanwhile; a failure surfaces where it is awaited.
   runtime.catch(() => {})
@@ -95,12 +96,11 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     file === '-'
       ? await readStdin()
       : await readFile(file, 'utf8').catch(() => {
-          throw new UsageError(`cannot read ${file}`)
+          throw new UsageError(`cannot read ${file}`, false)
         })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const options = await runtimeOptions(values)
-  const colour = colourMode(values.color)
   if (values.review) {
     if (!options.workspace) throw new UsageError('--review needs --workspace DIR')
     if (options.changes) throw new UsageError('--review stages the run itself; drop --dry-run/--atomic')
@@ -189,7 +189,7 @@ async function replayCommand(args: string[]): Promise<number> {
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('replay takes exactly one LOG.jsonl')
   const text = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`cannot read ${file}`)
+    throw new UsageError(`cannot read ${file}`, false)
   })
   const [{ parseJSONL }, { replayObservations }] = await Promise.all([import('../runtime/event-log.js'), import('../runtime/replay.js')])
   for (const o of replayObservations(parseJSONL(text)))
