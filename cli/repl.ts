@@ -9,6 +9,7 @@ import { createInterface, type Interface } from 'node:readline'
 import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
 import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
+import { visible } from '../vocabulary/visible-text.js'
 import { REPL } from './commands.js'
 import { UsageError, runtimeOptions } from './flags.js'
 import { helpText } from './help.js'
@@ -42,7 +43,7 @@ export async function replCommand(args: string[]): Promise<number> {
     throw new UsageError('--session takes an id of letters, digits, and . _ : - (the one a REPL with --log printed)')
   const session = rt.session(values.session !== undefined ? { id: values.session } : {})
   try {
-    const status = await repl(rt, session, values.verbose === true, values.log)
+    const status = await repl(rt, session, { verbose: values.verbose === true, checking: options.typecheck !== 'off' }, values.log)
     // With a log, the session can be taken up again later, in a new REPL: it is rebuilt from the log.
     if (values.log && process.stdin.isTTY)
       process.stderr.write(`Session ${session.id} is in ${values.log}; resume it with --log ${values.log} --session ${session.id}\n`)
@@ -63,7 +64,8 @@ function banner(rt: Runtime, session: Session, log: string | undefined): string 
   return `codeact repl · ${tools}${kept} · state persists between inputs · .sdk shows the declarations, .help the commands\n`
 }
 
-function repl(rt: Runtime, session: Session, verbose: boolean, log: string | undefined): Promise<number> {
+/** `checking`: inputs are type-checked first, and the status line says so until one runs. */
+function repl(rt: Runtime, session: Session, { verbose, checking }: { verbose: boolean; checking: boolean }, log: string | undefined): Promise<number> {
   const { stdin: input, stdout: output, stderr: err } = process
   const terminal = input.isTTY === true && output.isTTY === true
   const file = historyPath()
@@ -124,6 +126,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     running = controller
     const live = watchLive(rt, err, {
       tty: err.isTTY === true,
+      checking,
       verbose,
       ...(err.columns ? { columns: err.columns } : {}),
     })
@@ -131,14 +134,14 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     try {
       result = await session.runCode(code, { signal: controller.signal })
     } catch (e) {
-      err.write(`codeact: ${(e as Error).message}\n`)
+      err.write(`codeact: ${visible((e as Error).message)}\n`)
       return
     } finally {
       live.stop()
       running = undefined
     }
     const shown = shownObservation(result, true)
-    if (shown) output.write(shown + '\n')
+    if (shown) output.write(visible(shown, { multiline: true }) + '\n')
     if (result.calls.length || result.changes?.length) for (const line of summaryLines(result, live.stats)) err.write(line + '\n')
   }
 
