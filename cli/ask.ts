@@ -51,14 +51,17 @@ function prompt({ input, output }: TerminalStreams, request: ApprovalRequest, si
       : whole
     let text = shown
     const ask = () =>
-      rl.question(`\ncodeact: ${text}\n  [y]es  [n]o  [a]lways for ${visible(request.name)}${long ? '  [v]iew the whole call' : ''} › `, (line) => {
-        const word = line.trim().toLowerCase()
-        if (word === 'y' || word === 'yes') return done(true)
-        if (word === 'a' || word === 'always') return done({ approve: true, always: true })
-        if (word === 'n' || word === 'no') return done({ approve: false, reason: 'the user said no' })
-        text = long && (word === 'v' || word === 'view') ? `${whole}\n  (the whole call, digest ${callDigest(request)})` : shown
-        ask()
-      })
+      rl.question(
+        `\ncodeact: ${text}\n  [y]es  [n]o  [a]lways for ${visible(request.name)}${long ? '  [v]iew the whole call' : ''} › `,
+        (line) => {
+          const word = line.trim().toLowerCase()
+          if (word === 'y' || word === 'yes') return done(true)
+          if (word === 'a' || word === 'always') return done({ approve: true, always: true })
+          if (word === 'n' || word === 'no') return done({ approve: false, reason: 'the user said no' })
+          text = long && (word === 'v' || word === 'view') ? `${whole}\n  (the whole call, digest ${callDigest(request)})` : shown
+          ask()
+        },
+      )
     // Ctrl-D or a closed terminal is a no.
     rl.on('close', () => done({ approve: false, reason: 'the user did not answer' }))
     ask()

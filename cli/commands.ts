@@ -29,7 +29,7 @@ export const RUN = {
   operands: 'PROGRAM.ts',
   summary: 'run a TypeScript program against the tools and print what happened',
   about: [
-    'PROGRAM may be - to read the program from standard input. Its console.log lines go to stdout as they come, warnings, errors and the live status line to stderr; then the return value and what the run did.',
+    "PROGRAM may be - to read the program from standard input. The program's console lines and the live status line go to stderr as they come; stdout gets what the run returned and did (and the console lines again only when stdout is not where stderr goes, such as a file of its own).",
     'Exit status: 0 ok, 1 the program failed, 2 bad usage, 3 the sandbox could not start, 130 interrupted (Ctrl-C cancels the run; a second Ctrl-C leaves at once).',
   ],
   options: {
@@ -88,9 +88,9 @@ export const MCP = {
 export const REPL = {
   name: 'repl',
   operands: '',
-  summary: 'type TypeScript; every input runs in one session, so its bindings are the next input\'s',
+  summary: "type TypeScript; every input runs in one session, so its bindings are the next input's",
   about: [
-    '.help lists the REPL\'s commands. History is kept in ~/.codeact_repl_history (or $CODEACT_REPL_HISTORY; empty: none). With --log the session can be taken up again later with --session.',
+    ".help lists the REPL's commands. History is kept in ~/.codeact_repl_history (or $CODEACT_REPL_HISTORY; empty: none). With --log the session can be taken up again later with --session.",
   ],
   options: {
     ...RUNTIME_FLAGS,

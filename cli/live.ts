@@ -27,8 +27,6 @@ export interface LiveOptions {
   progressEveryMs?: number
   /** Status line redraw interval. */
   redrawEveryMs?: number
-  /** Where the program's `console.log`/`info` lines go (default `out`); warnings and errors go to `out`. */
-  stdout?: NodeJS.WritableStream
   /** The program is type-checked before its first call: the status line says so until then. */
   checking?: boolean
 }
@@ -78,7 +76,7 @@ export class LiveStats {
 
   tools(max = 4): string {
     const top = [...this.perTool].sort((a, b) => b[1] - a[1])
-    const shown = top.slice(0, max).map(([n, c]) => `${n} ${count(c)}`)
+    const shown = top.slice(0, max).map(([n, c]) => `${visible(n)} ${count(c)}`)
     if (top.length > max) shown.push('…')
     return shown.join(', ')
   }
@@ -124,14 +122,13 @@ export interface LiveWatch {
   stop(): void
 }
 
-/** Prints live events to `out` (console lines to `options.stdout`) until stopped. */
+/** Prints live events to `out` until stopped. */
 export function watchLive(rt: Pick<Runtime, 'on'>, out: NodeJS.WritableStream, options: LiveOptions = { tty: false }): LiveWatch {
   const stats = new LiveStats()
   const width = Math.max(20, (options.columns ?? 100) - 1)
-  const stdout = options.stdout ?? out
   let drawn = false
   let holds = 0
-  const held: [NodeJS.WritableStream, string][] = []
+  const held: string[] = []
   const clear = (): void => {
     if (drawn) out.write('\r\x1b[K')
     drawn = false
@@ -142,24 +139,23 @@ export function watchLive(rt: Pick<Runtime, 'on'>, out: NodeJS.WritableStream, o
     out.write(`\r\x1b[K${text.length > width ? text.slice(0, width - 1) + '…' : text}`)
     drawn = true
   }
-  const print = (to: NodeJS.WritableStream, line: string): void => {
-    if (holds > 0) return void held.push([to, line])
+  const print = (line: string): void => {
+    if (holds > 0) return void held.push(line)
     if (options.tty) clear()
-    to.write(line + '\n')
+    out.write(line + '\n')
   }
   const hold = (): void => {
     if (holds++ === 0 && options.tty) clear()
   }
   const release = (): void => {
     if (holds === 0 || --holds > 0) return
-    for (const [to, line] of held.splice(0)) print(to, line)
+    for (const line of held.splice(0)) print(line)
   }
   const unsubscribe = rt.on('event', (e) => {
     stats.take(e)
     if (e.type === 'approval/request') hold()
     const line = formatLive(e, options.verbose === true)
-    const level = e.type === 'console' ? (e.data as EventData['console']).level : undefined
-    if (line !== undefined) print(level === 'log' || level === 'info' ? stdout : out, line)
+    if (line !== undefined) print(line)
     if (e.type === 'approval/answer') release()
   })
   // Redrawn on every tick, events or not: the elapsed time moves while the program is checked or waits.

@@ -2,6 +2,7 @@
  * The command line: a thin shell over createRuntime. Exit status: 0 ok, 1 the program failed,
  * 2 bad usage, 3 sandbox unavailable, 130 interrupted (Ctrl-C cancelled the run).
  */
+import { fstatSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { visible } from '../vocabulary/visible-text.js'
@@ -54,7 +55,8 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     // Every message is shown escaped: it may quote a file name or a value given on the command line.
-    const hint = e instanceof UsageError && e.pointAtHelp && !/--help/.test(e.message) && command ? `; codeact ${command} --help shows its usage` : ''
+    const hint =
+      e instanceof UsageError && e.pointAtHelp && !/--help/.test(e.message) && command ? `; codeact ${command} --help shows its usage` : ''
     process.stderr.write(`codeact: ${visible((e as Error).message)}${hint}\n`)
     return EXIT.usage
   }
@@ -124,7 +126,6 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     ? undefined
     : watchLive(rt, process.stderr, {
         tty,
-        stdout: process.stdout,
         checking: options.typecheck !== 'off',
         verbose: values.verbose === true,
         ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
@@ -154,7 +155,8 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     if (values.json) await writeOut(JSON.stringify(result) + '\n')
     else {
       if (result.applied === 'dry-run') await writeOut(dryRunDiff(result, colour))
-      const text = personText(result, file === '-' ? 'stdin' : file, live !== undefined)
+      // Console lines were shown live on stderr: said again on stdout only where stdout is somewhere else.
+      const text = personText(result, file === '-' ? 'stdin' : file, live !== undefined && stdoutIsStderr())
       if (text) await writeOut(text + '\n')
       if (live) for (const line of summaryLines(result, live.stats, review?.skipped)) process.stderr.write(line + '\n')
     }
@@ -221,6 +223,16 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
     start: async () => {},
     run: async () => ({ ok: false, error: { kind: 'sandbox_unavailable', message: 'no sandbox' }, droppedOutputBytes: 0 }),
     close: async () => {},
+  }
+}
+
+/** stdout and stderr are one terminal, one pipe or one file (`2>&1`, a CI log). */
+function stdoutIsStderr(): boolean {
+  try {
+    const [a, b] = [fstatSync(1), fstatSync(2)]
+    return a.dev === b.dev && a.ino === b.ino && a.rdev === b.rdev
+  } catch {
+    return false
   }
 }
 

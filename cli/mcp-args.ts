@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { Runtime } from '../runtime/create-runtime.js'
+import { visible } from '../vocabulary/visible-text.js'
 
 export const MCP_FLAG_OPTIONS = {
   mcp: { type: 'string', multiple: true },
@@ -129,9 +130,13 @@ export async function attachMcpFromFlags(
   const mcp = await attachMcp(rt, servers, {
     defaultTimeoutMs: 120_000,
     ...(options.forwardStderr
-      ? { onStderr: (name: string, text: string) => void stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)) }
+      ? {
+          // A server's stderr reaches a person's terminal: shown escaped, like everything else printed there.
+          onStderr: (name: string, text: string) =>
+            void stderr.write(visible(text, { multiline: true }).replace(/^(?=.)/gm, `[${visible(name)}] `)),
+        }
       : {}),
   })
-  for (const f of mcp.failures) stderr.write(`codeact: ${f.code}: ${f.message}\n`)
+  for (const f of mcp.failures) stderr.write(`codeact: ${visible(f.code)}: ${visible(f.message)}\n`)
   return mcp
 }

@@ -44,14 +44,21 @@ function check(spec: CommandSpec, args: string[], takesOperands: boolean): void 
     const missing = t.value === undefined || (!t.inlineValue && t.value.length > 1 && t.value.startsWith('-'))
     if (option.type === 'string' && missing) {
       const wants = flagDoc(spec, t.name)?.value
-      throw new UsageError(`${t.rawName} needs a value${wants ? ` (${wants})` : ''}; a value that starts with "-" is written ${t.rawName}=VALUE`)
+      throw new UsageError(
+        `${t.rawName} needs a value${wants ? ` (${wants})` : ''}; a value that starts with "-" is written ${t.rawName}=VALUE`,
+      )
     }
   }
 }
 
 /** The command's values and operands; with -h/--help anywhere, `values.help` is set and nothing else is checked. */
 type Parsed<S extends CommandSpec> = ReturnType<
-  typeof parseArgs<{ args: string[]; options: S['options'] & NonNullable<ParseArgsConfig['options']>; strict: true; allowPositionals: boolean }>
+  typeof parseArgs<{
+    args: string[]
+    options: S['options'] & NonNullable<ParseArgsConfig['options']>
+    strict: true
+    allowPositionals: boolean
+  }>
 >
 
 export function parseCommand<S extends CommandSpec>(spec: S, args: string[], takesOperands = spec.operands !== ''): Parsed<S> {

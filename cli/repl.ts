@@ -65,7 +65,12 @@ function banner(rt: Runtime, session: Session, log: string | undefined): string 
 }
 
 /** `checking`: inputs are type-checked first, and the status line says so until one runs. */
-function repl(rt: Runtime, session: Session, { verbose, checking }: { verbose: boolean; checking: boolean }, log: string | undefined): Promise<number> {
+function repl(
+  rt: Runtime,
+  session: Session,
+  { verbose, checking }: { verbose: boolean; checking: boolean },
+  log: string | undefined,
+): Promise<number> {
   const { stdin: input, stdout: output, stderr: err } = process
   const terminal = input.isTTY === true && output.isTTY === true
   const file = historyPath()

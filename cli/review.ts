@@ -52,7 +52,9 @@ export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStr
     // The diff's content and paths are shown escaped and quoted: a file cannot hide a line or forge a header.
     out.write(`\n${shownDiff(change.diff ?? '', options.colour)}`)
     for (;;) {
-      out.write(bold(`(${index + 1}/${total}) ${change.change} ${quotePath(change.path)} — apply? [y]es [n]o [a]ll [q]uit `, options.colour))
+      out.write(
+        bold(`(${index + 1}/${total}) ${change.change} ${quotePath(change.path)} — apply? [y]es [n]o [a]ll [q]uit `, options.colour),
+      )
       const key = await readKey(input)
       const answer = KEYS[key]
       out.write(`${answer ?? key}\n`)

@@ -31,8 +31,5 @@ export function approvalText(request: Pick<ApprovalRequest, 'name' | 'args' | 'm
 
 /** A short digest of the whole call, for a front door that shows only part of a long one. */
 export function callDigest(request: Pick<ApprovalRequest, 'name' | 'args'>): string {
-  return createHash('sha256')
-    .update(defaultQuestion(request.name, request.args))
-    .digest('hex')
-    .slice(0, 16)
+  return createHash('sha256').update(defaultQuestion(request.name, request.args)).digest('hex').slice(0, 16)
 }

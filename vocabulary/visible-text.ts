@@ -11,7 +11,7 @@
 
 /** Characters a terminal acts on or draws as nothing (tab and newline are handled by the caller's mode). */
 const HIDDEN =
-  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Cn}\u00a0\u115f\u1160\u1680\u2000-\u200a\u202f\u205f\u3000\u3164\u2800\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Cn}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u3164\u2800\uffa0\p{Variation_Selector}]|\u115f|\u1160/gu
 
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r', '\x1b': '\\x1b' }
 
@@ -43,7 +43,7 @@ export function visible(text: string, options: VisibleOptions = {}): string {
 /** Letters of another script inside an ASCII word (`pаypal` with a Cyrillic а) are shown as code points. */
 export function markLookAlikes(text: string): string {
   return text.replace(/[\p{L}\p{M}\p{N}]+/gu, (word) =>
-    /[A-Za-z]/.test(word) && /[^\x00-\x7f]/.test(word) ? word.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`) : word,
+    /[A-Za-z]/.test(word) && /\P{ASCII}/u.test(word) ? word.replace(/\P{ASCII}/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`) : word,
   )
 }
 

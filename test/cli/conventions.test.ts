@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest'
 const codeact = (...args: string[]) => spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', timeout: 60_000 })
 
 /** What node:util's parseArgs says; none of it may reach a person. */
-const NODE_WORDING = /Unknown option '|ERR_PARSE_ARGS|To specify a positional argument|argument missing|does not take an argument|Unexpected argument/
+const NODE_WORDING =
+  /Unknown option '|ERR_PARSE_ARGS|To specify a positional argument|argument missing|does not take an argument|Unexpected argument/
 
 describe('codeact command line', () => {
   it('--version prints the package version', () => {
@@ -43,7 +44,15 @@ describe('codeact command line', () => {
 
   it('run --help lists every flag run accepts, each with what it means', () => {
     const help = codeact('run', '--help').stdout
-    for (const flag of ['--workspace DIR', '--ask TOOL', '--dry-run', '--review', '--color auto|always|never', '--docker-image NAME', '--max-tool-calls N'])
+    for (const flag of [
+      '--workspace DIR',
+      '--ask TOOL',
+      '--dry-run',
+      '--review',
+      '--color auto|always|never',
+      '--docker-image NAME',
+      '--max-tool-calls N',
+    ])
       expect(help).toMatch(new RegExp(`\\n  ${flag.replace(/[|]/g, '\\|')} +\\S`))
   })
 
@@ -55,7 +64,10 @@ describe('codeact command line', () => {
       'codeact: --workspace needs a value (DIR); a value that starts with "-" is written --workspace=VALUE; codeact run --help shows its usage\n',
     ],
     [['run', 'x.ts', '--json=yes'], 'codeact: --json takes no value (got "yes"); codeact run --help shows its usage\n'],
-    [['run', 'x.ts', '--color=sometimes'], 'codeact: --color must be auto, always or never, got "sometimes"; codeact run --help shows its usage\n'],
+    [
+      ['run', 'x.ts', '--color=sometimes'],
+      'codeact: --color must be auto, always or never, got "sometimes"; codeact run --help shows its usage\n',
+    ],
     [['sdk', '--nope'], 'codeact: codeact sdk has no option --nope; codeact sdk --help lists them\n'],
     [['replay', '--json'], 'codeact: codeact replay has no option --json; codeact replay --help lists them\n'],
     [['mcp', 'extra'], 'codeact mcp: codeact mcp takes no arguments, got "extra"; codeact mcp --help shows its usage\n'],

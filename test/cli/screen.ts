@@ -64,9 +64,15 @@ export function onScreen(args: string[], options: ScreenOptions = {}): Screen {
   const inner = `cd ${quote(options.cwd ?? process.cwd())} && env ${env} script -q -e -f -c ${quote(command)} ${quote(log)}; echo "[exited $?]"; sleep 3600`
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols ?? 160), '-y', String(options.rows ?? 50), inner)
   tmux('set-option', '-t', name, 'history-limit', '20000')
-  const screen = () => tmux('capture-pane', '-p', '-t', name).replace(/[ \t]+$/gm, '').trimEnd()
-  const history = () => tmux('capture-pane', '-p', '-S', '-', '-t', name).replace(/[ \t]+$/gm, '').trimEnd()
-  const waitFor = async (text: string | RegExp, patienceMs = 60_000): Promise<string> => {
+  const screen = () =>
+    tmux('capture-pane', '-p', '-t', name)
+      .replace(/[ \t]+$/gm, '')
+      .trimEnd()
+  const history = () =>
+    tmux('capture-pane', '-p', '-S', '-', '-t', name)
+      .replace(/[ \t]+$/gm, '')
+      .trimEnd()
+  const waitFor = async (text: string | RegExp, patienceMs = 30_000): Promise<string> => {
     const until = Date.now() + patienceMs
     for (;;) {
       const s = screen()

@@ -54,12 +54,19 @@ describe('what a person reads after codeact run', () => {
 
   it('the changed files are capped to a few lines, saying how to get them all, with no library names', () => {
     const root = workspace()
-    const job = program('many.ts', `for (let i = 0; i < 12; i++) await tools.write_file({ path: 'f' + String(i).padStart(2, '0') + '.txt', content: 'x' })`)
+    const job = program(
+      'many.ts',
+      `for (let i = 0; i < 12; i++) await tools.write_file({ path: 'f' + String(i).padStart(2, '0') + '.txt', content: 'x' })`,
+    )
     const { status, log } = combined(['run', job, '--workspace', root, '--typecheck=off'])
     expect(status).toBe(0)
-    expect(log).toContain('Changes (12: 12 created):\n- created f00.txt\n- created f01.txt\n- created f02.txt\n- created f03.txt\n- created f04.txt\n…and 7 more (--json lists them all)\n')
+    expect(log).toContain(
+      'Changes (12: 12 created):\n- created f00.txt\n- created f01.txt\n- created f02.txt\n- created f03.txt\n- created f04.txt\n…and 7 more (--json lists them all)\n',
+    )
     expect(log).not.toMatch(/RunResult|\.changes\b/)
-    const json = spawnSync(process.execPath, [BIN, 'run', job, '--workspace', workspace(), '--typecheck=off', '--json'], { encoding: 'utf8' })
+    const json = spawnSync(process.execPath, [BIN, 'run', job, '--workspace', workspace(), '--typecheck=off', '--json'], {
+      encoding: 'utf8',
+    })
     expect((JSON.parse(json.stdout) as { changes: unknown[] }).changes).toHaveLength(12)
   })
 
@@ -91,6 +98,7 @@ return n`,
     // Every redraw of the status line before the program ran, as written to the terminal.
     const raw = t.raw()
     const before = raw.slice(0, raw.indexOf('checked'))
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's erase-line sequence is what is read
     const ticks = new Set([...before.matchAll(/\r\x1b\[K(\d+\.\d) s · type-checking…/g)].map((m) => m[1]))
     expect(ticks.size).toBeGreaterThanOrEqual(2)
   })

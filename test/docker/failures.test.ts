@@ -80,9 +80,10 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: set-up failures', () =
       await sandbox.close()
       expect(out).toMatchObject({ ok: false, error: { kind: 'sandbox_unavailable', code: 'SANDBOX_UNAVAILABLE' } })
       if (!out.ok) {
-        const command = /^the runner image "codeact-no-such-image:nope" is not on the Docker engine at .*: build it with `sh (\S+) --tag codeact-no-such-image:nope`$/.exec(
-          out.error.message,
-        )
+        const command =
+          /^the runner image "codeact-no-such-image:nope" is not on the Docker engine at .*: build it with `sh (\S+) --tag codeact-no-such-image:nope`$/.exec(
+            out.error.message,
+          )
         expect(command).not.toBeNull()
         // The script this copy ships (a clone's or node_modules/codeact's), by a path that works from anywhere.
         expect(command![1]).toBe(path.resolve('images/build.sh'))
