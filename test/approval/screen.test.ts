@@ -28,27 +28,27 @@ function program(name: string, text: string): string {
 
 const QUESTION = '[y]es  [n]o  [a]lways for bash'
 
+/** The screen while `bash({ command })` is asked; the answer is no. */
+let asks = 0
+async function askedFor(command: string): Promise<string> {
+  const file = program(`asks-${++asks}.ts`, `return await tools.bash({ command: ${command} })`)
+  const t = onScreen(['run', file, '--tools', tools, '--ask', 'bash', '--typecheck=off'])
+  const asked = await t.waitFor(QUESTION)
+  t.type('n\r')
+  expect(await t.exited).toBe(1)
+  return asked
+}
+
 describe.skipIf(!hasTmux)('the approval question on a terminal', () => {
   it('asks the whole call: a command padded with 250 spaces shows its tail, the padding counted', async () => {
-    const file = program('padded.ts', `return await tools.bash({ command: 'ls' + ' '.repeat(250) + '; rm -f important.txt' })`)
-    const t = onScreen(['run', file, '--tools', tools, '--ask', 'bash', '--typecheck=off'])
-    const asked = await t.waitFor(QUESTION)
+    const asked = await askedFor(`'ls' + ' '.repeat(250) + '; rm -f important.txt'`)
     expect(asked).toContain('codeact: Allow bash({"command":"ls«250 spaces»; rm -f important.txt"})?')
-    t.type('n\r')
-    expect(await t.exited).toBe(1)
   })
 
   it('shows bidi overrides, C1 controls, invisible characters and look-alike letters escaped', async () => {
     // U+202E reverses what follows; U+009B is an 8-bit CSI; U+200B draws nothing; the а of pаsswd is Cyrillic.
-    const file = program(
-      'hidden.ts',
-      `return await tools.bash({ command: 'cat /etc/p\\u0430sswd; echo \\u202Ehs.lru | \\u009B2J\\u200Bdone' })`,
-    )
-    const t = onScreen(['run', file, '--tools', tools, '--ask', 'bash', '--typecheck=off'])
-    const asked = await t.waitFor(QUESTION)
+    const asked = await askedFor(`'cat /etc/p\\u0430sswd; echo \\u202Ehs.lru | \\u009B2J\\u200Bdone'`)
     expect(asked).toContain('Allow bash({"command":"cat /etc/p\\u{430}sswd; echo \\u202ehs.lru | \\x9b2J\\u200bdone"})?')
-    t.type('n\r')
-    expect(await t.exited).toBe(1)
   })
 
   it("holds the program's console output while the question waits: it cannot erase the question or draw a fake one", async () => {
