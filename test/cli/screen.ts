@@ -23,6 +23,7 @@ let panes = 0
 afterAll(() => {
   // Our own server, on our own socket: ends every pane this file started.
   spawnSync('tmux', ['-L', socket, 'kill-server'])
+  rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`, socket), { force: true })
   rmSync(dir, { recursive: true, force: true })
 })
 
