@@ -4,7 +4,14 @@
  * says why (rather than waiting out the approval timeout).
  */
 import { createInterface } from 'node:readline'
+import { approvalText, callDigest } from '../runtime/approval-text.js'
+import { visible } from '../vocabulary/visible-text.js'
 import type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from '../vocabulary/types.js'
+
+/** Past this many characters the question shows the call's two ends, its digest, and [v] to see it whole. */
+const MAX_SHOWN = 2000
+const HEAD = 1200
+const TAIL = 400
 
 interface TerminalStreams {
   input: NodeJS.ReadableStream & { isTTY?: boolean }
@@ -37,14 +44,24 @@ function prompt({ input, output }: TerminalStreams, request: ApprovalRequest, si
       done({ approve: false, reason: 'the question was withdrawn' })
     }
     signal.addEventListener('abort', onAbort, { once: true })
+    const whole = approvalText(request)
+    const long = whole.length > MAX_SHOWN
+    const shown = long
+      ? `${whole.slice(0, HEAD)}\n  …[${whole.length - HEAD - TAIL} characters not shown: [v]iew shows the whole call, digest ${callDigest(request)}]…\n${whole.slice(-TAIL)}`
+      : whole
+    let text = shown
     const ask = () =>
-      rl.question(`\ncodeact: ${request.message}\n  [y]es  [n]o  [a]lways for ${request.name} › `, (line) => {
-        const word = line.trim().toLowerCase()
-        if (word === 'y' || word === 'yes') return done(true)
-        if (word === 'a' || word === 'always') return done({ approve: true, always: true })
-        if (word === 'n' || word === 'no') return done({ approve: false, reason: 'the user said no' })
-        ask()
-      })
+      rl.question(
+        `\ncodeact: ${text}\n  [y]es  [n]o  [a]lways for ${visible(request.name)}${long ? '  [v]iew the whole call' : ''} › `,
+        (line) => {
+          const word = line.trim().toLowerCase()
+          if (word === 'y' || word === 'yes') return done(true)
+          if (word === 'a' || word === 'always') return done({ approve: true, always: true })
+          if (word === 'n' || word === 'no') return done({ approve: false, reason: 'the user said no' })
+          text = long && (word === 'v' || word === 'view') ? `${whole}\n  (the whole call, digest ${callDigest(request)})` : shown
+          ask()
+        },
+      )
     // Ctrl-D or a closed terminal is a no.
     rl.on('close', () => done({ approve: false, reason: 'the user did not answer' }))
     ask()

@@ -17,18 +17,6 @@ export interface DockerFlagValues {
   'docker-start-timeout'?: string
 }
 
-export const DOCKER_USAGE = `Docker backend (with --sandbox docker):
-  --docker-image NAME           runner image (default codeact-runner:latest, or $CODEACT_IMAGE)
-  --docker-runtime NAME         OCI runtime, e.g. runsc for gVisor (default: the engine's default)
-  --docker-user UID[:GID]       the program's user (default: the workspace's owner when you are it or root)
-  --docker-pool-size N          warm containers kept ready (default 2; 0 = none)
-  --docker-memory MB            container memory (default: --memory)
-  --docker-cpus N               CPUs (default 1)
-  --docker-pids-limit N         processes and threads per container (default 128)
-  --docker-tmp-size MB          size of the container's /tmp (default 64)
-  --docker-network              give the container a network (default: none)
-  --docker-start-timeout MS     how long a container may take to start (default 60000)`
-
 /** Thrown as the CLI's usage error (exit status 2) by the caller's constructor. */
 type UsageErrorCtor = new (message: string) => Error
 

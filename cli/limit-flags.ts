@@ -33,8 +33,6 @@ export const SESSION_FLAGS = {
 
 export type SessionFlagValues = { [K in keyof typeof SESSION_FLAGS]?: string }
 
-export const SESSION_USAGE = '[--max-realms N] [--realm-idle MS|10m] [--realm-memory MB]'
-
 const SESSION_FLAG_SPECS = {
   'max-realms': { key: 'max', unit: 'count', min: 1 },
   'realm-idle': { key: 'idleMs', unit: 'ms', min: 1 },
@@ -62,10 +60,6 @@ export function sessionLimitsFromFlags(values: SessionFlagValues): Partial<Sessi
 
 export type LimitFlagValues = { [K in keyof typeof LIMIT_FLAGS]?: string }
 export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }
-
-export const LIMIT_USAGE =
-  '[--timeout MS|30s|5m] [--deadline MS|10m] [--memory MB] [--max-tool-calls N] [--max-parallel N]\n' +
-  '                         [--max-output BYTES|4MiB] [--max-observation BYTES|64KiB] [--max-source BYTES]'
 
 const FLAG_TO_LIMIT = Object.fromEntries(
   Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits]),

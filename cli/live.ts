@@ -3,9 +3,15 @@
  * redrawn in place (calls per tool, failures, files changed, elapsed, the last console line). Elsewhere
  * (a pipe, a CI log): calm lines — console output, one line per failed call, a progress line every few
  * seconds. `--verbose` adds a line per tool call in both.
+ *
+ * Everything printed is shown through `visible` (the program's text cannot move the cursor or erase the
+ * screen), and while a person is asked something (an approval, a review) the status line is cleared and the
+ * program's lines are held, then printed after the answer: nothing the program prints can draw over the
+ * question or forge one. What is held is bounded by the run's console output cap (`--max-output`).
  */
 import type { Runtime } from '../runtime/create-runtime.js'
 import type { EventData, JsonValue, RunEvent } from '../vocabulary/types.js'
+import { visible } from '../vocabulary/visible-text.js'
 import { count } from './count.js'
 
 const CHANGING = new Set(['write_file', 'edit_file', 'remove', 'mkdir'])
@@ -21,6 +27,8 @@ export interface LiveOptions {
   progressEveryMs?: number
   /** Status line redraw interval. */
   redrawEveryMs?: number
+  /** The program is type-checked before its first call: the status line says so until then. */
+  checking?: boolean
 }
 
 function pathArg(args: JsonValue): string | undefined {
@@ -36,9 +44,12 @@ export class LiveStats {
   readonly changed = new Set<string>()
   commands = 0
   lastConsole = ''
+  /** A call or a console line has come: the program is past its check and running. */
+  running = false
   private readonly args = new Map<string, { name: string; path?: string }>()
 
   take(e: RunEvent): void {
+    if (e.type === 'tool/call' || e.type === 'console') this.running = true
     if (e.type === 'tool/call') {
       const d = e.data as EventData['tool/call']
       this.calls++
@@ -65,17 +76,18 @@ export class LiveStats {
 
   tools(max = 4): string {
     const top = [...this.perTool].sort((a, b) => b[1] - a[1])
-    const shown = top.slice(0, max).map(([n, c]) => `${n} ${count(c)}`)
+    const shown = top.slice(0, max).map(([n, c]) => `${visible(n)} ${count(c)}`)
     if (top.length > max) shown.push('…')
     return shown.join(', ')
   }
 
-  line(): string {
+  line(checking = false): string {
+    if (!this.running) return `${this.elapsed()} · ${checking ? 'type-checking…' : 'starting…'}`
     const parts = [this.elapsed(), `${count(this.calls)} call${this.calls === 1 ? '' : 's'}${this.calls ? ` (${this.tools()})` : ''}`]
     if (this.failed) parts.push(`${this.failed} failed`)
     if (this.changed.size || this.commands)
       parts.push(`${count(this.changed.size)} files written${this.commands ? ` + ${this.commands} bash` : ''}`)
-    if (this.lastConsole) parts.push(`“${this.lastConsole}”`)
+    if (this.lastConsole) parts.push(`“${visible(this.lastConsole)}”`)
     return parts.join(' · ')
   }
 }
@@ -84,17 +96,17 @@ export function formatLive(event: RunEvent, verbose = true): string | undefined 
   switch (event.type) {
     case 'console': {
       const d = event.data as EventData['console']
-      return `${d.level === 'log' || d.level === 'info' ? '' : d.level + ': '}${d.text}`
+      return `${d.level === 'log' || d.level === 'info' ? '' : d.level + ': '}${visible(d.text, { multiline: true })}`
     }
     case 'tool/result': {
       const d = event.data as EventData['tool/result']
       if (d.result.ok && !verbose) return undefined
-      const outcome = d.result.ok ? 'ok' : `${d.result.error.code}: ${d.result.error.message}`
-      return `  ↳ ${d.name} ${outcome} (${d.durationMs} ms)`
+      const outcome = d.result.ok ? 'ok' : `${visible(d.result.error.code)}: ${visible(d.result.error.message)}`
+      return `  ↳ ${visible(d.name)} ${outcome} (${d.durationMs} ms)`
     }
     case 'denial': {
       const d = event.data as EventData['denial']
-      return `  ↳ denied ${d.code}: ${d.message}`
+      return `  ↳ denied ${visible(d.code)}: ${visible(d.message)}`
     }
     default:
       return undefined
@@ -103,7 +115,10 @@ export function formatLive(event: RunEvent, verbose = true): string | undefined 
 
 export interface LiveWatch {
   stats: LiveStats
-  /** Stops, clearing the status line. */
+  /** A person is being asked: clears the status line and holds the program's lines until `release()`. */
+  hold(): void
+  release(): void
+  /** Stops, clearing the status line and printing what was held. */
   stop(): void
 }
 
@@ -112,37 +127,53 @@ export function watchLive(rt: Pick<Runtime, 'on'>, out: NodeJS.WritableStream, o
   const stats = new LiveStats()
   const width = Math.max(20, (options.columns ?? 100) - 1)
   let drawn = false
-  let dirty = false
+  let holds = 0
+  const held: string[] = []
   const clear = (): void => {
     if (drawn) out.write('\r\x1b[K')
     drawn = false
   }
   const draw = (): void => {
-    const text = stats.line()
+    if (holds > 0) return
+    const text = stats.line(options.checking === true)
     out.write(`\r\x1b[K${text.length > width ? text.slice(0, width - 1) + '…' : text}`)
     drawn = true
-    dirty = false
+  }
+  const print = (line: string): void => {
+    if (holds > 0) return void held.push(line)
+    if (options.tty) clear()
+    out.write(line + '\n')
+  }
+  const hold = (): void => {
+    if (holds++ === 0 && options.tty) clear()
+  }
+  const release = (): void => {
+    if (holds === 0 || --holds > 0) return
+    for (const line of held.splice(0)) print(line)
   }
   const unsubscribe = rt.on('event', (e) => {
     stats.take(e)
+    if (e.type === 'approval/request') hold()
     const line = formatLive(e, options.verbose === true)
-    if (line !== undefined) {
-      if (options.tty) clear()
-      out.write(line + '\n')
-    }
-    dirty = true
+    if (line !== undefined) print(line)
+    if (e.type === 'approval/answer') release()
   })
+  // Redrawn on every tick, events or not: the elapsed time moves while the program is checked or waits.
   const timer = options.tty
-    ? setInterval(() => dirty && draw(), options.redrawEveryMs ?? 100)
-    : setInterval(() => out.write(`  … ${stats.line()}\n`), options.progressEveryMs ?? 5000)
+    ? setInterval(draw, options.redrawEveryMs ?? 100)
+    : setInterval(() => holds === 0 && out.write(`  … ${stats.line(options.checking === true)}\n`), options.progressEveryMs ?? 5000)
   timer.unref()
   if (options.tty) draw()
   return {
     stats,
+    hold,
+    release,
     stop: () => {
       unsubscribe()
       clearInterval(timer)
       if (options.tty) clear()
+      holds = Math.min(holds, 1)
+      release()
     },
   }
 }

@@ -2,15 +2,18 @@
  * The command line: a thin shell over createRuntime. Exit status: 0 ok, 1 the program failed,
  * 2 bad usage, 3 sandbox unavailable, 130 interrupted (Ctrl-C cancelled the run).
  */
+import { fstatSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
-import { DOCKER_USAGE } from './docker-flags.js'
-import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
-import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { visible } from '../vocabulary/visible-text.js'
+import { colourMode, shownDiff, useColour } from './colour.js'
+import { COMMANDS, RUN, REPLAY, SDK } from './commands.js'
+import { UsageError, runtimeOptions } from './flags.js'
+import { helpText, topHelp, version } from './help.js'
+import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { watchLive } from './live.js'
-import { LIMIT_USAGE } from './limit-flags.js'
-import { REPL_USAGE } from './repl-usage.js'
+import { parseCommand } from './parse.js'
+import { personText } from './person-text.js'
 import { terminalReview } from './review.js'
 import { recoveryLines } from './recovered.js'
 import { summaryLines } from './summary.js'
@@ -21,33 +24,6 @@ import type { RunResult } from '../vocabulary/types.js'
 const loadRuntime = () => import('../runtime/create-runtime.js')
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3, interrupted: 130 } as const
-
-const USAGE = `usage:
-  codeact run PROGRAM.ts [--tools MODULE]... [--json] [--log FILE.jsonl]
-                         [--typecheck=error|warn|off] [--verbose]
-                         ${LIMIT_USAGE}
-                         [--ask TOOL]...   ask on the terminal before each call of TOOL (y/n/a)
-                         [--workspace DIR [--read-only PATH]... [--no-exec] [--network|--no-network]
-                                          [--dry-run | --atomic | --review]]
-                         [--sandbox isolate|docker [--docker-OPTION VALUE]...]
-                         [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
-  codeact sdk [--tools MODULE]... [--workspace DIR] [--mcp …]... [--mcp-config FILE.json]...
-${MCP_USAGE}
-${REPL_USAGE}
-  codeact replay LOG.jsonl [--unverified]
-                                print every observation the model saw, rebuilt from the log (only a log
-                                whose every line checks against your key, unless --unverified)
-PROGRAM may be - to read the program from standard input.
-${DOCKER_USAGE}`
-
-const RUN_OPTIONS = {
-  ...RUNTIME_FLAGS,
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  verbose: { type: 'boolean', short: 'v' },
-  review: { type: 'boolean' },
-  ...MCP_FLAG_OPTIONS,
-} satisfies ParseArgsConfig['options']
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -64,31 +40,43 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./mcp.js')).mcpCommand(rest)
       case 'repl':
         return await (await import('./repl.js')).replCommand(rest)
-      case undefined:
+      case '--version':
+      case '-V':
+        process.stdout.write(`codeact ${version()}\n`)
+        return EXIT.ok
       case 'help':
+        return helpCommand(rest)
+      case undefined:
       case '--help':
       case '-h':
-        process.stdout.write(USAGE + '\n')
+        process.stdout.write(topHelp())
         return command === undefined ? EXIT.usage : EXIT.ok
       default:
-        throw new UsageError(`unknown command "${command}"`)
+        throw new UsageError(`there is no command "${command}"; codeact --help lists the commands`)
     }
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`codeact: ${(e as Error).message}\n${USAGE}\n`)
-      return EXIT.usage
-    }
-    process.stderr.write(`codeact: ${(e as Error).message}\n`)
+    // Every message is shown escaped: it may quote a file name or a value given on the command line.
+    const hint =
+      e instanceof UsageError && e.pointAtHelp && !/--help/.test(e.message) && command ? `; codeact ${command} --help shows its usage` : ''
+    process.stderr.write(`codeact: ${visible((e as Error).message)}${hint}\n`)
     return EXIT.usage
   }
 }
 
-const parseRun = (args: string[]) => parseArgs({ args, options: RUN_OPTIONS, allowPositionals: true, strict: true })
+/** `codeact help [COMMAND]`. */
+function helpCommand([name]: string[]): number {
+  const spec = COMMANDS.find((c) => c.name === name)
+  if (name !== undefined && !spec) throw new UsageError(`there is no command "${name}"; codeact --help lists the commands`)
+  process.stdout.write(spec ? helpText(spec) : topHelp())
+  return EXIT.ok
+}
+
+const parseRun = (args: string[]) => parseCommand(RUN, args)
 
 async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseRun(args)
   if (values.help) {
-    process.stdout.write(USAGE + '\n')
+    process.stdout.write(helpText(RUN))
     return EXIT.ok
   }
   // Started already by bin/codeact.mjs (from the raw arguments) unless the CLI was called another way.
@@ -103,6 +91,7 @@ async function runCommand(args: string[]): Promise<number> {
 }
 
 async function runProgram(file: string, values: ReturnType<typeof parseRun>['values']): Promise<number> {
+  const colour = colourMode(values.color)
   const runtime = loadRuntime()
   // Loaded meanwhile; a failure surfaces where it is awaited.
   runtime.catch(() => {})
@@ -110,7 +99,7 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     file === '-'
       ? await readStdin()
       : await readFile(file, 'utf8').catch(() => {
-          throw new UsageError(`cannot read ${file}`)
+          throw new UsageError(`cannot read ${file}`, false)
         })
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
@@ -133,10 +122,13 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     ? undefined
     : watchLive(rt, process.stderr, {
         tty,
+        checking: options.typecheck !== 'off',
         verbose: values.verbose === true,
         ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
       })
-  const review = values.review ? terminalReview(process.stdin, process.stderr) : undefined
+  const review = values.review
+    ? terminalReview(process.stdin, process.stderr, { colour: useColour(colour, process.stderr), beforeAsking: () => live?.hold() })
+    : undefined
   // Ctrl-C cancels the run (a staged run then applies nothing) and still prints what happened; a second
   // one leaves at once (an apply in progress is crash-safe: the next start finishes it from its journal).
   const cancel = new AbortController()
@@ -158,14 +150,10 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     // Awaited: the bin exits right after, and a large --json result must not be cut at the pipe.
     if (values.json) await writeOut(JSON.stringify(result) + '\n')
     else {
-      if (result.applied === 'dry-run')
-        await writeOut(
-          (result.changes ?? [])
-            .filter((c) => c.diff && !c.path.endsWith('/'))
-            .map((c) => c.diff)
-            .join(''),
-        )
-      await writeOut(result.observation + '\n')
+      if (result.applied === 'dry-run') await writeOut(dryRunDiff(result, colour))
+      // Console lines were shown live on stderr: said again on stdout only where stdout is somewhere else.
+      const text = personText(result, file === '-' ? 'stdin' : file, live !== undefined && stdoutIsStderr())
+      if (text) await writeOut(text + '\n')
       if (live) for (const line of summaryLines(result, live.stats, review?.skipped)) process.stderr.write(line + '\n')
     }
     if (result.ok) return EXIT.ok
@@ -177,12 +165,29 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
   }
 }
 
+/**
+ * The dry run's diff on stdout. To a terminal (or with --color=always) its content is shown escaped and
+ * coloured as asked; into a pipe or a file it stays a patch `git apply` takes (paths are git-quoted in both).
+ */
+function dryRunDiff(result: RunResult, mode: ReturnType<typeof colourMode>): string {
+  const diff = (result.changes ?? [])
+    .filter((c) => c.diff && !c.path.endsWith('/'))
+    .map((c) => c.diff)
+    .join('')
+  const colour = useColour(mode, process.stdout)
+  return process.stdout.isTTY || colour ? shownDiff(diff, colour) : diff
+}
+
 async function replayCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { unverified: { type: 'boolean' } }, allowPositionals: true, strict: true })
+  const { values, positionals } = parseCommand(REPLAY, args)
+  if (values.help) {
+    process.stdout.write(helpText(REPLAY))
+    return EXIT.ok
+  }
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('replay takes exactly one LOG.jsonl')
   const text = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`cannot read ${file}`)
+    throw new UsageError(`cannot read ${file}`, false)
   })
   const [{ parseJSONL }, { replayObservations }, { checkLog }] = await Promise.all([
     import('../runtime/event-log.js'),
@@ -191,30 +196,35 @@ async function replayCommand(args: string[]): Promise<number> {
   ])
   let events
   if (values.unverified) {
-    process.stderr.write(`codeact: ${file} is replayed unverified: what follows may have been forged\n`)
+    process.stderr.write(`codeact: ${visible(file)} is replayed unverified: what follows may have been forged\n`)
     events = parseJSONL(text)
   } else {
     const checked = checkLog(text)
     if (!checked.ok) {
       process.stderr.write(
-        `codeact: ${file} cannot be trusted: ${checked.line ? `line ${checked.line}: ` : ''}${checked.why}. Nothing is replayed; --unverified prints it anyway (what it shows may be forged)\n`,
+        `codeact: ${visible(file)} cannot be trusted: ${checked.line ? `line ${checked.line}: ` : ''}${visible(checked.why)}. Nothing is replayed; --unverified prints it anyway (what it shows may be forged)\n`,
       )
       return EXIT.failed
     }
     events = checked.events
   }
-  for (const o of replayObservations(events)) process.stdout.write(`── ${o.name} ${o.id} ──\n${o.content}\n\n`)
+  for (const o of replayObservations(events))
+    process.stdout.write(visible(`── ${o.name} ${o.id} ──\n${o.content}\n\n`, { multiline: true }))
   return EXIT.ok
 }
 
 async function sdkCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...RUNTIME_FLAGS, ...MCP_FLAG_OPTIONS }, strict: true })
+  const { values } = parseCommand(SDK, args)
+  if (values.help) {
+    process.stdout.write(helpText(SDK))
+    return EXIT.ok
+  }
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const { createRuntime } = await loadRuntime()
   const rt = await createRuntime({ ...(await runtimeOptions(values)), sandbox: inertSandbox(), typecheck: 'off' })
   const mcp = await attachMcpFromFlags(rt, servers.value, process.stderr)
-  process.stdout.write(rt.sdk.declarations())
+  process.stdout.write(visible(rt.sdk.declarations(), { multiline: true }))
   await mcp?.close()
   await rt.close()
   return EXIT.ok
@@ -227,6 +237,16 @@ function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
     start: async () => {},
     run: async () => ({ ok: false, error: { kind: 'sandbox_unavailable', message: 'no sandbox' }, droppedOutputBytes: 0 }),
     close: async () => {},
+  }
+}
+
+/** stdout and stderr are one terminal, one pipe or one file (`2>&1`, a CI log). */
+function stdoutIsStderr(): boolean {
+  try {
+    const [a, b] = [fstatSync(1), fstatSync(2)]
+    return a.dev === b.dev && a.ino === b.ino && a.rdev === b.rdev
+  } catch {
+    return false
   }
 }
 

@@ -10,23 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { Runtime } from '../runtime/create-runtime.js'
-import { SESSION_USAGE } from './limit-flags.js'
-
-/** `codeact mcp`'s usage lines (here, not in mcp.ts, so main.ts can show them without an import cycle at load). */
-export const MCP_USAGE = `  codeact mcp [--http PORT [--token TOKEN] [--allow-origin URL]... [--max-sessions N]
-                          [--session-idle MS] [--max-body BYTES]]
-              [--expose-tools] [--discovery auto|always|never] [--stateless]
-              ${SESSION_USAGE}
-              [--tools MODULE]... [--workspace DIR [--read-only PATH]... [--no-exec] [--network]]
-              [--sandbox isolate|docker] [--max-processes N] [--typecheck=error|warn|off] [--timeout MS] [--memory MB]
-              [--log FILE.jsonl] [--deadline MS] [--ask TOOL]...   (asks the client by MCP elicitation)
-              [--mcp NAME='COMMAND ARGS…' | --mcp NAME=URL]... [--mcp-config FILE.json]...
-              serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP
-              on 127.0.0.1:PORT/mcp (token also from CODEACT_MCP_TOKEN; defaults: 100 sessions,
-              idle ones closed after 1800000 ms, 4194304-byte bodies; 8 isolate processes, one per
-              live session: raise --max-processes for more sessions at once). Each connection keeps its
-              run_code state (a session; --stateless: none); defaults: 64 live realms, idle ones
-              freed after 10 min (restored by replay on the next call), 128 MB each`
+import { visible } from '../vocabulary/visible-text.js'
 
 export const MCP_FLAG_OPTIONS = {
   mcp: { type: 'string', multiple: true },
@@ -146,9 +130,13 @@ export async function attachMcpFromFlags(
   const mcp = await attachMcp(rt, servers, {
     defaultTimeoutMs: 120_000,
     ...(options.forwardStderr
-      ? { onStderr: (name: string, text: string) => void stderr.write(text.replace(/^(?=.)/gm, `[${name}] `)) }
+      ? {
+          // A server's stderr reaches a person's terminal: shown escaped, like everything else printed there.
+          onStderr: (name: string, text: string) =>
+            void stderr.write(visible(text, { multiline: true }).replace(/^(?=.)/gm, `[${visible(name)}] `)),
+        }
       : {}),
   })
-  for (const f of mcp.failures) stderr.write(`codeact: ${f.code}: ${f.message}\n`)
+  for (const f of mcp.failures) stderr.write(`codeact: ${visible(f.code)}: ${visible(f.message)}\n`)
   return mcp
 }

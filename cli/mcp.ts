@@ -3,50 +3,33 @@
  * Stdout belongs to the protocol in stdio mode, so everything human-readable goes to stderr.
  * Exit status: 0 the client went away or a signal stopped the server, 2 bad usage, 3 the runtime could not start.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createMcpExport } from '../mcp/export.js'
 import { normalizeOrigin } from '../mcp/http-guard.js'
 import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
+import { visible } from '../vocabulary/visible-text.js'
+import { MCP } from './commands.js'
+import { runtimeOptions } from './flags.js'
+import { helpText } from './help.js'
+import { sessionLimitsFromFlags } from './limit-flags.js'
+import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { parseCommand } from './parse.js'
 import { recoveryLines } from './recovered.js'
-import { RUNTIME_FLAGS, runtimeOptions } from './flags.js'
-import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
-import { MCP_FLAG_OPTIONS, MCP_USAGE, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
-
-export { MCP_USAGE }
-
-/** The flags of `codeact run` that shape the runtime (same names, same meaning), plus the export's own. */
-const OPTIONS = {
-  ...RUNTIME_FLAGS,
-  http: { type: 'string' },
-  token: { type: 'string' },
-  'allow-origin': { type: 'string', multiple: true },
-  'max-sessions': { type: 'string' },
-  'session-idle': { type: 'string' },
-  'max-body': { type: 'string' },
-  'max-processes': { type: 'string' },
-  'expose-tools': { type: 'boolean' },
-  discovery: { type: 'string' },
-  // Each MCP connection is a codeact session (state persists between its run_code calls) unless --stateless.
-  ...SESSION_FLAGS,
-  stateless: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  ...MCP_FLAG_OPTIONS,
-} satisfies ParseArgsConfig['options']
 
 export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableStream } = { stderr: process.stderr }): Promise<number> {
   const usage = (message: string) => {
-    io.stderr.write(`codeact mcp: ${message}\nusage:\n${MCP_USAGE}\n`)
+    const hint = /--help/.test(message) ? '' : '; codeact mcp --help shows its usage'
+    io.stderr.write(`codeact mcp: ${visible(message)}${hint}\n`)
     return 2
   }
   let values
   try {
-    ;({ values } = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }))
+    ;({ values } = parseCommand(MCP, args))
   } catch (e) {
     return usage((e as Error).message)
   }
   if (values.help) {
-    io.stderr.write(`usage:\n${MCP_USAGE}\n`)
+    process.stdout.write(helpText(MCP))
     return 0
   }
   const discovery = values.discovery ?? 'auto'
@@ -77,7 +60,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   try {
     rt = await createRuntime(options)
   } catch (e) {
-    io.stderr.write(`codeact mcp: the runtime could not start: ${(e as Error).message}\n`)
+    io.stderr.write(`codeact mcp: the runtime could not start: ${visible((e as Error).message)}\n`)
     return 3
   }
   for (const line of recoveryLines(rt, options.workspace?.root)) io.stderr.write(line + '\n')

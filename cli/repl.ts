@@ -6,38 +6,30 @@
  * Ctrl-C leaves, as Ctrl-D and `.exit` do.
  */
 import { createInterface, type Interface } from 'node:readline'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRuntime, type Runtime } from '../runtime/create-runtime.js'
 import { recoveryLines } from './recovered.js'
 import type { Session } from '../runtime/session.js'
 import type { RunResult } from '../vocabulary/types.js'
-import { RUNTIME_FLAGS, UsageError, runtimeOptions } from './flags.js'
-import { SESSION_FLAGS, sessionLimitsFromFlags } from './limit-flags.js'
+import { visible } from '../vocabulary/visible-text.js'
+import { REPL } from './commands.js'
+import { UsageError, runtimeOptions } from './flags.js'
+import { helpText } from './help.js'
+import { sessionLimitsFromFlags } from './limit-flags.js'
+import { parseCommand } from './parse.js'
 import { watchLive } from './live.js'
-import { MCP_FLAG_OPTIONS, attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
+import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { needsMoreInput } from './repl-complete.js'
 import { REPL_HELP, completions, dotCommand, sdkText, shownObservation, type DotCommand } from './repl-commands.js'
 import { HISTORY_SIZE, historyPath, historySaver, loadHistory } from './repl-history.js'
 import { summaryLines } from './summary.js'
 
-import { REPL_USAGE } from './repl-usage.js'
-
-const REPL_OPTIONS = {
-  ...RUNTIME_FLAGS,
-  help: { type: 'boolean', short: 'h' },
-  verbose: { type: 'boolean', short: 'v' },
-  session: { type: 'string' },
-  ...SESSION_FLAGS,
-  ...MCP_FLAG_OPTIONS,
-} satisfies ParseArgsConfig['options']
-
 const PROMPT = '> '
 const MORE = '... '
 
 export async function replCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: REPL_OPTIONS, allowPositionals: true, strict: true })
+  const { values, positionals } = parseCommand(REPL, args, true)
   if (values.help) {
-    process.stdout.write(`usage:\n${REPL_USAGE}\n`)
+    process.stdout.write(helpText(REPL))
     return 0
   }
   if (positionals.length) throw new UsageError('repl takes no PROGRAM (use codeact run for that)')
@@ -53,7 +45,7 @@ export async function replCommand(args: string[]): Promise<number> {
     throw new UsageError('--session takes an id of letters, digits, and . _ : - (the one a REPL with --log printed)')
   const session = rt.session(values.session !== undefined ? { id: values.session } : {})
   try {
-    const status = await repl(rt, session, values.verbose === true, values.log)
+    const status = await repl(rt, session, { verbose: values.verbose === true, checking: options.typecheck !== 'off' }, values.log)
     // With a log, the session can be taken up again later, in a new REPL: it is rebuilt from the log.
     if (values.log && process.stdin.isTTY)
       process.stderr.write(`Session ${session.id} is in ${values.log}; resume it with --log ${values.log} --session ${session.id}\n`)
@@ -74,7 +66,13 @@ function banner(rt: Runtime, session: Session, log: string | undefined): string 
   return `codeact repl · ${tools}${kept} · state persists between inputs · .sdk shows the declarations, .help the commands\n`
 }
 
-function repl(rt: Runtime, session: Session, verbose: boolean, log: string | undefined): Promise<number> {
+/** `checking`: inputs are type-checked first, and the status line says so until one runs. */
+function repl(
+  rt: Runtime,
+  session: Session,
+  { verbose, checking }: { verbose: boolean; checking: boolean },
+  log: string | undefined,
+): Promise<number> {
   const { stdin: input, stdout: output, stderr: err } = process
   const terminal = input.isTTY === true && output.isTTY === true
   const file = historyPath()
@@ -135,6 +133,7 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     running = controller
     const live = watchLive(rt, err, {
       tty: err.isTTY === true,
+      checking,
       verbose,
       ...(err.columns ? { columns: err.columns } : {}),
     })
@@ -142,14 +141,14 @@ function repl(rt: Runtime, session: Session, verbose: boolean, log: string | und
     try {
       result = await session.runCode(code, { signal: controller.signal })
     } catch (e) {
-      err.write(`codeact: ${(e as Error).message}\n`)
+      err.write(`codeact: ${visible((e as Error).message)}\n`)
       return
     } finally {
       live.stop()
       running = undefined
     }
     const shown = shownObservation(result, true)
-    if (shown) output.write(shown + '\n')
+    if (shown) output.write(visible(shown, { multiline: true }) + '\n')
     if (result.calls.length || result.changes?.length) for (const line of summaryLines(result, live.stats)) err.write(line + '\n')
   }
 

@@ -3,25 +3,10 @@
  * "apply / skip / all / quit" (the ast-grep and comby habit); one key, no Enter needed.
  */
 import type { ReviewAnswer, ReviewChange } from '../runtime/changes/run-changes.js'
+import { quotePath } from '../vocabulary/visible-text.js'
+import { bold, shownDiff } from './colour.js'
 
 const KEYS: Record<string, ReviewAnswer> = { y: 'apply', a: 'all', n: 'skip', s: 'skip', q: 'quit', '\u0003': 'quit', '\u0004': 'quit' }
-
-function colour(diff: string): string {
-  return diff
-    .split('\n')
-    .map((l) =>
-      l.startsWith('+++') || l.startsWith('---')
-        ? `\x1b[1m${l}\x1b[0m`
-        : l.startsWith('+')
-          ? `\x1b[32m${l}\x1b[0m`
-          : l.startsWith('-')
-            ? `\x1b[31m${l}\x1b[0m`
-            : l.startsWith('@@')
-              ? `\x1b[36m${l}\x1b[0m`
-              : l,
-    )
-    .join('\n')
-}
 
 function readKey(input: NodeJS.ReadStream): Promise<string> {
   return new Promise((resolve) => {
@@ -42,7 +27,13 @@ function readKey(input: NodeJS.ReadStream): Promise<string> {
 /** The review as the terminal answers it, and the paths the person skipped (for the summary). */
 export type TerminalReview = ReviewChange & { close(): void; readonly skipped: ReadonlySet<string> }
 
-export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStream): TerminalReview {
+export interface ReviewOptions {
+  colour: boolean
+  /** Called before the first question: the live status line stops, so it cannot draw over the question. */
+  beforeAsking?: () => void
+}
+
+export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStream, options: ReviewOptions): TerminalReview {
   let raw = false
   let quit = false
   const skipped = new Set<string>()
@@ -53,13 +44,17 @@ export function terminalReview(input: NodeJS.ReadStream, out: NodeJS.WritableStr
       return 'skip'
     }
     if (!raw && input.isTTY) {
+      options.beforeAsking?.()
       input.setRawMode(true)
       raw = true
     }
     input.resume()
-    out.write(`\n${colour(change.diff ?? '')}`)
+    // The diff's content and paths are shown escaped and quoted: a file cannot hide a line or forge a header.
+    out.write(`\n${shownDiff(change.diff ?? '', options.colour)}`)
     for (;;) {
-      out.write(`\x1b[1m(${index + 1}/${total}) ${change.change} ${change.path} — apply? [y]es [n]o [a]ll [q]uit \x1b[0m`)
+      out.write(
+        bold(`(${index + 1}/${total}) ${change.change} ${quotePath(change.path)} — apply? [y]es [n]o [a]ll [q]uit `, options.colour),
+      )
       const key = await readKey(input)
       const answer = KEYS[key]
       out.write(`${answer ?? key}\n`)

@@ -1,2 +1,9 @@
-/** Bad usage of the command line: exit status 2 with the usage text. */
-export class UsageError extends Error {}
+/** Bad usage of the command line: exit status 2, pointing at the command's --help unless `pointAtHelp` is false. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly pointAtHelp = true,
+  ) {
+    super(message)
+  }
+}

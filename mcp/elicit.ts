@@ -5,7 +5,9 @@
  * person reading the transcript) know why.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { approvalText } from '../runtime/approval-text.js'
 import type { ApprovalHandler } from '../vocabulary/types.js'
+import { visible } from '../vocabulary/visible-text.js'
 
 /** The approval's own timeout (and the run's end) decide how long to wait, not the SDK's 60 s default. */
 const NO_REQUEST_TIMEOUT_MS = 2 ** 31 - 1
@@ -18,14 +20,15 @@ export function elicitApproval(server: Server): ApprovalHandler {
     if (!server.getClientCapabilities()?.elicitation?.form) return { approve: false, reason: NO_ELICITATION_REASON }
     const result = await server.elicitInput(
       {
-        message: request.message,
+        // The same full text as the terminal's question: the whole call, nothing in it able to hide a part.
+        message: approvalText(request),
         requestedSchema: {
           type: 'object',
           properties: {
             always: {
               type: 'boolean',
-              title: `Always allow ${request.name}`,
-              description: `Approve every later ${request.name} call without asking`,
+              title: `Always allow ${visible(request.name)}`,
+              description: `Approve every later ${visible(request.name)} call without asking`,
               default: false,
             },
           },

@@ -8,6 +8,7 @@
  * The wait happens inside the call's pre-execute stage, and those stages run one at a time in issue
  * order: no later call's hooks run (and no later call starts) while an answer is pending.
  */
+import { defaultQuestion } from './approval-text.js'
 import type { EventLog } from './event-log.js'
 import type { ApprovalAnswer, ApprovalAsk, ApprovalHandler, ApprovalRequest, JsonValue, ToolCall, ToolError } from '../vocabulary/types.js'
 
@@ -166,11 +167,8 @@ export function policyHook(policy: ApprovalPolicy): (call: Readonly<ToolCall>) =
   return (call) => {
     const verdict = names ? names.has(call.name) : (policy as (c: Readonly<ToolCall>) => boolean | string)(call)
     if (verdict === false) return undefined
-    const message = typeof verdict === 'string' ? verdict : `Allow ${call.name}(${clip(JSON.stringify(call.args) ?? '', 200)})?`
+    // The whole call, never a clipped prefix: a front door shortens it only with a digest and a way to see it all.
+    const message = typeof verdict === 'string' ? verdict : defaultQuestion(call.name, call.args)
     return { ask: { message } }
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max - 1) + '…' : text
 }

@@ -4,7 +4,7 @@
  * then the error. Capped: the biggest sections are cut in the middle, with a marker saying how much.
  */
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
-import { renderChanges } from './changes/render.js'
+import { renderChanges, type ChangesView } from './changes/render.js'
 
 export interface RunRecord {
   runId: string
@@ -85,7 +85,8 @@ export function eventsOfRun(events: readonly RunEvent[], runId: string): RunEven
 const DENIAL_CODES = new Set(['EROFS', 'EACCES', 'EPERM'])
 const MAX_LISTED = 20
 
-export function renderObservation(record: RunRecord, maxBytes: number): string {
+/** `changesView`: how a front door lists the changes to a person (the model's list by default). */
+export function renderObservation(record: RunRecord, maxBytes: number, changesView?: ChangesView): string {
   const sections: string[] = []
   const { end } = record
   if (record.logs.length) sections.push(record.logs.map(renderLog).join('\n'))
@@ -119,7 +120,7 @@ export function renderObservation(record: RunRecord, maxBytes: number): string {
     const where = end.error.line ? `, line ${end.error.line}` : ''
     sections.push(`Error (${end.error.kind}${where}): ${end.error.message}`)
   }
-  const changes = renderChanges(end)
+  const changes = renderChanges(end, changesView)
   if (changes) sections.push(changes)
   for (const note of end.notes ?? []) sections.push(note)
   if (sections.length === 0)

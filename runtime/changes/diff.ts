@@ -3,6 +3,7 @@
  * file, three lines of context), from the jsdiff library's hunks. Binary content is one line, as in git.
  */
 import { diffModule } from '../../sdk/lazy-module.js'
+import { quotePath } from '../../vocabulary/visible-text.js'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -24,8 +25,9 @@ function range(start: number, lines: number): string {
 
 /** `before`/`after` undefined mean the file did not exist on that side. */
 export function unifiedDiff(path: string, before: Buffer | undefined, after: Buffer | undefined): string {
-  const from = before === undefined ? '/dev/null' : `a/${path}`
-  const to = after === undefined ? '/dev/null' : `b/${path}`
+  // Quoted as git quotes them (core.quotePath): a path holding a newline cannot forge a header.
+  const from = before === undefined ? '/dev/null' : quotePath(`a/${path}`)
+  const to = after === undefined ? '/dev/null' : quotePath(`b/${path}`)
   const a = textOf(before)
   const b = textOf(after)
   if (a === undefined || b === undefined) return `Binary files ${from} and ${to} differ\n`

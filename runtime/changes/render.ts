@@ -3,8 +3,16 @@
  * workspace (capped list), and for staged runs what became of it.
  */
 import type { EventData, FileChange } from '../../vocabulary/types.js'
+import { quotePath } from '../../vocabulary/visible-text.js'
 
 export const MAX_LISTED_CHANGES = 50
+
+/** How a reader is shown the list: the model reads up to 50; a person at the CLI a few, and how to get all. */
+export interface ChangesView {
+  maxListed: number
+  /** Said after "…and N more". */
+  whereTheRestAre?: string
+}
 
 function counts(changes: readonly FileChange[]): string {
   const n = { modified: 0, created: 0, deleted: 0 }
@@ -15,13 +23,18 @@ function counts(changes: readonly FileChange[]): string {
     .join(', ')
 }
 
-function list(changes: readonly FileChange[]): string {
-  const lines = changes.slice(0, MAX_LISTED_CHANGES).map((c) => `- ${c.change} ${c.path}`)
-  if (changes.length > MAX_LISTED_CHANGES) lines.push(`…and ${changes.length - MAX_LISTED_CHANGES} more (RunResult.changes has them all)`)
-  return lines.join('\n')
+// Paths quoted as git quotes them: a name holding a newline or an escape cannot forge or hide a line.
+function lister(view: ChangesView): (changes: readonly FileChange[]) => string {
+  return (changes) => {
+    const lines = changes.slice(0, view.maxListed).map((c) => `- ${c.change} ${quotePath(c.path)}`)
+    const more = changes.length - view.maxListed
+    if (more > 0) lines.push(`…and ${more} more${view.whereTheRestAre ? ` (${view.whereTheRestAre})` : ''}`)
+    return lines.join('\n')
+  }
 }
 
-export function renderChanges(end: EventData['run/end']): string | undefined {
+export function renderChanges(end: EventData['run/end'], view: ChangesView = { maxListed: MAX_LISTED_CHANGES }): string | undefined {
+  const list = lister(view)
   const changes = end.changes
   if (changes === undefined) return undefined
   const n = changes.length

@@ -3,6 +3,7 @@
  * `sandbox_unavailable` outcome: infrastructure, never "your program failed", and never a stack trace.
  */
 import Docker from 'dockerode'
+import { buildImageCommand } from './build-command.js'
 
 export interface Engine {
   docker: Docker
@@ -58,7 +59,7 @@ export function describeEngineError(e: unknown, what: string, engine: Engine, im
   }
   const text = typeof err.json?.message === 'string' ? err.json.message : messageOf(e)
   if (err.statusCode === 404 && /no such image|not found/i.test(text) && !/no such container/i.test(text)) {
-    return `the runner image "${image}" is not on the Docker engine at ${engine.label}: build it with \`make image\` (images/build.sh)`
+    return `the runner image "${image}" is not on the Docker engine at ${engine.label}: build it with \`${buildImageCommand(image)}\``
   }
   if (/timeout|timed out/i.test(text)) return `the Docker engine at ${engine.label} did not answer in time while ${what}`
   return `the Docker engine at ${engine.label} failed while ${what}: ${text.slice(0, 500)}`

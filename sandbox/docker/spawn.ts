@@ -6,6 +6,7 @@ import type Docker from 'dockerode'
 import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import { RunnerChannel } from './channel.js'
 import { describeEngineError, type Engine } from './engine.js'
+import { buildImageCommand } from './build-command.js'
 
 export interface ReadyContainer {
   engine: Engine
@@ -56,7 +57,7 @@ export async function spawnContainer(
       clearInterval(hello)
       const tail = ch.stderrTail().trim().split('\n').slice(-3).join(' | ')
       resolve(
-        `the runner exited before it was ready${tail ? ': ' + tail.slice(0, 500) : ''} (is "${image}" a codeact runner image? rebuild it with \`make image\`)`,
+        `the runner exited before it was ready${tail ? ': ' + tail.slice(0, 500) : ''} (is "${image}" a codeact runner image? rebuild it with \`${buildImageCommand(image)}\`)`,
       )
     })
     ch.handler = (msg) => {

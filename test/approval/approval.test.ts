@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { approvalText } from '../../runtime/approval-text.js'
 import { parseJSONL } from '../../runtime/event-log.js'
 import { replayObservations } from '../../runtime/replay.js'
 import type { AnyToolDefinition, ApprovalRequest, RunEvent } from '../../vocabulary/types.js'
@@ -115,6 +116,20 @@ describe('approval', () => {
     )
     expect(result.value).toBe(1)
     expect(asked).toEqual(['Allow list({})?', 'Delete a secrets file?'])
+  })
+
+  it('what a front door shows a person: a question of its own is followed by the whole call, made visible', async () => {
+    const shown: string[] = []
+    const rt = await testRuntime({
+      tools,
+      approve: (call) => (call.name === 'remove' ? 'Delete a file?' : call.name === 'list'),
+      onApproval: (r) => {
+        shown.push(approvalText(r))
+        return true
+      },
+    })
+    await rt.runCode(`await tools.list({}); await tools.remove({ path: 'a.txt' + ' '.repeat(40) + '\\x1b[2K\\u202e.env' }); return 1`)
+    expect(shown).toEqual(['Allow list({})?', 'Delete a file?\n  the call: remove({"path":"a.txt«40 spaces»\\u001b[2K\\u202e.env"})'])
   })
 
   it('under Promise.all, questions come one at a time in issue order and a stateful guard sees each answer first', async () => {

@@ -92,4 +92,19 @@ describe('codeact mcp --ask', () => {
     expect(direct.isError).toBe(true)
     expect(text(direct)).toContain('does not declare the elicitation capability')
   })
+
+  it('asks the same full text as the terminal: the whole call, padding counted, bidi overrides and look-alikes escaped', async () => {
+    const asked: string[] = []
+    const client = await connect(async (request) => {
+      asked.push(request.params.message)
+      return { action: 'decline' }
+    })
+    const hostile = `await tools.remove({ path: 'notes.txt' + ' '.repeat(250) + '; rm -rf ~' }).catch(() => {})
+await tools.remove({ path: 'p\u0430sswd \u202Etxt.exe' }).catch(() => {})`
+    await client.callTool({ name: 'run_code', arguments: { code: hostile } })
+    expect(asked).toEqual([
+      'Allow remove({"path":"notes.txt«250 spaces»; rm -rf ~"})?',
+      'Allow remove({"path":"p\\u{430}sswd \\u202etxt.exe"})?',
+    ])
+  })
 })
