@@ -15,11 +15,16 @@ import { freshProject, LINE, ok, packTarball, PNPM, REPO, removeAll, run, shellE
 const FIXTURES = join(REPO, 'test/packaging/fixtures')
 const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }
 
-/** The README's quick start when it has one (`<!-- snippet: quickstart -->` then a ```ts block), else ours. */
-function quickstart(): string {
+/**
+ * The README's quick start when it has one (`<!-- snippet: quickstart -->` then a ```ts block) and the
+ * output it shows (`<!-- output: quickstart -->`), else ours and the answer it prints.
+ */
+function quickstart(): { code: string; shows: string[] } {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8')
-  const m = /<!-- snippet: quickstart -->\s*```ts\n([\s\S]*?)```/.exec(readme)
-  return m?.[1] ?? readFileSync(join(FIXTURES, 'quickstart.ts'), 'utf8')
+  const code = /<!-- snippet: quickstart -->\s*```ts\n([\s\S]*?)```/.exec(readme)?.[1]
+  const output = /<!-- output: quickstart -->\s*```text\n([\s\S]*?)```/.exec(readme)?.[1]
+  if (code) return { code, shows: (output ?? 'Return value:').split('\n').filter((l) => l.trim()) }
+  return { code: readFileSync(join(FIXTURES, 'quickstart.ts'), 'utf8'), shows: ['Return value:', '17'] }
 }
 
 let tarball: string
@@ -50,9 +55,10 @@ describe.each(Object.keys(managers) as (keyof typeof managers)[])(`installed wit
   afterAll(() => removeAll(dir))
 
   it('runs the library quick start: one tool, one program, through createRuntime', () => {
-    writeFileSync(join(dir, 'quickstart.ts'), quickstart())
+    const { code, shows } = quickstart()
+    writeFileSync(join(dir, 'quickstart.ts'), code)
     const r = ok(dir, process.execPath, ['quickstart.ts'])
-    expect(r.stdout).toMatch(/17/)
+    for (const line of shows) expect(r.stdout).toContain(line)
     expect(r.stderr).not.toMatch(/Error|sandbox_unavailable/)
   })
 
