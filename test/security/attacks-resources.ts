@@ -149,6 +149,8 @@ export const resourceAttacks: Attack[] = [
       try { const r = await tools.nasty({ kind: 'deep' }); out.push(typeof r) } catch (e) { out.push(e.code) }
       return out`,
     expect: { value: ['EINVAL', 'EIO'] },
+    // V8 14 (Node 26) parses JSON of any depth without recursion: the deep result arrives whole.
+    ...(NODE_LINE >= 26 ? { orElse: { value: ['EINVAL', 'object'] } } : {}),
     toolSaw: [],
   },
   {
