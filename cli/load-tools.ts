@@ -1,12 +1,34 @@
 /**
  * Loads a `--tools` module (.ts, .mts, .js, .mjs). TypeScript is bundled by esbuild next to the original
- * (so its imports resolve from the same place), imported, and the temporary file removed.
+ * (so its imports resolve from the user's project, as they would for the original), imported, and the
+ * temporary file removed. A package the project does not have but codeact does (`zod`, `codeact` itself
+ * under pnpm, whose node_modules holds only direct dependencies) resolves to codeact's own copy.
  */
 import { randomUUID } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { basename, dirname, extname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import type { Plugin } from 'esbuild'
 import type { AnyToolDefinition } from '../vocabulary/types.js'
+
+const CODEACT_DIR = dirname(fileURLToPath(import.meta.url))
+const PROBE = Symbol('probe')
+
+/** Bare imports stay imports (external): the project's own package if it has one, else codeact's. */
+const projectThenCodeact: Plugin = {
+  name: 'codeact-tools-imports',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === PROBE) return undefined
+      const probe = (resolveDir: string) => b.resolve(args.path, { kind: args.kind, resolveDir, pluginData: PROBE })
+      const own = await probe(args.resolveDir)
+      if (own.errors.length === 0) return { path: args.path, external: true }
+      const ours = await probe(CODEACT_DIR)
+      if (ours.errors.length === 0 && !ours.external) return { path: pathToFileURL(ours.path).href, external: true }
+      return { path: args.path, external: true }
+    })
+  },
+}
 
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
   const path = resolve(file)
@@ -23,7 +45,7 @@ export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]
         bundle: true,
         format: 'esm',
         platform: 'node',
-        packages: 'external',
+        plugins: [projectThenCodeact],
         target: 'node20',
         logLevel: 'silent',
       })

@@ -5,7 +5,10 @@
 import { renderDeclarations } from '../sdk/declarations.js'
 import { holdChecker } from '../sdk/typecheck-pool.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
+import { dockerClientMissing } from '../sandbox/docker/client.js'
 import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
+import { isolatedVmProblem } from '../sandbox/isolate/native.js'
+import { DependencyError } from '../sandbox/package-manager.js'
 import type { Sandbox } from '../sandbox/types.js'
 import type { WorkspaceOptions } from '../sandbox/workspace/index.js'
 import type { Recovered } from '../sandbox/workspace/staging/stage-dir.js'
@@ -416,13 +419,17 @@ async function chooseSandbox(
 ): Promise<Sandbox> {
   if (typeof options.sandbox === 'object') return options.sandbox
   if (options.sandbox === 'docker') {
-    // Loaded only when asked for: the embedded default never pulls in the Docker client.
+    // Loaded only when asked for: the embedded default never pulls in the Docker client (an optional peer).
+    const missing = dockerClientMissing()
+    if (missing) throw new DependencyError(missing)
     const { createDockerSandbox } = await import('../sandbox/docker/index.js')
     // The workspace's network switch governs the container too (its `bash` runs there), unless the Docker
     // options say otherwise.
     const fromWorkspace = workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly }, network: workspace.network } : {}
     return createDockerSandbox({ ...fromWorkspace, ...options.docker, ...(workspace ? { workspace: fromWorkspace.workspace } : {}) })
   }
+  const problem = isolatedVmProblem()
+  if (problem) throw new DependencyError(problem)
   return createIsolateSandbox(options.isolate)
 }
 

@@ -2,6 +2,7 @@
  * codeact's public API. Every name exported here is public: add with care, no wildcards.
  */
 export { createRuntime } from './create-runtime.js'
+export { DependencyError } from '../sandbox/package-manager.js'
 export type { Runtime, RuntimeOptions } from './create-runtime.js'
 export type { RunCodeOptions } from './run-code.js'
 export type { Session, SessionOptions } from './session.js'

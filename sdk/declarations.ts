@@ -6,6 +6,7 @@
  * every token, so the usage note is four lines and objects without docs stay on one line.
  */
 import type { JsonSchema, SchemaLike, ToolDefinition } from '../vocabulary/types.js'
+import { builtinsName } from './builtins.js'
 import { docBlock, propertyDoc } from './jsdoc.js'
 import { isZodSchema, zodJsonSchema } from './schema.js'
 import { pascalCase, propertyKey, schemaToTs } from './schema-to-ts.js'
@@ -15,7 +16,7 @@ export const USAGE_NOTE = [
   '// The program is the body of an async function: top-level `await` and `return` work; `return` the answer.',
   '// Call `await tools.name(args)`, independent calls together in `Promise.all`. A failed call throws ToolCallError',
   '// (`code`: EINVAL, ENOENT, EACCES, ...). console.log for notes. No network, files, modules or host (fetch,',
-  '// require, process): only tools, ES2023, timers, URL, TextEncoder/Decoder, atob/btoa, structuredClone.',
+  `// require, process): only tools, ${builtinsName()}, timers, URL, TextEncoder/Decoder, atob/btoa, structuredClone.`,
 ].join('\n')
 
 /**

@@ -4,6 +4,7 @@
  */
 import { dirname } from 'node:path'
 import type TS from 'typescript'
+import { builtinLibs } from './builtins.js'
 import { loadTypeScript } from './ts-load.js'
 
 // Loaded as CommonJS with a V8 code cache (ts-load.ts), not imported: importing the 9 MB file from ESM makes
@@ -11,7 +12,7 @@ import { loadTypeScript } from './ts-load.js'
 export const ts = loadTypeScript().ts
 
 /**
- * ES2023, no DOM and no Node (the sandbox has neither). Strict, without `catch (e) { e.code }` errors
+ * The built-ins of this Node line (builtins.ts), no DOM and no Node (the sandbox has neither). Strict, without `catch (e) { e.code }` errors
  * (useUnknownInCatchVariables). `noImplicitAny` stays on although untyped helper parameters are fine: under
  * strictNullChecks it is what makes `const xs = []`, `let best = null` and `let x;` evolve with their
  * assignments (off, they are `never[]` and `null`); the blocking rule drops its 7xxx diagnostics.
@@ -22,7 +23,7 @@ export const DEFAULT_OPTIONS: TS.CompilerOptions = {
   module: ts.ModuleKind.ESNext,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
   moduleDetection: ts.ModuleDetectionKind.Force,
-  lib: ['lib.es2023.d.ts'],
+  lib: builtinLibs(),
   types: [],
   strict: true,
   noImplicitAny: true,

@@ -4,6 +4,7 @@
  * Pure text functions: no TypeScript here, so the host can use them without loading the compiler.
  */
 import { closestNames } from './suggest.js'
+import { builtinsName } from './builtins.js'
 
 /**
  * The standard globals a program has besides `tools` and `ToolCallError` (the console, and what the sandbox
@@ -68,8 +69,7 @@ declare class TextDecoder {
 `
 
 /** One line: what the sandbox offers, for every "that does not exist here" answer. */
-export const SANDBOX_HAS =
-  'The sandbox has `tools`, `console`, ES2023 built-ins and setTimeout/setInterval/queueMicrotask, URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa and structuredClone; no network, files, modules or host APIs.'
+export const SANDBOX_HAS = `The sandbox has \`tools\`, \`console\`, ${builtinsName()} built-ins and setTimeout/setInterval/queueMicrotask, URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa and structuredClone; no network, files, modules or host APIs.`
 
 const NETWORK = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'axios', 'Request', 'Response', 'Headers', 'FormData']
 const MODULES = ['require', 'module', 'exports', '__dirname', '__filename']

@@ -12,6 +12,7 @@
  * available each check builds a `ts.Program` reusing the previous one's structure.
  */
 import type TS from 'typescript'
+import { builtinsName } from './builtins.js'
 import { wrapProgram, WRAP_LINE_OFFSET } from './program-text.js'
 import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
@@ -378,7 +379,7 @@ function blockingMessage(d: TS.Diagnostic, message: string, file: TS.SourceFile,
   }
   // The lib is fixed by the sandbox: "change your target library" is not advice a program can take.
   if (d.code === 2550)
-    return `${message.replace(/ Do you need to change your target library\?.*$/s, '')} It is not among this sandbox's ES2023 built-ins.`
+    return `${message.replace(/ Do you need to change your target library\?.*$/s, '')} It is not among this sandbox's ${builtinsName()} built-ins.`
   if (d.code === 1308)
     return `${message} Make the callback \`async\`, or better, loop with \`for (const x of xs) { await … }\` or \`await Promise.all(xs.map(async (x) => …))\`.`
   return message

@@ -2,7 +2,7 @@
  * What a program must not reach in an isolate, removed from each fresh context before anything else runs
  * in it (before the prelude, before the program's script is evaluated). Two layers:
  *
- * 1. Engine flags on the child process (`LOCKDOWN_V8_FLAGS`): features V8 then never builds, so no
+ * 1. Engine flags on the child process (`lockdownV8Flags`, per Node line): features V8 then never builds, so no
  *    program can reach them by any path (no constructor, no prototype, no species trick).
  * 2. This script, for what has no flag (and WebAssembly again). The child refuses to start when the
  *    flags are not in effect (`lockdownFlagsMissing`), so it fails closed rather than quietly open.
@@ -13,28 +13,67 @@
 export const LOCKDOWN_FILENAME = 'codeact-lockdown.js'
 
 /**
- * - `--no-harmony-rab-gsab`: resizable `ArrayBuffer`s and growable `SharedArrayBuffer`s take their memory
- *   straight from the page allocator, outside the isolate's limit (measured: 4 GB of RSS in the child
- *   under a 64 MB limit). With the flag, `new ArrayBuffer(n, { maxByteLength })` is a plain buffer.
- * - `--no-harmony-sharedarraybuffer`: shared memory is only good for `Atomics.wait`/`waitAsync`.
- * - `--no-expose-wasm`: WebAssembly memory is not counted against the limit either.
+ * - `--no-harmony-rab-gsab` (Node 20): resizable `ArrayBuffer`s and growable `SharedArrayBuffer`s take their
+ *   memory straight from the page allocator, outside the isolate's limit (measured: 4 GB of RSS in the child
+ *   under a 64 MB limit). With the flag, `new ArrayBuffer(n, { maxByteLength })` is a plain buffer. V8 12
+ *   (Node 22) shipped the feature and dropped the flag: there the lockdown script makes the constructor
+ *   ignore `maxByteLength` and removes `resize`, `resizable` and `maxByteLength`.
+ * - `--no-harmony-sharedarraybuffer` (Node 20) or `--enable-sharedarraybuffer-per-context` (Node 22 on,
+ *   where the first is gone): no `SharedArrayBuffer` constructor in any context, since the embedder
+ *   (isolated-vm, Node in the child) never enables it. Shared memory is only good for `Atomics.wait`.
+ * - `--no-expose-wasm` (Node 20, 22): WebAssembly memory is not counted against the limit either. V8 13
+ *   (Node 24) dropped the flag; the lockdown script deletes the global on every line.
  * - `--no-validate-asm`: asm.js ("use asm") then runs as the plain JavaScript it is, never compiled to
  *   WebAssembly code. While V8 validates asm.js it builds the whole WebAssembly API into every new context
  *   (`--no-expose-wasm` only leaves it off the global): ~15 % of creating a context, which every run does
  *   (perf: `WasmJs::Install` under `Genesis`; a context 0.67–0.88× the CPU without it). The same language,
  *   so nothing checks for this one (lockdownFlagsMissing): without it a run is only slower.
+ *
+ * A flag a line's V8 does not know makes `node` refuse to start (`bad option`), so the list follows the line.
  */
-export const LOCKDOWN_V8_FLAGS: readonly string[] = [
-  '--no-harmony-rab-gsab',
-  '--no-harmony-sharedarraybuffer',
-  '--no-expose-wasm',
-  '--no-validate-asm',
-]
+export function lockdownV8Flags(line: number = nodeLine()): readonly string[] {
+  if (line < 22) return ['--no-harmony-rab-gsab', '--no-harmony-sharedarraybuffer', '--no-expose-wasm', '--no-validate-asm']
+  if (line < 24) return ['--enable-sharedarraybuffer-per-context', '--no-expose-wasm', '--no-validate-asm']
+  return ['--enable-sharedarraybuffer-per-context', '--no-validate-asm']
+}
+
+function nodeLine(): number {
+  return Number(process.versions.node.split('.')[0])
+}
 
 export const LOCKDOWN_SOURCE = `'use strict';
 (function codeactLockdown(g) {
   // WebAssembly memory is not counted against the isolate's memory limit (it grows to gigabytes).
   delete g.WebAssembly;
+  // Resizable buffers take their memory outside the limit. Node 20's flag removes them; on later lines the
+  // constructor drops \`maxByteLength\` (a plain buffer, as with the flag) and the resizing members go.
+  const AB = g.ArrayBuffer;
+  const abProto = AB.prototype;
+  if (typeof abProto.resize === 'function') {
+    const construct = (target, args, newTarget) => Reflect.construct(target, args.length ? [args[0]] : [], newTarget);
+    const Plain = new Proxy(AB, { construct });
+    Object.defineProperty(g, 'ArrayBuffer', { value: Plain, writable: true, enumerable: false, configurable: true });
+    Object.defineProperty(abProto, 'constructor', { value: Plain, writable: true, enumerable: false, configurable: true });
+    delete abProto.resize;
+    delete abProto.resizable;
+    delete abProto.maxByteLength;
+  }
+  // From V8 13 (Node 24) fill of a dictionary-mode array (new Array(1e9).fill(1)) is one runtime call that
+  // neither the memory limit nor the timeout interrupts: isolated-vm's near-limit callback keeps raising
+  // the heap limit while it waits to terminate. Long arrays are filled here in JavaScript, which both do.
+  const nativeFill = g.Array.prototype.fill;
+  const apply = g.Reflect.apply, trunc = g.Math.trunc, max = g.Math.max, min = g.Math.min, Obj = g.Object;
+  const relative = (x, len) => { const n = trunc(+x) || 0; return n < 0 ? max(len + n, 0) : min(n, len) };
+  const fill = ({ fill(value) {
+    if (this === undefined || this === null) throw new TypeError('Array.prototype.fill called on null or undefined');
+    const O = Obj(this);
+    const len = min(max(trunc(+O.length) || 0, 0), 9007199254740991);
+    if (len <= 65536) return apply(nativeFill, O, arguments);
+    const end = arguments[2] === undefined ? len : relative(arguments[2], len);
+    for (let k = relative(arguments[1], len); k < end; k++) O[k] = value;
+    return O;
+  } }).fill;
+  Obj.defineProperty(g.Array.prototype, 'fill', { value: fill, writable: true, enumerable: false, configurable: true });
   // Atomics.waitAsync with a timeout posts a delayed task to a platform that has none: the whole child
   // process aborts (SIGABRT), with every run in it. Atomics.wait blocks the isolate's thread. Neither
   // does anything without shared memory, which a program has no use for.
@@ -53,17 +92,25 @@ export const LOCKDOWN_SOURCE = `'use strict';
 })(globalThis);
 `
 
-/** Run in the child's own realm at start-up: the flags are process-wide, so this realm shows them too. */
-export function lockdownFlagsMissing(): string | undefined {
+/**
+ * Run in the child's own realm at start-up: the flags are process-wide, so this realm shows them too. Only
+ * the flags of this line are looked for; what a line has no flag for, the lockdown script removes.
+ */
+export function lockdownFlagsMissing(flags: readonly string[] = lockdownV8Flags()): string | undefined {
   const missing: string[] = []
   const realm = globalThis as Record<string, unknown>
-  if (realm['SharedArrayBuffer'] !== undefined) missing.push('--no-harmony-sharedarraybuffer')
-  if (realm['WebAssembly'] !== undefined) missing.push('--no-expose-wasm')
+  const sab = flags.find((f) => f.includes('sharedarraybuffer'))
+  if (sab && realm['SharedArrayBuffer'] !== undefined) missing.push(sab)
+  if (flags.includes('--no-expose-wasm') && realm['WebAssembly'] !== undefined) missing.push('--no-expose-wasm')
+  if (flags.includes('--no-harmony-rab-gsab')) resizableMissing(missing)
+  return missing.length ? missing.join(' ') : undefined
+}
+
+function resizableMissing(missing: string[]): void {
   try {
     const Resizable = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => { resizable?: boolean }
     if (new Resizable(0, { maxByteLength: 8 }).resizable === true) missing.push('--no-harmony-rab-gsab')
   } catch {
     // an engine without the option at all is fine
   }
-  return missing.length ? missing.join(' ') : undefined
 }

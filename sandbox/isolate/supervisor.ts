@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
 import { decodeFromChild, encodeFrame } from './frame.js'
 import { FrameReader, KINDS_FROM_CHILD } from './frame-reader.js'
-import { LOCKDOWN_V8_FLAGS } from './lockdown.js'
+import { lockdownV8Flags } from './lockdown.js'
 import { type ChildConfig, type FromChild, M, type ToChild } from './protocol.js'
 
 /** How long a child may take to load isolated-vm and say it is ready. */
@@ -98,7 +98,7 @@ export class SupervisedChild {
   static async spawn(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
     let child: ChildProcess
     try {
-      child = spawn(process.execPath, ['--no-node-snapshot', ...LOCKDOWN_V8_FLAGS, ...CHILD_MEMORY_FLAGS, entry, JSON.stringify(config)], {
+      child = spawn(process.execPath, ['--no-node-snapshot', ...lockdownV8Flags(), ...CHILD_MEMORY_FLAGS, entry, JSON.stringify(config)], {
         env: { ...CHILD_ENV },
         stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
         windowsHide: true,

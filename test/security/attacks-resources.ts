@@ -7,6 +7,7 @@ import type { Attack } from './attack.js'
 
 const QUICK = { timeoutMs: 1500 }
 const SMALL_HEAP = { memoryMb: 64, timeoutMs: 10_000 }
+const NODE_LINE = Number(process.versions.node.split('.')[0])
 
 /** `(module (func (export "f") (loop (br 0))))`, assembled by hand. */
 const WASM_LOOP = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 9, 1, 7, 0, 3, 64, 12, 0, 11, 11]
@@ -73,6 +74,9 @@ export const resourceAttacks: Attack[] = [
     code: `return Array(1e9).fill(0).length`,
     limits: SMALL_HEAP,
     expect: { error: 'memory' },
+    // From V8 12 (Node 22) such an array is a dictionary filled one element at a time: on a loaded machine
+    // the program time can run out before the memory does. fill-bomb.test.ts holds the memory bound.
+    ...(NODE_LINE >= 22 ? { orElse: { error: 'timeout' as const } } : {}),
   },
   {
     name: 'spreading a huge string into an array',
@@ -145,6 +149,8 @@ export const resourceAttacks: Attack[] = [
       try { const r = await tools.nasty({ kind: 'deep' }); out.push(typeof r) } catch (e) { out.push(e.code) }
       return out`,
     expect: { value: ['EINVAL', 'EIO'] },
+    // V8 14 (Node 26) parses JSON of any depth without recursion: the deep result arrives whole.
+    ...(NODE_LINE >= 26 ? { orElse: { value: ['EINVAL', 'object'] } } : {}),
     toolSaw: [],
   },
   {
