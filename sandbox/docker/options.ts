@@ -50,6 +50,14 @@ export interface DockerSandboxOptions {
    * it owns and nothing more.
    */
   user?: string
+  /**
+   * How the program's own container mounts the workspace. `read-write` (default): the program changes files
+   * itself (node:fs, child_process) as well as through the workspace tools. `read-only`: its own writes fail
+   * with EROFS, and the workspace tools are served by a container of their own that mounts it read-write,
+   * so every change is a tool call — and goes through the approvals (`createRuntime` picks this whenever
+   * `approve` is set). Staged runs cannot be served so (refused, naming the alternative).
+   */
+  programWorkspace?: 'read-write' | 'read-only'
   /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */
   runtime?: string
   /**
@@ -71,6 +79,7 @@ export interface ResolvedOptions {
   network: boolean
   runtime: string | undefined
   startTimeoutMs: number
+  programWorkspace: 'read-write' | 'read-only'
 }
 
 /** `CODEACT_IMAGE` (the variable images/build.sh reads too) names another tag, e.g. a branch's own build. */
@@ -90,5 +99,6 @@ export function resolveOptions(o: DockerSandboxOptions): ResolvedOptions {
     network: o.network ?? false,
     runtime: o.runtime,
     startTimeoutMs: o.startTimeoutMs ?? 60_000,
+    programWorkspace: o.programWorkspace ?? 'read-write',
   }
 }
