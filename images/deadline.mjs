@@ -7,11 +7,12 @@
 // holds when the runner is blocked.
 import { spawn } from 'node:child_process'
 
-// Captured: the program shares this process and can replace `process.kill` or the timers.
+// Captured: the program shares this process and can replace `process.kill`, the timers or Math.
 const kill = process.kill.bind(process)
 const pid = process.pid
 const setTimeoutFn = setTimeout
 const clearTimeoutFn = clearTimeout
+const MathMin = Math.min
 
 // A line "arm SECONDS" starts a timer, replacing the one before; "disarm" stops it (the timer's trap ends
 // its sleep with it). The runner's end of the pipe closing (it exited) ends the watchdog and its timer.
@@ -51,7 +52,7 @@ arm(UNTIL_THE_HOST_SPEAKS_MS)
 export function arm(ms, then = () => {}) {
   disarm()
   if (typeof ms !== 'number' || !(ms > 0)) return then()
-  const capped = ms > 2 ** 31 - 1 ? 2 ** 31 - 1 : ms
+  const capped = MathMin(ms, 2 ** 31 - 1)
   timer = setTimeoutFn(() => kill(pid, 'SIGKILL'), capped)
   if (!watchdog) return then()
   watchdog.stdin.write(`arm ${(capped / 1000).toFixed(3)}\n`, () => then())

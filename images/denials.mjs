@@ -26,8 +26,28 @@ function noteDenial(e) {
 }
 // fs entry points that change the file system (their Sync and fs/promises forms too); `open` when its
 // flags can write.
-const CHANGES = new Set(['writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'rm', 'rmdir', 'unlink', 'rename', 'copyFile', 'cp',
-  'symlink', 'link', 'truncate', 'chmod', 'lchmod', 'chown', 'lchown', 'utimes', 'lutimes', 'createWriteStream'])
+const CHANGES = new Set([
+  'writeFile',
+  'appendFile',
+  'mkdir',
+  'mkdtemp',
+  'rm',
+  'rmdir',
+  'unlink',
+  'rename',
+  'copyFile',
+  'cp',
+  'symlink',
+  'link',
+  'truncate',
+  'chmod',
+  'lchmod',
+  'chown',
+  'lchown',
+  'utimes',
+  'lutimes',
+  'createWriteStream',
+])
 const MAX_EFFECTS = 20
 let effects = []
 let moreEffects = 0
@@ -49,7 +69,8 @@ function noteFsCall(key, args) {
   if (depth > 0) return
   const name = key.endsWith('Sync') ? key.slice(0, -4) : key
   const flags = args[1]
-  const writes = CHANGES.has(name) || (name === 'open' && flags !== undefined && typeof flags !== 'function' && !/^rs?$/.test(String(flags)))
+  const writes =
+    CHANGES.has(name) || (name === 'open' && flags !== undefined && typeof flags !== 'function' && !/^rs?$/.test(String(flags)))
   if (writes) noteEffect(key, args[0])
 }
 /** The effects noted since the last call (one run's), `+N more` past the cap. */

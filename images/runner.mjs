@@ -199,9 +199,7 @@ function run(msg) {
   // The container ends itself a grace after the host's deadline, should the host be gone (deadline.mjs).
   const deadlineMs = own(msg, 'deadlineMs')
   const js = StringCtor(own(msg, 'js'))
-  arm(typeof deadlineMs === 'number' ? deadlineMs + GRACE_MS : undefined, () =>
-    state.bridge.start(js, redirectOutput, done),
-  )
+  arm(typeof deadlineMs === 'number' ? deadlineMs + GRACE_MS : undefined, () => state.bridge.start(js, redirectOutput, done))
 }
 
 onProcess('uncaughtException', (e) => {

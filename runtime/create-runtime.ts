@@ -414,7 +414,12 @@ async function chooseSandbox(
     // Approvals gate tool calls: with them on, the program's own container gets the workspace read-only, so
     // it cannot change unasked what a person is asked about (sandbox/docker/options.ts, programWorkspace).
     const asked = options.approve ? { programWorkspace: 'read-only' as const } : {}
-    return createDockerSandbox({ ...fromWorkspace, ...options.docker, ...asked, ...(workspace ? { workspace: fromWorkspace.workspace } : {}) })
+    return createDockerSandbox({
+      ...fromWorkspace,
+      ...options.docker,
+      ...asked,
+      ...(workspace ? { workspace: fromWorkspace.workspace } : {}),
+    })
   }
   return createIsolateSandbox(options.isolate)
 }

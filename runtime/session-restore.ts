@@ -89,7 +89,8 @@ function ranAgain(runs: ReadonlyArray<{ run: number; effects: readonly string[] 
   const did = runs.filter((r) => r.effects.length > 0)
   const quiet = runs.filter((r) => r.effects.length === 0).map((r) => r.run)
   const them = `run${quiet.length === 1 ? '' : 's'} ${quiet.join(', ')}`
-  if (did.length === 0) return `; ${them} changed no file through node:fs and started no process of ${quiet.length === 1 ? 'its' : 'their'} own`
+  if (did.length === 0)
+    return `; ${them} changed no file through node:fs and started no process of ${quiet.length === 1 ? 'its' : 'their'} own`
   const list = did.map((r) => `run ${r.run}: ${r.effects.join(', ')}`).join('; ')
   return (
     `, but what the programs did themselves happened again (files written with node:fs were written again, processes were started again) — ${list}` +

@@ -143,7 +143,11 @@ export function runInContainer(
           // Worded as the isolate words it; the stack lets the runtime point at the program's line.
           const { name, message, stack } = msg.error
           const reason = name === 'Thrown' ? message : `${name}: ${message}`
-          const error = { kind: 'runtime' as const, message: `unhandled promise rejection: ${reason}`, ...(stack !== undefined ? { stack } : {}) }
+          const error = {
+            kind: 'runtime' as const,
+            message: `unhandled promise rejection: ${reason}`,
+            ...(stack !== undefined ? { stack } : {}),
+          }
           return finish(withEffects({ ok: false, error, droppedOutputBytes: 0 }, msg.effects))
         }
         case 'ready':

@@ -7,10 +7,11 @@ import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
+import type { Runtime } from '../../runtime/create-runtime.js'
 import type { ApprovalRequest } from '../../vocabulary/types.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage, ownContainers, tempWorkspace } from './helpers.js'
+import { ownContainers } from './helpers.js'
+import { workspaceRuntime } from './suite.js'
 
 /** Ways a program changes or removes a file itself, each caught and reported by its error code. */
 const OWN_CHANGES = `
@@ -49,19 +50,13 @@ for (const runtime of dockerRuntimeCases) {
     const asked: ApprovalRequest[] = []
     let answer = false
     beforeAll(async () => {
-      await ensureImage()
-      root = tempWorkspace()
-      rt = await createRuntime({
-        sandbox: 'docker',
-        docker: { ...runtime.option },
-        workspace: { root },
-        typecheck: 'off',
+      ;({ rt, root } = await workspaceRuntime(runtime.option, {
         approve: ['remove', 'write_file', 'bash'],
         onApproval: async (request) => {
           asked.push(request)
           return { approve: answer, ...(answer ? {} : { reason: 'the test said no' }) }
         },
-      })
+      }))
     }, 300_000)
     beforeEach(() => {
       // Owned like the workspace (the container's user): only the read-only mount stands in the program's way.
@@ -133,7 +128,9 @@ for (const runtime of dockerRuntimeCases) {
         `require('node:fs').unlinkSync('important.txt')`,
       )
       expect(r.status).toBe(1)
-      expect(r.out).toMatch(/EROFS: read-only file system, unlink 'important.txt' \(approvals are on, so the program sees the workspace read-only/)
+      expect(r.out).toMatch(
+        /EROFS: read-only file system, unlink 'important.txt' \(approvals are on, so the program sees the workspace read-only/,
+      )
       expect(readFileSync(path.join(root, 'important.txt'), 'utf8')).toBe('keep me\n')
     }, 120_000)
 

@@ -2,18 +2,13 @@
 // moments of their life (while the container starts, while the program runs) and, a grace after the run's
 // deadline, no container of theirs is still running — whatever the program does to keep its runner busy.
 import Docker from 'dockerode'
-import { build } from 'esbuild'
 import { spawn } from 'node:child_process'
 import os from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { reapOrphans } from '../../sandbox/docker/index.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage } from './helpers.js'
+import { bundleFixture, ensureImage } from './helpers.js'
 
-const here = path.dirname(fileURLToPath(import.meta.url))
-const bundle = path.resolve(here, '../../node_modules/.cache/codeact-docker-test/deadline-host.mjs')
 const DEADLINE_MS = 3000
 /** The container's own grace is 1 s past the deadline; the rest is the engine stopping it on a busy machine. */
 const GRACE_MS = 8000
@@ -21,9 +16,9 @@ const GRACE_MS = 8000
 /** Programs that keep the runner from ever reading the end of its stdin (the host's going away). */
 const STUBBORN = [
   'for (;;) {}',
-  "process.stdin.pause(); process.stdin.removeAllListeners(); setInterval(() => {}, 1000); await new Promise(() => {})",
+  'process.stdin.pause(); process.stdin.removeAllListeners(); setInterval(() => {}, 1000); await new Promise(() => {})',
   "require('node:child_process').spawn('/usr/bin/sleep', ['1000'], { detached: true, stdio: 'ignore' }); await tools.echo({}); for (;;) {}",
-  "process.kill = () => true; globalThis.setTimeout = () => 0; process.stdin.destroy(); for (;;) {}",
+  'process.kill = () => true; globalThis.setTimeout = () => 0; process.stdin.destroy(); for (;;) {}',
 ]
 
 /** The host's containers still running, each with when it started (to tell a warm one from the run's). */
@@ -32,7 +27,13 @@ async function running(pid: number): Promise<string[]> {
   const list = await docker.listContainers({ filters: { label: [`codeact.owner=${os.hostname()}:${pid}`], status: ['running'] } })
   return Promise.all(
     list.map(async (c) => {
-      const started = await docker.getContainer(c.Id).inspect().then((i) => i.State.StartedAt, () => '?')
+      const started = await docker
+        .getContainer(c.Id)
+        .inspect()
+        .then(
+          (i) => i.State.StartedAt,
+          () => '?',
+        )
       return `${c.Id.slice(0, 12)} started ${started}`
     }),
   )
@@ -40,18 +41,10 @@ async function running(pid: number): Promise<string[]> {
 
 for (const runtime of dockerRuntimeCases) {
   describe.skipIf(runtime.skip !== undefined)(`docker sandbox: a container ends itself at its deadline (${runtime.name})`, () => {
-    const pids: number[] = []
+    let bundle: string
     beforeAll(async () => {
       await ensureImage()
-      await build({
-        entryPoints: [path.join(here, 'fixtures/deadline-host.ts')],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        packages: 'external',
-        outfile: bundle,
-        logLevel: 'silent',
-      })
+      bundle = await bundleFixture('deadline-host')
     })
     afterAll(async () => {
       await reapOrphans() // the killed hosts' stopped containers
@@ -62,7 +55,6 @@ for (const runtime of dockerRuntimeCases) {
       for (let i = 0; i < 2 * STUBBORN.length; i++) {
         const body = STUBBORN[i >> 1] ?? ''
         const child = spawn(process.execPath, [bundle, runtime.name, String(DEADLINE_MS), body], { stdio: ['ignore', 'pipe', 'inherit'] })
-        pids.push(child.pid ?? -1)
         const spawnedAt = Date.now()
         let startedAt: number | undefined
         child.stdout.setEncoding('utf8')

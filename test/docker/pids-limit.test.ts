@@ -1,11 +1,11 @@
 // The pids limit, attacked: a fork past it fails the fork (EAGAIN, an error the program can catch), never
 // the runner — under runc and under gVisor, whose kernel shares the container's cgroup with the program.
 // The run answers, names the failure, and the same sandbox serves the next run.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
+import { describe, expect, it } from 'vitest'
 import type { SandboxOutcome } from '../../sandbox/types.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage, never, ownContainers, request, testHost } from './helpers.js'
+import { never, request, testHost } from './helpers.js'
+import { suiteSandboxes } from './suite.js'
 
 function value(out: SandboxOutcome): unknown {
   if (!out.ok) throw new Error(`run failed: ${out.error.kind}: ${out.error.message}`)
@@ -28,21 +28,14 @@ const spawnMany = (n: number, cmd: string, args: string[]): string => `
 
 for (const runtime of dockerRuntimeCases) {
   describe.skipIf(runtime.skip !== undefined)(`docker sandbox: the pids limit (${runtime.name})`, () => {
-    const sandboxes: DockerSandbox[] = []
-    const make = (o: Parameters<typeof createDockerSandbox>[0]): DockerSandbox => {
-      const s = createDockerSandbox({ poolSize: 0, memoryMb: 512, ...o, ...runtime.option })
-      sandboxes.push(s)
-      return s
-    }
-    beforeAll(ensureImage)
-    afterAll(async () => {
-      await Promise.all(sandboxes.map((s) => s.close()))
-      expect(await ownContainers()).toEqual([])
-    })
+    const make = suiteSandboxes({ poolSize: 0, memoryMb: 512, ...runtime.option })
 
     it('400 spawns against the default limit: the ones past it fail with EAGAIN, the run answers', async () => {
       const sandbox = make({})
-      const counts = value(await sandbox.run(request(spawnMany(400, '/usr/bin/sleep', ['5'])), testHost(), never())) as Record<string, number>
+      const counts = value(await sandbox.run(request(spawnMany(400, '/usr/bin/sleep', ['5'])), testHost(), never())) as Record<
+        string,
+        number
+      >
       expect(counts.ok).toBeGreaterThan(50)
       expect(counts.ok).toBeLessThan(128)
       expect(counts.EAGAIN).toBeGreaterThan(100)
@@ -53,7 +46,8 @@ for (const runtime of dockerRuntimeCases) {
     it('a shell fork bomb, sh children and Worker threads at once, under a tight limit: the runner survives and says EAGAIN', async () => {
       const sandbox = make({ pidsLimit: 48 })
       const out = await sandbox.run(
-        request(`
+        request(
+          `
         const cp = require('node:child_process')
         const { Worker } = require('node:worker_threads')
         cp.spawn('/bin/sh', ['-c', 'b() { b | b & }; b'], { stdio: 'ignore' }).on('error', () => {})
@@ -67,7 +61,9 @@ for (const runtime of dockerRuntimeCases) {
         await new Promise((r) => setTimeout(r, 1500))
         let sync
         try { cp.execFileSync('/bin/sh', ['-c', ':']); sync = 'ran' } catch (e) { sync = e.code }
-        return { codes: [...codes].sort(), sync }`, { timeoutMs: 30_000 }),
+        return { codes: [...codes].sort(), sync }`,
+          { timeoutMs: 30_000 },
+        ),
         testHost(),
         never(),
       )

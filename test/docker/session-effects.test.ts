@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
+import type { Runtime } from '../../runtime/create-runtime.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage, ownContainers, tempWorkspace } from './helpers.js'
+import { ownContainers } from './helpers.js'
+import { workspaceRuntime } from './suite.js'
 
 const BOMB = 'const hog: string[] = []\nwhile (true) hog.push("x".repeat(1024) + hog.length)'
 
@@ -16,15 +17,7 @@ for (const runtime of dockerRuntimeCases) {
     let rt: Runtime
     let root: string
     beforeAll(async () => {
-      await ensureImage()
-      root = tempWorkspace()
-      rt = await createRuntime({
-        sandbox: 'docker',
-        docker: { ...runtime.option },
-        workspace: { root },
-        typecheck: 'off',
-        sessions: { memoryMb: 96 },
-      })
+      ;({ rt, root } = await workspaceRuntime(runtime.option, { sessions: { memoryMb: 96 } }))
     }, 300_000)
     afterAll(async () => {
       await rt?.close()
@@ -66,7 +59,9 @@ for (const runtime of dockerRuntimeCases) {
       expect((await s.runCode(BOMB)).error?.kind).toBe('memory')
       const after = await s.runCode('return answer')
       expect(after.value).toBe(42)
-      expect(after.observation).toMatch(/1 earlier run ran again in a new sandbox, tool calls answered from the record; run 1 changed no file through node:fs and started no process of its own/)
+      expect(after.observation).toMatch(
+        /1 earlier run ran again in a new sandbox, tool calls answered from the record; run 1 changed no file through node:fs and started no process of its own/,
+      )
       await s.close()
     })
   })
