@@ -1,6 +1,8 @@
 // Kernel refusals (EROFS, EACCES, EPERM) met by the program's own Node calls, reported to the host even when
 // the program catches them: the entry points of fs, fs/promises and child_process are wrapped once, before
 // any program runs. A child's refusal is read from its stderr where the program gets it whole.
+// The same wrappers note the program's own effects (files changed through node:fs, processes started), so
+// a session's restore can say what running its programs again did again (runtime/session-restore.ts).
 import { syncBuiltinESMExports } from 'node:module'
 import fs from 'node:fs'
 import childProcess from 'node:child_process'
@@ -22,22 +24,83 @@ function noteDenial(e) {
   seenDenials.add(key)
   send({ type: 'denial', code: e.code, message })
 }
+// fs entry points that change the file system (their Sync and fs/promises forms too); `open` when its
+// flags can write.
+const CHANGES = new Set([
+  'writeFile',
+  'appendFile',
+  'mkdir',
+  'mkdtemp',
+  'rm',
+  'rmdir',
+  'unlink',
+  'rename',
+  'copyFile',
+  'cp',
+  'symlink',
+  'link',
+  'truncate',
+  'chmod',
+  'lchmod',
+  'chown',
+  'lchown',
+  'utimes',
+  'lutimes',
+  'createWriteStream',
+])
+const MAX_EFFECTS = 20
+let effects = []
+let moreEffects = 0
+function noteEffect(what, target) {
+  let text
+  try {
+    text = what + ' ' + String(target).slice(0, 200)
+  } catch {
+    text = what
+  }
+  if (effects.includes(text)) return
+  if (effects.length < MAX_EFFECTS) effects.push(text)
+  else moreEffects++
+}
+// Node's own fs functions call each other through the module (appendFileSync -> writeFileSync): only the
+// program's call is its effect.
+let depth = 0
+function noteFsCall(key, args) {
+  if (depth > 0) return
+  const name = key.endsWith('Sync') ? key.slice(0, -4) : key
+  const flags = args[1]
+  const writes =
+    CHANGES.has(name) || (name === 'open' && flags !== undefined && typeof flags !== 'function' && !/^rs?$/.test(String(flags)))
+  if (writes) noteEffect(key, args[0])
+}
+/** The effects noted since the last call (one run's), `+N more` past the cap. */
+export function takeEffects() {
+  const taken = moreEffects > 0 ? [...effects, `+${moreEffects} more`] : effects
+  effects = []
+  moreEffects = 0
+  return taken
+}
 function copyExtras(from, to) {
   for (const key of Object.getOwnPropertySymbols(from)) to[key] = from[key] // util.promisify.custom
   return to
 }
-function wrapSync(fn) {
+function wrapSync(fn, key) {
   return copyExtras(fn, function (...args) {
+    noteFsCall(key, args)
+    depth++
     try {
       return ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
+    } finally {
+      depth--
     }
   })
 }
-function wrapCallback(fn) {
+function wrapCallback(fn, key) {
   return copyExtras(fn, function (...args) {
+    noteFsCall(key, args)
     const last = args.length - 1
     const cb = args[last]
     if (typeof cb === 'function') {
@@ -46,22 +109,29 @@ function wrapCallback(fn) {
         return ReflectApply(cb, this, [err, ...rest])
       }
     }
+    depth++
     try {
       return ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
+    } finally {
+      depth--
     }
   })
 }
-function wrapPromise(fn) {
+function wrapPromise(fn, key) {
   return copyExtras(fn, function (...args) {
+    noteFsCall(key, args)
     let p
+    depth++
     try {
       p = ReflectApply(fn, this, args)
     } catch (e) {
       noteDenial(e)
       throw e
+    } finally {
+      depth--
     }
     return p && typeof p.then === 'function'
       ? p.then(undefined, (e) => {
@@ -80,8 +150,9 @@ function noteStderr(stderr) {
   const m = STDERR_DENIAL.exec(text)
   if (m) noteDenial({ code: STDERR_CODE[m[1]], message: m[0].trim() })
 }
-function wrapChild(fn) {
+function wrapChild(fn, key) {
   return function (...args) {
+    noteEffect(key, args[0])
     const last = args.length - 1
     const cb = args[last]
     if (typeof cb === 'function') {
@@ -119,12 +190,12 @@ export function instrument(report) {
   for (const key of Object.keys(fs)) {
     const fn = fs[key]
     if (typeof fn !== 'function' || /^[A-Z]/.test(key) || key === 'watch' || key === 'watchFile') continue
-    fs[key] = key.endsWith('Sync') ? wrapSync(fn) : wrapCallback(fn)
+    fs[key] = key.endsWith('Sync') ? wrapSync(fn, key) : wrapCallback(fn, key)
   }
   for (const key of Object.keys(fsp)) {
-    if (typeof fsp[key] === 'function' && key !== 'watch') fsp[key] = wrapPromise(fsp[key])
+    if (typeof fsp[key] === 'function' && key !== 'watch') fsp[key] = wrapPromise(fsp[key], key)
   }
-  for (const key of ['spawn', 'exec', 'execFile', 'fork']) childProcess[key] = wrapChild(childProcess[key])
-  for (const key of ['spawnSync', 'execSync', 'execFileSync']) childProcess[key] = wrapChild(childProcess[key])
+  for (const key of ['spawn', 'exec', 'execFile', 'fork']) childProcess[key] = wrapChild(childProcess[key], key)
+  for (const key of ['spawnSync', 'execSync', 'execFileSync']) childProcess[key] = wrapChild(childProcess[key], key)
   syncBuiltinESMExports() // so `import('node:fs')` sees the same wrapped functions
 }

@@ -25,7 +25,8 @@ syncBuiltinESMExports()
 // URL, and `require('/opt/codeact/wire.mjs')` (or an import of it) from a program would otherwise hand out the
 // very instance that holds the run's nonce. A program that loads the plain path gets fresh, unwired copies.
 const secretUrl = (file) => new URL(`./${file}?instance=${randomUUID()}`, import.meta.url).href
-const [{ instrument }, { cancelOp, serveOp }, { createRealm, warmUp }, wire] = await Promise.all([
+const [{ arm, disarm, GRACE_MS }, { instrument, takeEffects }, { cancelOp, serveOp }, { createRealm, warmUp }, wire] = await Promise.all([
+  import(secretUrl('deadline.mjs')),
   import(secretUrl('denials.mjs')),
   import(secretUrl('ops.mjs')),
   import(secretUrl('realm.mjs')),
@@ -95,7 +96,10 @@ function finish(state, msg) {
   if (state.finished) return
   state.flush()
   state.finished = true
-  send(msg)
+  // A session's container waits for its next run; a single-use one stays armed until it is removed.
+  if (sessionContainer) disarm()
+  const effects = takeEffects()
+  send(effects.length > 0 ? { ...msg, effects } : msg)
 }
 function errorFields(e) {
   let name = 'Error'
@@ -143,6 +147,8 @@ function redirectOutput(programConsole) {
 // start sends `prepare` and `run` together), so it never delays one.
 function prepare(msg) {
   const prelude = StringCtor(own(msg, 'prelude'))
+  // The host is attached: its end closes this container's stdin, and the idle runner exits (wire.mjs).
+  if (runs === 0) disarm()
   setImmediateFn(() => {
     if (runs > 0) return
     try {
@@ -165,6 +171,7 @@ function run(msg) {
   if (current !== undefined && !current.finished) return send({ type: 'fatal', message: 'a program is still running' })
   if (runs === 0) sessionContainer = session
   runs++
+  takeEffects() // whatever an earlier run's leftovers did is not this run's
   const state = newRun()
   current = state
   const nonce = own(msg, 'nonce')
@@ -189,7 +196,10 @@ function run(msg) {
     if (typeof outcome !== 'string') return failWith(state, outcome)
     setImmediateFn(() => finish(state, { type: 'done', outcomeJson: outcome }))
   }
-  state.bridge.start(StringCtor(own(msg, 'js')), redirectOutput, done)
+  // The container ends itself a grace after the host's deadline, should the host be gone (deadline.mjs).
+  const deadlineMs = own(msg, 'deadlineMs')
+  const js = StringCtor(own(msg, 'js'))
+  arm(typeof deadlineMs === 'number' ? deadlineMs + GRACE_MS : undefined, () => state.bridge.start(js, redirectOutput, done))
 }
 
 onProcess('uncaughtException', (e) => {

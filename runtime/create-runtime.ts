@@ -426,7 +426,15 @@ async function chooseSandbox(
     // The workspace's network switch governs the container too (its `bash` runs there), unless the Docker
     // options say otherwise.
     const fromWorkspace = workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly }, network: workspace.network } : {}
-    return createDockerSandbox({ ...fromWorkspace, ...options.docker, ...(workspace ? { workspace: fromWorkspace.workspace } : {}) })
+    // Approvals gate tool calls: with them on, the program's own container gets the workspace read-only, so
+    // it cannot change unasked what a person is asked about (sandbox/docker/options.ts, programWorkspace).
+    const asked = options.approve ? { programWorkspace: 'read-only' as const } : {}
+    return createDockerSandbox({
+      ...fromWorkspace,
+      ...options.docker,
+      ...asked,
+      ...(workspace ? { workspace: fromWorkspace.workspace } : {}),
+    })
   }
   const problem = isolatedVmProblem()
   if (problem) throw new DependencyError(problem)

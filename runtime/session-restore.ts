@@ -5,7 +5,9 @@
  * runs twice; nothing reaches the scheduler, the hooks or the log) and the same entropy (Math.random's
  * seed, Date's recorded times). A run that itself ended the realm (it ran out of memory …) is not
  * replayed, and the note says what was lost. The observation of the run that triggered the restore says,
- * in one line, that the session was restored (or that it could not be, and what to redo).
+ * in one line, that the session was restored (or that it could not be, and what to redo). On a backend whose
+ * programs have effects of their own (Docker: node:fs, child_process in the container) those happen again,
+ * and the line names them, run by run.
  */
 import type { Sandbox, SandboxHost, SandboxLimits, SandboxOutcome } from '../sandbox/types.js'
 import { MAX_CLOCK_READS } from '../sdk/prelude-entropy.js'
@@ -39,6 +41,7 @@ export async function restoreSession(req: RestoreRequest): Promise<Restored> {
     return { ok: true, note: `Note: the session's realm was gone; nothing earlier could be replayed${lostText}.` }
   }
   let diverged: string | undefined
+  const ownEffects: Array<{ run: number; effects: readonly string[] }> = []
   for (const [i, run] of replayable.entries()) {
     const js = run.js
     if (js === undefined) return failed(`run ${req.runs.indexOf(run) + 1} no longer compiles`)
@@ -60,6 +63,7 @@ export async function restoreSession(req: RestoreRequest): Promise<Restored> {
       return failed(`replaying run ${req.runs.indexOf(run) + 1} failed (${outcome.error.kind}: ${outcome.error.message})`)
     }
     if (diverged === undefined && (host.diverged || outcome.ok !== run.ok)) diverged = `run ${req.runs.indexOf(run) + 1}`
+    ownEffects.push({ run: req.runs.indexOf(run) + 1, effects: outcome.ownEffects ?? [] })
   }
   const n = replayable.length
   const clockCut = replayable.filter((r) => r.clock.length >= MAX_CLOCK_READS).map((r) => `run ${req.runs.indexOf(r) + 1}`)
@@ -70,8 +74,28 @@ export async function restoreSession(req: RestoreRequest): Promise<Restored> {
       : '')
   return {
     ok: true,
-    note: `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? ' was' : 's were'} replayed with the recorded tool results (no tool ran again)${lostText}${differs}.`,
+    note:
+      req.sandbox.effectsOnlyThroughHost === true
+        ? `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? ' was' : 's were'} replayed with the recorded tool results (no tool ran again)${lostText}${differs}.`
+        : `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? '' : 's'} ran again in a new sandbox, tool calls answered from the record${ranAgain(ownEffects)}${lostText}${differs}.`,
   }
+}
+
+/**
+ * A backend whose programs have Node (Docker) runs them again for real: what a program did itself (files
+ * it changed with node:fs, processes it started) happened again, and the note says so, run by run.
+ */
+function ranAgain(runs: ReadonlyArray<{ run: number; effects: readonly string[] }>): string {
+  const did = runs.filter((r) => r.effects.length > 0)
+  const quiet = runs.filter((r) => r.effects.length === 0).map((r) => r.run)
+  const them = `run${quiet.length === 1 ? '' : 's'} ${quiet.join(', ')}`
+  if (did.length === 0)
+    return `; ${them} changed no file through node:fs and started no process of ${quiet.length === 1 ? 'its' : 'their'} own`
+  const list = did.map((r) => `run ${r.run}: ${r.effects.join(', ')}`).join('; ')
+  return (
+    `, but what the programs did themselves happened again (files written with node:fs were written again, processes were started again) — ${list}` +
+    (quiet.length ? `; ${them} did none of that` : '')
+  )
 }
 
 function failed(why: string): Restored {

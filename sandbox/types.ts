@@ -87,6 +87,8 @@ export type SandboxOutcome =
       valueNote?: string
       droppedOutputBytes: number
       denials?: SandboxDenial[]
+      /** What the program did itself, past the host (see the failed outcome's). */
+      ownEffects?: string[]
       /** Session runs: the Date.now values the run read, in order (the log keeps them for a replay). */
       clock?: number[]
     }
@@ -103,6 +105,11 @@ export type SandboxOutcome =
       }
       droppedOutputBytes: number
       denials?: SandboxDenial[]
+      /**
+       * What the program did itself, past the host (a backend whose programs have Node): files changed
+       * through node:fs, processes started — e.g. `appendFileSync /workspace/log.txt`, `spawn /bin/sh`.
+       */
+      ownEffects?: string[]
       /** Session runs: the Date.now values the run read before it ended. */
       clock?: number[]
     }

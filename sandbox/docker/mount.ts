@@ -109,3 +109,12 @@ export function toContainerPath(mount: WorkspaceMount, hostPath: string): string
   const rel = path.relative(mount.root, p).split(path.sep).join('/')
   return rel ? path.posix.join(mount.mountAt, rel) : mount.mountAt
 }
+
+/**
+ * The workspace as a program sees it when its own writes must go through the tools (`programWorkspace:
+ * 'read-only'`): the whole tree bound read-only. The tools keep the writable mount in a container of their own.
+ */
+export function readOnlyView(mount: WorkspaceMount): WorkspaceMount {
+  if (mount.allReadOnly) return mount
+  return { ...mount, binds: [`${mount.root}:${mount.mountAt}:ro`], readOnly: [mount.root], allReadOnly: true }
+}

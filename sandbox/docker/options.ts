@@ -27,7 +27,11 @@ export interface DockerSandboxOptions {
   memoryMb?: number
   /** CPUs (NanoCpus). Default 1. */
   cpus?: number
-  /** Processes and threads in one container. Default 128 (Node itself uses about 12). */
+  /**
+   * Processes and threads in one container (the runner's own included; Node uses about 12). Default 128.
+   * A fork past it fails with EAGAIN. Under gVisor it is the sandbox kernel's RLIMIT_NPROC, and the host
+   * cgroup allows 40 host threads a task plus 256 for gVisor's own kernel (spec.ts).
+   */
   pidsLimit?: number
   /** Size of the noexec tmpfs at /tmp, MiB. Default 64. */
   tmpSizeMb?: number
@@ -46,6 +50,14 @@ export interface DockerSandboxOptions {
    * it owns and nothing more.
    */
   user?: string
+  /**
+   * How the program's own container mounts the workspace. `read-write` (default): the program changes files
+   * itself (node:fs, child_process) as well as through the workspace tools. `read-only`: its own writes fail
+   * with EROFS, and the workspace tools are served by a container of their own that mounts it read-write,
+   * so every change is a tool call — and goes through the approvals (`createRuntime` picks this whenever
+   * `approve` is set). Staged runs cannot be served so (refused, naming the alternative).
+   */
+  programWorkspace?: 'read-write' | 'read-only'
   /** OCI runtime, e.g. `runsc` for gVisor. Default: the engine's default (runc). */
   runtime?: string
   /**
@@ -67,6 +79,7 @@ export interface ResolvedOptions {
   network: boolean
   runtime: string | undefined
   startTimeoutMs: number
+  programWorkspace: 'read-write' | 'read-only'
 }
 
 /** `CODEACT_IMAGE` (the variable images/build.sh reads too) names another tag, e.g. a branch's own build. */
@@ -86,5 +99,6 @@ export function resolveOptions(o: DockerSandboxOptions): ResolvedOptions {
     network: o.network ?? false,
     runtime: o.runtime,
     startTimeoutMs: o.startTimeoutMs ?? 60_000,
+    programWorkspace: o.programWorkspace ?? 'read-write',
   }
 }

@@ -22,6 +22,8 @@ export type ToRunner =
       js: string
       toolNames: string[]
       maxOutputBytes: number
+      /** The run's wall-clock deadline: the container ends itself a grace after it, host or no host. */
+      deadlineMs: number
       /** A session run: the container keeps its realm for the session's next run (only a session's own container). */
       session?: true
       /** Session runs: passed to the prelude as `config.entropy` (seeded Math.random, replayed clock). */
@@ -48,10 +50,14 @@ export const fromRunner = z.discriminatedUnion('type', [
   z.object({ type: z.literal('call'), id, name: text(200), argsJson: text(MAX_LINE_BYTES) }),
   z.object({ type: z.literal('log'), entries: z.array(logEntry).max(10_000) }),
   z.object({ type: z.literal('denial'), code, message: text(1000) }),
-  z.object({ type: z.literal('done'), outcomeJson: text(MAX_LINE_BYTES) }),
+  z.object({ type: z.literal('done'), outcomeJson: text(MAX_LINE_BYTES), effects: z.array(text(300)).max(21).optional() }),
   z.object({ type: z.literal('fatal'), message: text(4000) }),
   /** The program left a promise rejection unhandled: the run fails, as in the isolate. */
-  z.object({ type: z.literal('unhandled'), error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }) }),
+  z.object({
+    type: z.literal('unhandled'),
+    error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }),
+    effects: z.array(text(300)).max(21).optional(),
+  }),
   z.object({
     type: z.literal('opResult'),
     id,

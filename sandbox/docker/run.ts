@@ -138,12 +138,17 @@ export function runInContainer(
         case 'fatal':
           return fail('sandbox_unavailable', `the runner failed: ${msg.message}`)
         case 'done':
-          return finish(mapOutcome(msg.outcomeJson))
+          return finish(withEffects(mapOutcome(msg.outcomeJson), msg.effects))
         case 'unhandled': {
           // Worded as the isolate words it; the stack lets the runtime point at the program's line.
           const { name, message, stack } = msg.error
           const reason = name === 'Thrown' ? message : `${name}: ${message}`
-          return fail('runtime', `unhandled promise rejection: ${reason}`, stack !== undefined ? { stack } : undefined)
+          const error = {
+            kind: 'runtime' as const,
+            message: `unhandled promise rejection: ${reason}`,
+            ...(stack !== undefined ? { stack } : {}),
+          }
+          return finish(withEffects({ ok: false, error, droppedOutputBytes: 0 }, msg.effects))
         }
         case 'ready':
           return
@@ -160,11 +165,16 @@ export function runInContainer(
       js: request.js,
       toolNames: [...request.toolNames],
       maxOutputBytes: limits.maxOutputBytes,
+      deadlineMs,
       ...(request.session ? { session: true as const } : {}),
       ...(request.entropy ? { entropy: request.entropy } : {}),
     })
     if (!sent) fail('sandbox_unavailable', 'the container closed before the program could be sent')
   })
+}
+
+function withEffects(outcome: SandboxOutcome, effects: string[] | undefined): SandboxOutcome {
+  return effects && effects.length > 0 ? { ...outcome, ownEffects: effects } : outcome
 }
 
 function mapOutcome(outcomeJson: string): SandboxOutcome {

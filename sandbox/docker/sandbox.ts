@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
 import { connectEngines, type Engine } from './engine.js'
-import { accessProblem, workspaceMount, type WorkspaceMount } from './mount.js'
+import { accessProblem, readOnlyView, workspaceMount, type WorkspaceMount } from './mount.js'
 import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
 import { WarmPool } from './pool.js'
 import { reapOrphans } from './reaper.js'
@@ -30,6 +30,16 @@ interface ActiveRun {
   ready: ReadyContainer
   ops: OpsClient | undefined
   abort: AbortController
+}
+
+const READ_ONLY_WHY =
+  ' (approvals are on, so the program sees the workspace read-only: change files through the workspace tools — write_file, edit_file, mkdir, remove, bash — which are asked)'
+
+/** A refusal of the read-only view says why the workspace is read-only, and what to do instead. */
+function explainReadOnly(outcome: SandboxOutcome): SandboxOutcome {
+  if (!outcome.denials?.some((d) => d.code === 'EROFS')) return outcome
+  const denials = outcome.denials.map((d) => (d.code === 'EROFS' ? { ...d, message: d.message + READ_ONLY_WHY } : d))
+  return { ...outcome, denials }
 }
 
 export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerSandbox {
@@ -56,6 +66,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   }
   const user = containerUser(options.user, mount)
   if (mount) setupError ??= accessProblem(mount, user)
+  // The program's view; with `programWorkspace: 'read-only'` the tools are served by a writable container
+  // of their own (opsOutsideRuns), never by the program's.
+  const programMount = mount && o.programWorkspace === 'read-only' ? readOnlyView(mount) : mount
+  const toolsApart = programMount !== mount
 
   const track = (p: Promise<unknown>): void => {
     removals.add(p)
@@ -78,13 +92,13 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   }
   let turn = 0
   // Round-robin across engines; an engine that fails is skipped for the next one, once around.
-  const spawnOn = async (memoryMb: number, sessionId?: string): Promise<Spawned> => {
+  const spawnOn = async (memoryMb: number, sessionId?: string, forTools = false): Promise<Spawned> => {
     const first = turn++
     let spawned: Spawned = { ok: false, message: setupError ?? 'no Docker engine configured' }
     for (let i = 0; i < engines.length; i++) {
       const engine = engines[(first + i) % engines.length]
       if (!engine) break
-      const spec = containerSpec(o, memoryMb, user, mount, instanceId, sessionId)
+      const spec = containerSpec(o, memoryMb, user, forTools ? mount : programMount, instanceId, sessionId)
       const start = () => spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
       let attempt = await start()
       // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
@@ -266,7 +280,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       outcome = await runInContainer(ready, request, host, abort.signal, {
         onOpResult: (msg) => ops?.onResult(msg),
       })
-      return outcome
+      return toolsApart ? explainReadOnly(outcome) : outcome
     } finally {
       signal.removeEventListener('abort', forward)
       active.delete(request.runId)
@@ -279,8 +293,9 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     if (opsHolder && opsContainer?.channel.isOpen !== false) return opsHolder
     if (opsContainer) destroy(opsContainer) // it died (or an exec killed it): replace it
     opsContainer = undefined
-    opsHolder = pool.take(o.memoryMb ?? DEFAULT_MEMORY_MB).then((s) => {
-      pool.fill()
+    const memoryMb = o.memoryMb ?? DEFAULT_MEMORY_MB
+    opsHolder = (toolsApart ? spawnOn(memoryMb, undefined, true) : pool.take(memoryMb)).then((s) => {
+      if (!toolsApart) pool.fill()
       if (!s.ok) {
         opsHolder = undefined
         throw new WorkspaceError('SANDBOX_UNAVAILABLE', s.message)
@@ -335,7 +350,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       if (!m) return {}
       return {
         [WORKSPACE_SERVICE]: containerWorkspaceOps(m, async () => {
-          const own = runId === undefined ? undefined : active.get(runId)?.ops
+          const own = runId === undefined || toolsApart ? undefined : active.get(runId)?.ops
           return own ?? opsOutsideRuns(m)
         }),
       }
@@ -343,6 +358,11 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     endSession: (id) => sessions.end(id),
     stageRun(runId, stage) {
       if (!mount) return 'there is no workspace to stage'
+      if (toolsApart)
+        return (
+          'with approvals on (--ask, `approve`) the program sees the workspace read-only and only the tools write it, ' +
+          'which a staged run cannot serve: drop --ask and use --review to approve the whole change, or run without staging'
+        )
       const problem = stagingProblem(mount, stage) ?? prepareUpper(mount, stage)
       if (problem) return problem
       let settle!: (gone: boolean) => void

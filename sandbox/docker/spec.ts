@@ -73,6 +73,26 @@ export function isGvisor(runtime: string | undefined): boolean {
   return runtime !== undefined && /runsc|gvisor/i.test(runtime)
 }
 
+/**
+ * gVisor's kernel (the Sentry) runs in the container's cgroup and needs host threads of its own for each
+ * task of the program (tens per task on the ptrace platform, as it runs). A cgroup pids limit sized for the program
+ * therefore ends the Sentry (Go's "failed to create new OS thread", exit 2) when a program forks up to it,
+ * instead of failing the fork. Under gVisor the program's limit is RLIMIT_NPROC, which gVisor's own kernel
+ * enforces for every task of the sandbox (root included, as no capability is kept), so the fork fails with
+ * EAGAIN; the cgroup keeps a looser bound on the host threads, with room for the Sentry.
+ */
+export const GVISOR_HOST_PIDS_PER_TASK = 40
+const GVISOR_HOST_PIDS_BASE = 256
+
+function pidsLimits(pidsLimit: number, gvisor: boolean): { PidsLimit: number } {
+  return { PidsLimit: gvisor ? pidsLimit * GVISOR_HOST_PIDS_PER_TASK + GVISOR_HOST_PIDS_BASE : pidsLimit }
+}
+
+/** RLIMIT_NPROC, soft = hard: without CAP_SYS_RESOURCE the program cannot raise it. */
+function nproc(pidsLimit: number): { Name: string; Soft: number; Hard: number } {
+  return { Name: 'nproc', Soft: pidsLimit, Hard: pidsLimit }
+}
+
 export function containerSpec(
   o: ResolvedOptions,
   memoryMb: number,
@@ -116,11 +136,11 @@ export function containerSpec(
       // The engine's default seccomp profile applies: nothing here says `seccomp=unconfined`.
       SecurityOpt: ['no-new-privileges'],
       Privileged: false,
-      PidsLimit: o.pidsLimit,
+      ...pidsLimits(o.pidsLimit, isGvisor(o.runtime)),
       Memory: bytes,
       MemorySwap: bytes, // equal: no swap
       NanoCpus: Math.round(o.cpus * 1e9),
-      Ulimits: [{ Name: 'nofile', Soft: 1024, Hard: 1024 }],
+      Ulimits: [{ Name: 'nofile', Soft: 1024, Hard: 1024 }, ...(isGvisor(o.runtime) ? [nproc(o.pidsLimit)] : [])],
       IpcMode: 'private',
       Init: true, // reaps the program's zombies, forwards signals
       LogConfig: { Type: 'none', Config: {} }, // output is read over attach, capped; nothing on the host's disk

@@ -4,6 +4,7 @@
  * that no codeact container is left behind.
  */
 import Docker from 'dockerode'
+import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -143,4 +144,22 @@ export async function isRunning(id: string): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/**
+ * Bundles test/docker/fixtures/NAME.ts (a host process a test kills) into one runnable file under dist/
+ * (its packages resolved from the repository's node_modules at run time); resolves its path.
+ */
+export async function bundleFixture(name: string): Promise<string> {
+  const outfile = path.join(repo, 'dist', '.test-fixtures', `${name}.mjs`)
+  await build({
+    entryPoints: [path.join(repo, 'test/docker/fixtures', `${name}.ts`)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'silent',
+  })
+  return outfile
 }

@@ -1,23 +1,13 @@
 // The warm pool and the engine list: ready containers are taken and never reused, idle ones go, the
 // memory size follows the runs, and a dead engine in the list is skipped for a live one.
 import Docker from 'dockerode'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
+import { describe, expect, it } from 'vitest'
 import { dockerEngine } from './engine.js'
-import { ensureImage, never, ownContainers, request, testHost } from './helpers.js'
+import { never, ownContainers, request, testHost } from './helpers.js'
+import { suiteSandboxes } from './suite.js'
 
 describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines', () => {
-  const sandboxes: DockerSandbox[] = []
-  const make = (o: Parameters<typeof createDockerSandbox>[0]): DockerSandbox => {
-    const s = createDockerSandbox(o)
-    sandboxes.push(s)
-    return s
-  }
-  beforeAll(ensureImage)
-  afterAll(async () => {
-    await Promise.all(sandboxes.map((s) => s.close()))
-    expect(await ownContainers()).toEqual([])
-  })
+  const make = suiteSandboxes()
 
   it('start() warms the pool; a run takes a ready container, which is removed after the run', async () => {
     const sandbox = make({ poolSize: 2 })

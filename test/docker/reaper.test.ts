@@ -1,20 +1,14 @@
 // A host that dies without close() leaves containers behind; reapOrphans() removes those (owner process
 // gone) and nothing of a live host.
 import Docker from 'dockerode'
-import { build } from 'esbuild'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockerSandbox, DEFAULT_IMAGE, reapOrphans } from '../../sandbox/docker/index.js'
 import { BOOT_LABEL, ownerLabels, PIDNS_LABEL, STARTED_LABEL } from '../../sandbox/docker/owner.js'
 import { dockerEngine } from './engine.js'
-import { ensureImage, ownContainers } from './helpers.js'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const bundle = path.resolve(here, '../../node_modules/.cache/codeact-docker-test/crashing-host.mjs')
+import { bundleFixture, ensureImage, ownContainers } from './helpers.js'
 
 async function containersOf(pid: number): Promise<string[]> {
   const list = await new Docker().listContainers({ all: true, filters: { label: [`codeact.owner=${os.hostname()}:${pid}`] } })
@@ -22,17 +16,10 @@ async function containersOf(pid: number): Promise<string[]> {
 }
 
 describe.skipIf(!dockerEngine.available)('docker sandbox: reaper', () => {
+  let bundle: string
   beforeAll(async () => {
     await ensureImage()
-    await build({
-      entryPoints: [path.join(here, 'fixtures/crashing-host.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      outfile: bundle,
-      logLevel: 'silent',
-    })
+    bundle = await bundleFixture('crashing-host')
   })
   afterAll(async () => {
     expect(await ownContainers()).toEqual([])

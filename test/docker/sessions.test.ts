@@ -3,20 +3,14 @@
 // without running anything; endSession and close remove the containers (Docker is asked); a replay with the
 // recorded seed and clock rebuilds the same randomness and times. Under runc and gVisor (runsc).
 import Docker from 'dockerode'
-import { build } from 'esbuild'
 import { spawn } from 'node:child_process'
 import os from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
 import { reapOrphans } from '../../sandbox/docker/reaper.js'
 import type { SandboxOutcome, SandboxRunRequest } from '../../sandbox/types.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage, never, ownContainers, request, testHost, type TestHost } from './helpers.js'
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const bundle = path.resolve(here, '../../node_modules/.cache/codeact-docker-test/session-host.mjs')
+import { bundleFixture, ensureImage, never, ownContainers, request, testHost, type TestHost } from './helpers.js'
 
 /** Containers of this process named for a session (`codeact-session-<id>-<random>`), by session id. */
 async function sessionContainers(): Promise<Array<{ id: string; session: string; running: boolean }>> {
@@ -257,15 +251,7 @@ for (const runtime of dockerRuntimeCases) {
     })
 
     it("the reaper removes a killed host's session container, found by its owner labels", async () => {
-      await build({
-        entryPoints: [path.join(here, 'fixtures/session-host.ts')],
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        packages: 'external',
-        outfile: bundle,
-        logLevel: 'silent',
-      })
+      const bundle = await bundleFixture('session-host')
       const child = spawn(process.execPath, [bundle], {
         stdio: ['ignore', 'pipe', 'inherit'],
         env: { ...process.env, ...(runtime.option.runtime ? { SESSION_HOST_RUNTIME: runtime.option.runtime } : {}) },
