@@ -67,15 +67,18 @@ export const MCP = {
   summary: 'serve run_code (and with --expose-tools every tool) over MCP: stdio, or streamable HTTP',
   about: [
     'Stdout is the protocol in stdio mode; everything a person reads goes to stderr. Each connection keeps its run_code state (a session) unless --stateless; idle session realms are freed and restored by replay on the next call.',
+    'Over HTTP a bearer token is required: --token, $CODEACT_MCP_TOKEN, or one generated and printed at start (--no-token turns the check off, with a warning). A client whose session was closed (idle, or evicted past --max-sessions) is told so on its next request.',
   ],
   options: {
     ...RUNTIME_FLAGS,
     http: { type: 'string' },
     token: { type: 'string' },
+    'no-token': { type: 'boolean' },
     'allow-origin': { type: 'string', multiple: true },
     'max-sessions': { type: 'string' },
     'session-idle': { type: 'string' },
     'max-body': { type: 'string' },
+    'max-bodies-in-flight': { type: 'string' },
     'max-processes': { type: 'string' },
     'expose-tools': { type: 'boolean' },
     discovery: { type: 'string' },

@@ -17,6 +17,7 @@ export const LIMIT_FLAGS = {
   'max-output': { type: 'string' },
   'max-observation': { type: 'string' },
   'max-source': { type: 'string' },
+  'max-diff-bytes': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 export const STAGING_FLAGS = {

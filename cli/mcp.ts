@@ -78,6 +78,16 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     return 0
   }
   const serving = await serveHttp(exported, http.value)
+  // Before the URL line: a client reading stderr has the token by the time it knows where to connect.
+  if (http.value.token === undefined && serving.token !== undefined)
+    io.stderr.write(
+      `codeact mcp: every request needs Authorization: Bearer ${serving.token}\n` +
+        `codeact mcp: (a token generated for this start; set your own with --token or CODEACT_MCP_TOKEN)\n`,
+    )
+  if (serving.token === undefined)
+    io.stderr.write(
+      'codeact mcp: warning: --no-token: any local user and any web page open in a browser on this machine can call run_code\n',
+    )
   io.stderr.write(`codeact mcp: serving streamable HTTP at ${serving.url}\n`)
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve)
@@ -103,10 +113,12 @@ function maxProcessesFromFlag(text: string | undefined, sandbox: string | undefi
 
 interface HttpFlagValues {
   token?: string | undefined
+  'no-token'?: boolean | undefined
   'allow-origin'?: string[] | undefined
   'max-sessions'?: string | undefined
   'session-idle'?: string | undefined
   'max-body'?: string | undefined
+  'max-bodies-in-flight'?: string | undefined
 }
 
 /** The HTTP server's options from the flags (and CODEACT_MCP_TOKEN); each is a usage error without --http. */
@@ -115,11 +127,17 @@ export function httpOptions(
   port: number | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): { ok: true; value: HttpOptions } | { ok: false; message: string } {
-  const given = (['token', 'allow-origin', 'max-sessions', 'session-idle', 'max-body'] as const).filter((k) => values[k] !== undefined)
+  const given = (['token', 'no-token', 'allow-origin', 'max-sessions', 'session-idle', 'max-body', 'max-bodies-in-flight'] as const).filter(
+    (k) => values[k] !== undefined,
+  )
   if (port === undefined)
     return given.length ? { ok: false, message: `--${given[0]} applies to --http only` } : { ok: true, value: { port: 0 } }
   const value: HttpOptions = { port }
-  const token = values.token ?? (env.CODEACT_MCP_TOKEN || undefined)
+  if (values['no-token']) {
+    if (values.token !== undefined) return { ok: false, message: '--token and --no-token exclude each other' }
+    value.token = false
+  }
+  const token = values['no-token'] ? undefined : (values.token ?? (env.CODEACT_MCP_TOKEN || undefined))
   if (token !== undefined) {
     if (!/^[\x21-\x7e]{16,}$/.test(token))
       return { ok: false, message: '--token (or CODEACT_MCP_TOKEN) must be at least 16 printable characters without spaces' }
@@ -134,6 +152,7 @@ export function httpOptions(
     ['max-sessions', 'maxSessions', 1],
     ['session-idle', 'sessionIdleMs', 1000],
     ['max-body', 'maxBodyBytes', 1024],
+    ['max-bodies-in-flight', 'maxBodiesInFlightBytes', 1024],
   ] as const
   for (const [flag, key, min] of numbers) {
     const text = values[flag]

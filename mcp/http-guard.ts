@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { BodyBudget } from './http-body-budget.js'
 
 export type Refusal = { status: number; message: string; headers?: Record<string, string> }
 
@@ -70,8 +71,18 @@ export type BodyRead = { ok: true; value: unknown } | { ok: false; status: numbe
 /** Past the limit the rest is read and dropped (so the client hears 413), up to this much; then the socket closes. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024
 
-/** Reads a JSON body of at most `max` bytes; a larger one is discarded as it arrives and answered 413. */
-export function readJsonBody(req: IncomingMessage, max: number): Promise<BodyRead> {
+/**
+ * Reads a JSON body of at most `max` bytes; a larger one is discarded as it arrives and answered 413. What
+ * it buffers is taken from `budget` (all bodies in flight, http-body-budget.ts) before it is held: past the
+ * budget the body is answered 503 and no more of it is kept.
+ */
+export function readJsonBody(req: IncomingMessage, max: number, budget: BodyBudget): Promise<BodyRead> {
+  const announced = Number(req.headers['content-length'])
+  let held = 0
+  if (Number.isSafeInteger(announced) && announced <= max) {
+    if (!budget.take(announced)) return Promise.resolve(busy(budget))
+    held = announced
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -79,13 +90,27 @@ export function readJsonBody(req: IncomingMessage, max: number): Promise<BodyRea
     const settle = (r: BodyRead) => {
       if (settled) return
       settled = true
+      chunks.length = 0
+      budget.give(held)
+      held = 0
       resolve(r)
     }
     req.on('data', (chunk: Buffer) => {
+      if (settled) return
       size += chunk.length
-      if (size <= max) chunks.push(chunk)
-      else chunks.length = 0
-      if (size > max + MAX_DRAIN_BYTES) req.destroy()
+      if (size > max) {
+        chunks.length = 0
+        budget.give(held)
+        held = 0
+        if (size > max + MAX_DRAIN_BYTES) req.destroy()
+        return
+      }
+      // A body sent without a length (chunked), or longer than it said, takes its share as it comes.
+      if (size > held) {
+        if (!budget.take(size - held)) return settle(busy(budget))
+        held = size
+      }
+      chunks.push(chunk)
     })
     req.on('error', () => settle({ ok: false, status: 400, message: 'the request body could not be read' }))
     req.on('close', () => settle({ ok: false, status: 413, message: `the request body is larger than the ${max}-byte limit` }))
@@ -98,4 +123,8 @@ export function readJsonBody(req: IncomingMessage, max: number): Promise<BodyRea
       }
     })
   })
+}
+
+function busy(budget: BodyBudget): BodyRead {
+  return { ok: false, status: 503, message: budget.refusal() }
 }

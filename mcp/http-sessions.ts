@@ -1,8 +1,10 @@
 /**
  * The HTTP sessions: at most `max` at once, each closed after `idleMs` without a request. A new session
- * when the table is full takes the place of the least recently used idle one (its client gets 404 and,
- * as the spec says, starts a new session); when every session has a request in flight, it is refused
- * (503). So `initialize` floods cannot grow memory without bound, and a live client is never cut off.
+ * when the table is full takes the place of the least recently used idle one; when every session has a
+ * request in flight, it is refused (503). So `initialize` floods cannot grow memory without bound, and a
+ * live client is never cut off. A session the server closed is remembered (its id and why, the last
+ * GONE_REMEMBERED of them): its client's next request hears 404 with the reason and the flag that sets the
+ * limit, not a bare "unknown session" (the spec's 404 still tells it to start a new session).
  */
 export interface SessionEntry {
   id: string
@@ -15,6 +17,11 @@ interface Slot<T extends SessionEntry> {
   inFlight: number
 }
 
+export type GoneReason = 'evicted' | 'idle'
+
+/** Ids of sessions the server closed, kept to tell their clients why (~100 bytes each). */
+const GONE_REMEMBERED = 10_000
+
 export const DEFAULT_MAX_SESSIONS = 100
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000
 
@@ -25,6 +32,8 @@ export class SessionTable<T extends SessionEntry> {
   readonly #sweeper: NodeJS.Timeout
   /** Sessions being initialized: room was made for them, they are not in the table yet. */
   #reserved = 0
+  /** Sessions the server closed, oldest first (a Map keeps insertion order). */
+  readonly #gone = new Map<string, GoneReason>()
 
   constructor(options: { max?: number; idleMs?: number } = {}) {
     this.#max = options.max ?? DEFAULT_MAX_SESSIONS
@@ -35,6 +44,16 @@ export class SessionTable<T extends SessionEntry> {
 
   get size(): number {
     return this.#slots.size
+  }
+
+  /** Why the server closed session `id`, when it did (undefined: never known, or closed by its client). */
+  whyGone(id: string): string | undefined {
+    const reason = this.#gone.get(id)
+    if (reason === 'evicted')
+      return `session ${id} was closed by the server to make room for a new one: it was the least recently used of ${this.#max} sessions (the limit, --max-sessions); send initialize to start a new session`
+    if (reason === 'idle')
+      return `session ${id} was closed by the server after ${this.#idleMs} ms without a request (--session-idle); send initialize to start a new session`
+    return undefined
   }
 
   get(id: string): T | undefined {
@@ -54,7 +73,7 @@ export class SessionTable<T extends SessionEntry> {
         if (slot.inFlight === 0 && (!oldest || slot.lastActive < oldest.lastActive)) oldest = slot
       }
       if (!oldest) return false
-      this.#drop(oldest)
+      this.#drop(oldest, 'evicted')
     }
     this.#reserved++
     return true
@@ -92,7 +111,7 @@ export class SessionTable<T extends SessionEntry> {
   /** Closes the sessions idle for longer than the limit. */
   sweep(now = Date.now()): void {
     for (const slot of [...this.#slots.values()]) {
-      if (slot.inFlight === 0 && now - slot.lastActive > this.#idleMs) this.#drop(slot)
+      if (slot.inFlight === 0 && now - slot.lastActive > this.#idleMs) this.#drop(slot, 'idle')
     }
   }
 
@@ -103,8 +122,10 @@ export class SessionTable<T extends SessionEntry> {
     await Promise.all(all.map((s) => s.entry.close().catch(() => {})))
   }
 
-  #drop(slot: Slot<T>): void {
+  #drop(slot: Slot<T>, reason: GoneReason): void {
     this.#slots.delete(slot.entry.id)
+    this.#gone.set(slot.entry.id, reason)
+    if (this.#gone.size > GONE_REMEMBERED) this.#gone.delete(this.#gone.keys().next().value!)
     void slot.entry.close().catch(() => {})
   }
 }

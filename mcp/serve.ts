@@ -1,17 +1,22 @@
 /**
  * Serving an MCP export: over stdio (one client, the parent process), or over streamable HTTP on
  * 127.0.0.1 only (many clients, one session and one protocol server each, all sharing the runtime).
- * Over HTTP every request first passes the guard (Host, Origin, token, body size: http-guard.ts); sessions
- * are capped and expire when idle (http-sessions.ts); a client that closes a response stream before its
- * answer cancels the requests on it (the run stops, every pending call is answered).
+ * Over HTTP every request first passes the guard (Host, Origin, token, body size: http-guard.ts; the
+ * bodies of all requests together: http-body-budget.ts); a bearer token is required unless the caller
+ * says `token: false` (one is generated when none is given: any local user, and any page a browser on
+ * this machine shows, can reach a loopback port); sessions are capped and expire when idle
+ * (http-sessions.ts); a client that closes a response stream before its answer cancels the requests on
+ * it (the run stops, every pending call is answered).
  */
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { noteHostActivity } from '../runtime/host-quiet.js'
 import type { McpExport } from './export.js'
+import { BodyBudget, BODY_RETRY_AFTER_S, DEFAULT_MAX_BODIES_IN_FLIGHT_BYTES } from './http-body-budget.js'
 import { bearerCheck, checkHost, checkOrigin, normalizeOrigin, readJsonBody, type Refusal } from './http-guard.js'
 import { SessionTable } from './http-sessions.js'
 
@@ -43,20 +48,28 @@ export interface HttpOptions {
   port: number
   /** Browser origins allowed besides loopback pages (`https://app.example:8443`). Default none. */
   allowedOrigins?: readonly string[]
-  /** Require `Authorization: Bearer <token>` on every request. */
-  token?: string
+  /**
+   * The token every request must bear (`Authorization: Bearer <token>`). Not given: one is generated
+   * (HttpServing.token). `false`: none is asked for — any local process and any page a local browser shows
+   * may then call run_code.
+   */
+  token?: string | false
   /** Sessions at once (default 100); a new one replaces the least recently used idle one. */
   maxSessions?: number
   /** A session without a request for this long is closed (default 30 minutes). */
   sessionIdleMs?: number
   /** Largest request body (default 4 MiB); larger is answered 413. */
   maxBodyBytes?: number
+  /** Bytes of request bodies held at once across all requests (default 64 MiB); past it, 503 + Retry-After. */
+  maxBodiesInFlightBytes?: number
 }
 
 export interface HttpServing {
   /** `http://127.0.0.1:PORT/mcp` */
   url: string
   port: number
+  /** The bearer token requests must show (the one given, or the one generated); undefined with `token: false`. */
+  token: string | undefined
   /** Sessions open now. */
   sessions(): number
   close(): Promise<void>
@@ -77,11 +90,14 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
     ...(options.sessionIdleMs !== undefined ? { idleMs: options.sessionIdleMs } : {}),
   })
   const allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin))
-  const checkToken = options.token ? bearerCheck(options.token) : undefined
+  const token = options.token === false ? undefined : options.token || randomBytes(32).toString('base64url')
+  const checkToken = token === undefined ? undefined : bearerCheck(token)
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const bodies = new BodyBudget(options.maxBodiesInFlightBytes ?? DEFAULT_MAX_BODIES_IN_FLIGHT_BYTES)
   let port = options.port
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    noteHostActivity()
     if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp')
       return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
     const origin = header(req, 'origin')
@@ -94,23 +110,25 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
 
     const sessionId = header(req, 'mcp-session-id')
     const existing = sessionId ? sessions.get(sessionId) : undefined
+    const unknown = (id: string): Refusal => ({ status: 404, message: sessions.whyGone(id) ?? 'unknown session' })
     if (req.method !== 'POST') {
-      if (!existing)
-        return refuse(res, sessionId ? { status: 404, message: 'unknown session' } : { status: 400, message: 'missing mcp-session-id' })
+      if (!existing) return refuse(res, sessionId ? unknown(sessionId) : { status: 400, message: 'missing mcp-session-id' })
       return existing.transport.handleRequest(req, res)
     }
-    const body = await readJsonBody(req, maxBody)
+    const body = await readJsonBody(req, maxBody, bodies)
     if (!body.ok)
+      // The rest of a refused body is not read: the connection closes after the answer.
       return refuse(res, {
         status: body.status,
         message: body.message,
         ...(body.status === 413 ? { headers: { connection: 'close' } } : {}),
+        ...(body.status === 503 ? { headers: { connection: 'close', 'retry-after': String(BODY_RETRY_AFTER_S) } } : {}),
       })
     if (existing) {
       cancelWhenAbandoned(res, existing.transport, requestIds(body.value), sessions.busy(existing.id))
       return existing.transport.handleRequest(req, res, body.value)
     }
-    if (sessionId) return refuse(res, { status: 404, message: 'unknown session' })
+    if (sessionId) return refuse(res, unknown(sessionId))
     if (!isInitializeRequest(body.value)) return refuse(res, { status: 400, message: 'the first request of a session must be initialize' })
     if (!sessions.reserve())
       return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
@@ -152,6 +170,7 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
+    token,
     sessions: () => sessions.size,
     close: async () => {
       await sessions.closeAll()

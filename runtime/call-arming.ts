@@ -10,6 +10,7 @@
  * timeout. A group keeps its calls until the last of them settles (bounded by the calls started in one
  * turn, which the pool bounds) and then clears its timer and its listener.
  */
+import { timerMs } from '../vocabulary/timer.js'
 import type { Cancellation } from './dispatch.js'
 
 /** One call as the arming sees it: open until it settles; `expire` and `cancel` stop it (no-ops once settled). */
@@ -53,7 +54,7 @@ export class ArmedGroup {
   arm(): void {
     this.#timer = setTimeout(() => {
       for (const c of this.#calls) c.expire()
-    }, this.timeoutMs)
+    }, timerMs(this.timeoutMs))
     if (this.#cancellation.aborted) this.#onCancel()
     else this.#cancellation.add(this.#onCancel)
   }

@@ -14,6 +14,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxParallelToolCalls: 64,
   maxObservationBytes: 32 * 1024,
   maxSourceBytes: 512 * 1024,
+  maxDiffBytes: 32 * 1024 * 1024,
 })
 
 /** Node timers overflow past 2^31−1 ms (the run would "time out" at once); room is left for the backstops. */
@@ -32,6 +33,7 @@ export const LIMIT_SPECS: Readonly<
   maxParallelToolCalls: { flag: '--max-parallel', unit: 'count', min: 1, max: 4_096 },
   maxObservationBytes: { flag: '--max-observation', unit: 'bytes', min: 256, max: 2 ** 30 },
   maxSourceBytes: { flag: '--max-source', unit: 'bytes', min: 1, max: 256 * 1024 * 1024 },
+  maxDiffBytes: { flag: '--max-diff-bytes', unit: 'bytes', min: 1, max: 2 ** 40 },
 })
 
 /** "raise it with --max-tool-calls (limits.maxToolCalls)": said by every limit that stops a run. */

@@ -27,6 +27,7 @@ import { WorkspaceError, type WorkspaceOps } from '../sandbox/workspace/ops.js'
 import type { FinishedChanges, ReviewChange, RunChanges, startRunChanges, WorkspaceRunEnv } from './changes/run-changes.js'
 import { raiseHint, resolveLimits } from './limits.js'
 import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
+import { timerMs } from '../vocabulary/timer.js'
 import { VerdictGate } from './verdict-gate.js'
 import { noteHostActivity } from './host-quiet.js'
 import { describeFailure, explainCompileError, judge, withJoinedLinesHint } from './run-errors.js'
@@ -34,8 +35,6 @@ import type { Session } from './session.js'
 import type { SessionRun } from './session-run.js'
 
 const BACKSTOP_GRACE_MS = 30_000
-/** Node's timers overflow above this (they fire after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface TypeCheckOutcome {
   /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
@@ -275,7 +274,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   let wsRun: RunChanges | undefined
   if (deps.workspace) {
     try {
-      wsRun = await deps.workspace.startRunChanges(deps.workspace, changeMode, runId)
+      wsRun = await deps.workspace.startRunChanges(deps.workspace, changeMode, runId, limits.maxDiffBytes)
     } catch (err) {
       options.signal?.removeEventListener('abort', onOuterAbort)
       // A type error is said first, as when the check came before staging.
@@ -313,7 +312,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
   // backend that stops answering, so it allows for a container's start-up on top of the run's own limit.
   let timer: NodeJS.Timeout | undefined
   const raced = await new Promise<SandboxOutcome | 'timeout'>((resolve, reject) => {
-    timer = setTimeout(() => resolve('timeout'), Math.min(limits.deadlineMs + BACKSTOP_GRACE_MS, MAX_TIMER_MS))
+    timer = setTimeout(() => resolve('timeout'), timerMs(limits.deadlineMs + BACKSTOP_GRACE_MS))
     run.then(resolve, reject)
   })
   clearTimeout(timer)

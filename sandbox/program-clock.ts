@@ -1,3 +1,5 @@
+import { timerMs } from '../vocabulary/timer.js'
+
 /**
  * The program's own clock: wall time runs only while none of the program's tool calls is pending. While
  * the host works (a long `bash`, a person reading an approval prompt) the program is waiting on the host,
@@ -8,8 +10,6 @@
  * Rule (simple and sound): the clock runs iff no call is pending. A program with nothing pending can only
  * be running JS or waiting on a promise of its own — both are its own time.
  */
-/** The longest delay Node's timers take; anything above it fires after 1 ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 export class ProgramClock {
   readonly #budgetMs: number
@@ -73,7 +73,7 @@ export class ProgramClock {
     const running = this.#runningSince === undefined ? 0 : Date.now() - this.#runningSince
     const left = this.#budgetMs - this.#usedMs - running
     // Above 2^31-1 ms a Node timer fires at once; 24.8 days is "no limit" for a run.
-    this.#timer = setTimeout(() => this.#fired(), Math.min(Math.max(left, 1), MAX_TIMER_MS))
+    this.#timer = setTimeout(() => this.#fired(), timerMs(left))
   }
 
   #fired(): void {

@@ -323,4 +323,10 @@ export interface Limits {
   maxObservationBytes: number
   /** The program source's cap. Default 512 KiB. */
   maxSourceBytes: number
+  /**
+   * Bytes of files a staged run (`--dry-run`, `--review`) reads to show its diffs, all files together. A
+   * file that does not fit what is left, or a sparse one, is summarised (size, sparse) instead of read.
+   * Default 32 MiB.
+   */
+  maxDiffBytes: number
 }

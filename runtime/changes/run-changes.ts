@@ -12,14 +12,16 @@ import { copyRemovals, overlayRemovals } from '../../sandbox/workspace/staging/o
 import { applyJournal, markDone, writeJournal } from '../../sandbox/workspace/staging/apply.js'
 import { inPool } from '../../sandbox/workspace/staging/pool.js'
 import { createStage, type Stage } from '../../sandbox/workspace/staging/stage-dir.js'
-import { bytesOf, stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
+import { stagedChanges, type StagedChange } from '../../sandbox/workspace/staging/staged-changes.js'
 import { ChangeTracker } from '../../sandbox/workspace/staging/tracker.js'
 import { StagedView } from '../../sandbox/workspace/staging/view.js'
 import type { ChangeMode, ChangeOutcome, FileChange } from '../../vocabulary/types.js'
 import { join } from 'node:path'
 import { isWithin } from '../../sandbox/workspace/paths.js'
 import { stateKey } from '../../vocabulary/state-folder.js'
+import { DEFAULT_LIMITS } from '../limits.js'
 import { unifiedDiff } from './diff.js'
+import { DiffReads, type Side } from './diff-reads.js'
 
 export type ReviewAnswer = 'apply' | 'skip' | 'all' | 'quit'
 /** Asked once per change of an atomic run that ended ok; `all` applies this and every later one, `quit` none. */
@@ -65,25 +67,23 @@ function asFileChange(c: { rel: string; change: FileChange['change']; kind: stri
   return { path: c.kind === 'dir' ? `${c.rel}/` : c.rel, change: c.change }
 }
 
-async function bytes(path: string): Promise<Buffer | undefined> {
-  try {
-    const st = lstatSync(path, { throwIfNoEntry: false })
-    return st === undefined ? undefined : await bytesOf(path, st.size)
-  } catch {
-    return undefined
-  }
-}
-
-async function diffOf(view: StagedView, c: StagedChange): Promise<string> {
+async function diffOf(view: StagedView, c: StagedChange, reads: DiffReads): Promise<string> {
   if (c.kind === 'dir') return `${c.change === 'deleted' ? 'deleted' : 'new'} folder ${c.rel}/\n`
   if (c.kind === 'symlink') {
     const target = await readlink(c.change === 'deleted' ? view.lowerPath(c.rel) : view.upperPath(c.rel)).catch(() => '?')
     return `${c.change} symlink ${c.rel} -> ${target}\n`
   }
+  const none: Side = { bytes: undefined }
   const before =
-    c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? undefined : await bytes(view.lowerPath(c.rel))
-  const after = c.change === 'deleted' ? undefined : (view.memory.files.get(c.rel)?.bytes ?? (await bytes(view.upperPath(c.rel))))
-  return modeLines(view, c) + unifiedDiff(c.rel, before, after)
+    c.change === 'created' || (c.lowerKind !== undefined && c.lowerKind !== 'file') ? none : await reads.read(view.lowerPath(c.rel))
+  const held = view.memory.files.get(c.rel)?.bytes
+  const after = c.change === 'deleted' ? none : held ? reads.held(held) : await reads.read(view.upperPath(c.rel))
+  if ('skipped' in before || 'skipped' in after)
+    return (
+      modeLines(view, c) +
+      reads.summary(c.change === 'created' ? '/dev/null' : `a/${c.rel}`, c.change === 'deleted' ? '/dev/null' : `b/${c.rel}`, before, after)
+    )
+  return modeLines(view, c) + unifiedDiff(c.rel, before.bytes, after.bytes)
 }
 
 /** git's `old mode` / `new mode` lines for a file whose mode changed (a chmod in bash); '' otherwise. */
@@ -94,7 +94,13 @@ function modeLines(view: StagedView, c: StagedChange): string {
   return from === undefined || to === undefined || from === to ? '' : `old mode ${from.toString(8)}\nnew mode ${to.toString(8)}\n`
 }
 
-export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, runId: string): Promise<RunChanges> {
+/** `maxDiffBytes`: what the diffs of a dry run or a review may read (diff-reads.ts, --max-diff-bytes). */
+export async function startRunChanges(
+  env: WorkspaceRunEnv,
+  mode: ChangeMode,
+  runId: string,
+  maxDiffBytes = DEFAULT_LIMITS.maxDiffBytes,
+): Promise<RunChanges> {
   const base = env.baseOps(runId)
   if (mode === 'apply') {
     const tracker = new ChangeTracker(env.config.root, base, { wholeRun: env.programWrites === true })
@@ -111,7 +117,7 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
   }
   const stage = await createStage(env.stateDir, env.config.root)
   const read = new Set<string>()
-  if (env.stageRun) return backendStaged(env, mode, runId, base, stage, read)
+  if (env.stageRun) return backendStaged(env, mode, runId, base, stage, read, maxDiffBytes)
   const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
   const ops: WorkspaceOps = {
     ...view,
@@ -121,7 +127,7 @@ export async function startRunChanges(env: WorkspaceRunEnv, mode: ChangeMode, ru
       return text
     },
   }
-  return { ops, finish: (ok, review) => finishStaged(env, mode, stage, view, read, ok, review) }
+  return { ops, finish: (ok, review) => finishStaged(env, mode, stage, view, read, ok, review, new DiffReads(maxDiffBytes)) }
 }
 
 /**
@@ -136,6 +142,7 @@ async function backendStaged(
   base: WorkspaceOps,
   stage: Stage,
   read: Set<string>,
+  maxDiffBytes: number,
 ): Promise<RunChanges> {
   const handle = env.stageRun!(runId, stage)
   if (typeof handle === 'string') {
@@ -171,7 +178,7 @@ async function backendStaged(
       const copy = handle.readBack === 'copy'
       const removed = await (copy ? copyRemovals : overlayRemovals)(stage.upper, env.config.root)
       for (const w of removed) view.whiteouts.add(w)
-      return finishStaged(env, mode, stage, view, read, ok, review, copy)
+      return finishStaged(env, mode, stage, view, read, ok, review, new DiffReads(maxDiffBytes), copy)
     },
   }
 }
@@ -184,6 +191,7 @@ async function finishStaged(
   read: Set<string>,
   ok: boolean,
   review: ReviewChange | undefined,
+  reads: DiffReads,
   copy = false,
 ): Promise<FinishedChanges> {
   let keepStage = false
@@ -197,7 +205,7 @@ async function finishStaged(
       await inPool(
         set.changes.map((c, i) => [c, i] as const),
         8,
-        async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c)),
+        async ([c, i]) => void (listed[i]!.diff = await diffOf(view, c, reads)),
       )
     if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
     if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }

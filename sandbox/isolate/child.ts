@@ -159,9 +159,8 @@ async function startRun(id: number, request: RunRequest, received: number, sessi
     // Its start ran past the slice this thread gives it (glue.ts's startInline); nothing of it left this process.
     // Again from the beginning, on the isolate's thread, in another isolate, within what is left of the deadline.
     void pool.release(entry, false)
-    const { deadlineMs } = request.limits
-    if (deadlineMs !== undefined)
-      request.limits = { ...request.limits, deadlineMs: Math.max(1, deadlineMs - (performance.now() - received)) }
+    // The limits stay as asked (the outcome's message names them); what the first start used is spent.
+    request.spentMs = performance.now() - received
     try {
       entry = await pool.acquire(request.limits.memoryMb)
     } catch (e) {
@@ -233,10 +232,18 @@ function onMessage(message: ToChild): void {
   }
 }
 
-function exit(): void {
-  pool.disposeAll()
-  sessions.disposeAll()
-  process.exit(0)
+/**
+ * The supervisor is gone (or out of step with this process): end now, whatever runs. Not process.exit: its
+ * cleanup joins every isolate's thread (isolated-vm's environment hook), and a program spinning on one ran
+ * on — its run was never stopped, the host that would have stopped it being gone — so the exit never
+ * finished: an orphan, a core spinning, minutes later. Nor disposing the isolates first: a large heap's
+ * teardown is work for nobody. Nothing here needs flushing (stderr is a pipe, written synchronously), and
+ * the kernel frees it all at once.
+ */
+function exit(): never {
+  process.kill(process.pid, 'SIGKILL')
+  // Not reached: SIGKILL cannot be caught.
+  return process.exit(1)
 }
 
 // The supervisor is this package's code; a frame of its that does not decode means the two are out of step.

@@ -11,7 +11,7 @@ import type { PreludeOutcome } from '../../sdk/prelude.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
 import { type PooledIsolate, takeRealm } from './pooled-isolate.js'
-import { MAX_TIMER_MS, memoryLimitMessage, stoppedOutcome } from './protocol.js'
+import { memoryLimitMessage, stoppedOutcome, timerMs } from './protocol.js'
 import { startInline, startOnIsolateThread } from './glue.js'
 import { type Armed, armRealm, type Control, type Realm, releaseRealm } from './realm.js'
 
@@ -52,6 +52,8 @@ export interface RunRequest {
   /** A session run: its persistent realm, set up once (session-realms.ts); kept, not released, after the run. */
   realm?: Realm
   entropy?: SandboxEntropy
+  /** Of the deadline, what an earlier start of this request already used (child.ts's start again), in ms. */
+  spentMs?: number
 }
 
 export class IsolateRun {
@@ -184,11 +186,12 @@ export class IsolateRun {
     const clock = new ProgramClock(limits.timeoutMs, () => this.stop('timeout'))
     this.#clock = clock
     const deadlineMs = limits.deadlineMs ?? Number.POSITIVE_INFINITY
-    const deadline = Date.now() + deadlineMs
-    const remaining = () => Math.max(1, Math.min(clock.remaining(), deadline - Date.now()))
+    const deadline = Date.now() + deadlineMs - (this.#request.spentMs ?? 0)
+    // Every isolated-vm `timeout` is taken from here: a whole number of ms within a timer's range.
+    const remaining = () => timerMs(Math.min(clock.remaining(), deadline - Date.now()))
     const cpuStart = isolate.cpuTime
     // A longer delay would overflow Node's timer and fire at once; 24.8 days is "no limit" for a run.
-    const wall = Number.isFinite(deadlineMs) ? setTimeout(() => this.stop('deadline'), Math.min(deadlineMs, MAX_TIMER_MS)) : undefined
+    const wall = Number.isFinite(deadlineMs) ? setTimeout(() => this.stop('deadline'), timerMs(deadline - Date.now())) : undefined
     const cpu = setInterval(() => {
       // cpuTime throws once the isolate is disposed (memory limit), before this run's finally clears us.
       if (isolate.isDisposed) return

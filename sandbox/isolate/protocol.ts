@@ -62,8 +62,7 @@ export type FromChild =
   /** `ms`: the child's own time for the run, from its 'run' message to this one (the bench's breakdown reads it). */
   | [kind: typeof M.done, id: number, outcome: SandboxOutcome, logs: LogEntry[] | undefined, ms: number | undefined]
 
-/** The longest delay Node's timers take; anything above it fires after 1 ms. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
+export { MAX_TIMER_MS, timerMs } from '../../vocabulary/timer.js'
 
 export const DEFAULT_CHILD_CONFIG: ChildConfig = {
   warmIsolates: 1,

@@ -56,7 +56,7 @@ const clients: Client[] = []
 
 beforeAll(async () => {
   rt = await createRuntime({ tools })
-  serving = await serveHttp(createMcpExport(rt), { port: 0 })
+  serving = await serveHttp(createMcpExport(rt), { port: 0, token: false })
 })
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()))

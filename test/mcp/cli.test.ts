@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import { MEMORY_SERVER, REPO_ROOT, tempDir } from './helpers.js'
+import { printedToken } from './http-helpers.js'
 
 const CLI = join(REPO_ROOT, 'test', 'mcp', 'fixtures', 'cli-entry.mjs')
 
@@ -47,8 +48,8 @@ describe('codeact mcp (process)', () => {
   it('serves streamable HTTP on 127.0.0.1 with --http, and stops on SIGTERM', async () => {
     const child = spawn(process.execPath, [CLI, '--http', '0', '--typecheck=off'], { stdio: ['ignore', 'ignore', 'pipe'] })
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    let text = ''
     const url = await new Promise<string>((resolve, reject) => {
-      let text = ''
       child.stderr.on('data', (c: Buffer) => {
         text += c.toString()
         const m = /serving streamable HTTP at (\S+)/.exec(text)
@@ -57,8 +58,13 @@ describe('codeact mcp (process)', () => {
       child.on('exit', () => reject(new Error(`exited early: ${text}`)))
     })
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    // No token given: one was generated and printed before the URL.
+    const token = printedToken(text)
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const client = new Client({ name: 'cli-http', version: '1.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    )
     const result = (await client.callTool({ name: 'run_code', arguments: { code: `console.log('hi'); return 1 + 1` } })) as CallToolResult
     expect((result.structuredContent as { value: unknown }).value).toBe(2)
     await client.close()

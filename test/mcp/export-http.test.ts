@@ -30,7 +30,7 @@ describe('export over streamable HTTP', () => {
 
   beforeAll(async () => {
     rt = await createRuntime({ tools })
-    serving = await serveHttp(createMcpExport(rt, { exposeTools: true }), { port: 0 })
+    serving = await serveHttp(createMcpExport(rt, { exposeTools: true }), { port: 0, token: false })
   })
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()))

@@ -20,7 +20,7 @@ describe('MCP over HTTP: the guard', () => {
   const clients: Client[] = []
 
   async function serve(options: Omit<HttpOptions, 'port'> = {}): Promise<HttpServing> {
-    const serving = await serveHttp(createMcpExport(rt), { port: 0, ...options })
+    const serving = await serveHttp(createMcpExport(rt), { port: 0, token: false, ...options })
     servings.push(serving)
     return serving
   }

@@ -48,9 +48,18 @@ export function sseMessages(text: string): Record<string, unknown>[] {
 
 export interface CliServer {
   url: string
+  /** The bearer token the server printed (generated when none was given), or undefined. */
+  token: string | undefined
+  /** `{ authorization: 'Bearer …' }` when the server asks for a token, else `{}`. */
+  headers: Record<string, string>
   child: ChildProcess
   stderr(): string
   stop(): Promise<void>
+}
+
+/** The token `codeact mcp --http` generated and printed on stderr, if it did. */
+export function printedToken(stderr: string): string | undefined {
+  return /every request needs Authorization: Bearer (\S+)/.exec(stderr)?.[1]
 }
 
 /** `bin/codeact.mjs mcp --http 0 …` as a user starts it; resolves once it prints its URL. */
@@ -65,8 +74,11 @@ export function startHttpCli(args: string[], env: NodeJS.ProcessEnv = process.en
       const m = /serving streamable HTTP at (\S+)/.exec(text)
       if (m) {
         clearTimeout(timer)
+        const token = printedToken(text) ?? (env.CODEACT_MCP_TOKEN || undefined)
         resolve({
           url: m[1]!,
+          token,
+          headers: token ? { authorization: `Bearer ${token}` } : {},
           child,
           stderr: () => text,
           stop: () =>

@@ -42,7 +42,7 @@ describe('MCP over HTTP: an initialize flood', () => {
   let serving: HttpServing
   beforeAll(async () => {
     rt = await createRuntime({ typecheck: 'off' })
-    serving = await serveHttp(createMcpExport(rt), { port: 0, maxSessions: 50 })
+    serving = await serveHttp(createMcpExport(rt), { port: 0, token: false, maxSessions: 50 })
   })
   afterAll(async () => {
     await serving?.close()

@@ -33,9 +33,9 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop()
 })
 
-async function session(url: string): Promise<Client> {
+async function session(server: CliServer): Promise<Client> {
   const client = new Client({ name: 'max-processes-test', version: '1' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }))
   clients.push(client)
   return client
 }
@@ -50,7 +50,7 @@ describe('codeact mcp --max-processes', () => {
   it('caps the processes serving sessions: three sessions over one process (plus the spare)', async () => {
     const server = await startHttpCli(['--max-processes', '1', '--typecheck=off'])
     servers.push(server)
-    const [a, b, c] = [await session(server.url), await session(server.url), await session(server.url)]
+    const [a, b, c] = [await session(server), await session(server), await session(server)]
     for (const round of [1, 2]) {
       for (const [name, client] of [
         ['a', a],

@@ -101,7 +101,7 @@ describe('over streamable HTTP: one server, many clients', () => {
 
   beforeAll(async () => {
     rt = await createRuntime({ tools })
-    serving = await serveHttp(createMcpExport(rt), { port: 0 })
+    serving = await serveHttp(createMcpExport(rt), { port: 0, token: false })
   })
   afterAll(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()))

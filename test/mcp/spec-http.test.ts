@@ -71,7 +71,7 @@ describe('MCP to the spec over HTTP', () => {
     writeFileSync(join(dir, 'big.txt'), 'a'.repeat(5_000_000))
     rt = await createRuntime({ tools, workspace: { root: dir }, typecheck: 'off' })
     exported = createMcpExport(rt, { exposeTools: true })
-    serving = await serveHttp(exported, { port: 0 })
+    serving = await serveHttp(exported, { port: 0, token: false })
   })
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close().catch(() => {})))

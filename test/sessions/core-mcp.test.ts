@@ -25,7 +25,7 @@ const run = (c: Client, code: string) => c.callTool({ name: 'run_code', argument
 describe('the MCP server keeps state per MCP session', () => {
   it('over HTTP: two clients, the same names, isolated; state persists within each', async () => {
     const rt = await runtimeWith({ tools: crmTools().tools })
-    const serving = await serveHttp(createMcpExport(rt), { port: 0 })
+    const serving = await serveHttp(createMcpExport(rt), { port: 0, token: false })
     try {
       const connect = async (name: string) => {
         const c = new Client({ name, version: '1.0.0' })

@@ -11,7 +11,8 @@
  * ones removed. Where any of this is missing, the command is refused with EPERM saying why.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { copyFile, lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
+import { copyKeepingHoles } from './sparse-copy.js'
 import { dirname, join } from 'node:path'
 import { bwrapArgs, classifyDenial } from '../bwrap.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from '../ops.js'
@@ -252,7 +253,7 @@ async function place(view: StagedView, rel: string, source: string, kind: 'file'
   }
   if (existing) await rm(dest, { recursive: true, force: true })
   if (kind === 'symlink') await symlink(await readlink(source), dest)
-  else await copyFile(source, dest)
+  else await copyKeepingHoles(source, dest)
 }
 
 async function foldBack(view: StagedView, up: string, listing: Map<string, Set<string>>): Promise<void> {

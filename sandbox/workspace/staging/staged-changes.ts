@@ -4,7 +4,7 @@
  * bytes is `unchanged`, not a change.
  */
 import { lstatSync, readFileSync } from 'node:fs'
-import { readdir, readFile, readlink } from 'node:fs/promises'
+import { open, readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EntryType } from '../ops.js'
 import { inPool } from './pool.js'
@@ -58,6 +58,27 @@ export async function bytesOf(path: string, size: number): Promise<Buffer> {
   return size <= SMALL_BYTES ? readFileSync(path) : readFile(path)
 }
 
+/** A larger pair is compared a chunk at a time: two chunks in memory, never the files whole. */
+const COMPARE_CHUNK_BYTES = 1024 * 1024
+
+/** Whether two files of `size` bytes each hold the same bytes; stops at the first chunk that differs. */
+async function sameBytes(a: string, b: string, size: number): Promise<boolean> {
+  if (size <= SMALL_BYTES) return readFileSync(a).equals(readFileSync(b))
+  const [x, y] = await Promise.all([open(a, 'r'), open(b, 'r')])
+  try {
+    const bx = Buffer.allocUnsafe(COMPARE_CHUNK_BYTES)
+    const by = Buffer.allocUnsafe(COMPARE_CHUNK_BYTES)
+    for (let at = 0; at < size; at += COMPARE_CHUNK_BYTES) {
+      const [rx, ry] = await Promise.all([x.read(bx, 0, COMPARE_CHUNK_BYTES, at), y.read(by, 0, COMPARE_CHUNK_BYTES, at)])
+      if (rx.bytesRead !== ry.bytesRead || !bx.subarray(0, rx.bytesRead).equals(by.subarray(0, ry.bytesRead))) return false
+      if (rx.bytesRead === 0) return true
+    }
+    return true
+  } finally {
+    await Promise.all([x.close(), y.close()])
+  }
+}
+
 /**
  * `untouched`: a copy's entry as it was copied (same size and times; only a whole-copy stage has those),
  * `same`: rewritten with the bytes it had. A change hidden by forging the times is never applied either.
@@ -71,7 +92,7 @@ async function compare(a: string, b: string, kind: EntryType, copy: boolean): Pr
     // chmod leaves the mtime alone. (Staged writes give the upper copy the real file's mode: view.ts.)
     if (x.size !== y.size || (x.mode & 0o7777) !== (y.mode & 0o7777)) return 'differs'
     if (copy && x.mtimeMs === y.mtimeMs) return 'untouched'
-    return (await bytesOf(a, x.size)).equals(await bytesOf(b, y.size)) ? 'same' : 'differs'
+    return (await sameBytes(a, b, x.size)) ? 'same' : 'differs'
   } catch {
     return 'differs'
   }
