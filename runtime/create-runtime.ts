@@ -5,10 +5,7 @@
 import { renderDeclarations } from '../sdk/declarations.js'
 import { holdChecker } from '../sdk/typecheck-pool.js'
 import { RUN_CODE_PARAMETERS, runCodeDescription, type FunctionToolDefinition, type RunCodeToolDefinition } from '../sdk/run-code-tool.js'
-import { dockerClientMissing } from '../sandbox/docker/client.js'
-import { createIsolateSandbox, type IsolateSandboxOptions } from '../sandbox/isolate/index.js'
-import { isolatedVmProblem } from '../sandbox/isolate/native.js'
-import { DependencyError } from '../sandbox/package-manager.js'
+import type { IsolateSandboxOptions } from '../sandbox/isolate/index.js'
 import type { Sandbox } from '../sandbox/types.js'
 import type { WorkspaceOptions } from '../sandbox/workspace/index.js'
 import type { Recovered } from '../sandbox/workspace/staging/stage-dir.js'
@@ -19,6 +16,7 @@ import { Approvals, policyHook, type ApprovalPolicy } from './approval.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
+import { chooseSandbox } from './choose-sandbox.js'
 import { resolveLimits } from './limits.js'
 import { openState } from './run-state.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
@@ -411,34 +409,6 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
     }
   }
   return undefined
-}
-
-async function chooseSandbox(
-  options: RuntimeOptions,
-  workspace: { root: string; readOnly: string[]; network: boolean } | undefined,
-): Promise<Sandbox> {
-  if (typeof options.sandbox === 'object') return options.sandbox
-  if (options.sandbox === 'docker') {
-    // Loaded only when asked for: the embedded default never pulls in the Docker client (an optional peer).
-    const missing = dockerClientMissing()
-    if (missing) throw new DependencyError(missing)
-    const { createDockerSandbox } = await import('../sandbox/docker/index.js')
-    // The workspace's network switch governs the container too (its `bash` runs there), unless the Docker
-    // options say otherwise.
-    const fromWorkspace = workspace ? { workspace: { root: workspace.root, readOnly: workspace.readOnly }, network: workspace.network } : {}
-    // Approvals gate tool calls: with them on, the program's own container gets the workspace read-only, so
-    // it cannot change unasked what a person is asked about (sandbox/docker/options.ts, programWorkspace).
-    const asked = options.approve ? { programWorkspace: 'read-only' as const } : {}
-    return createDockerSandbox({
-      ...fromWorkspace,
-      ...options.docker,
-      ...asked,
-      ...(workspace ? { workspace: fromWorkspace.workspace } : {}),
-    })
-  }
-  const problem = isolatedVmProblem()
-  if (problem) throw new DependencyError(problem)
-  return createIsolateSandbox(options.isolate)
 }
 
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {
