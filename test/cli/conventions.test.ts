@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { referenceMarkdown } from '../../cli/help.js'
 
 const codeact = (...args: string[]) => spawnSync(process.execPath, ['bin/codeact.mjs', ...args], { encoding: 'utf8', timeout: 60_000 })
 
@@ -85,5 +86,7 @@ describe('codeact command line', () => {
     const generated = spawnSync(process.execPath, ['scripts/cli-reference.mjs'], { encoding: 'utf8' })
     expect(generated.status).toBe(0)
     expect(readFileSync('docs/cli.md', 'utf8')).toBe(generated.stdout)
+    // The built script and the source say the same (a stale dist/ would hide a change).
+    expect(referenceMarkdown()).toBe(generated.stdout)
   })
 })
