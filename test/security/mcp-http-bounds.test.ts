@@ -135,9 +135,10 @@ describe('codeact mcp --http: bodies in flight', () => {
     console.log(
       `200 slow 4 MiB bodies: server RSS ${before.toFixed(0)} -> ${during.toFixed(0)} MB; ${answers.filter((s) => s === 503).length} answered 503`,
     )
-    // 16 MiB of bodies fit: four of (just under) 4 MiB; every other one is refused before its body is read (a
-    // few refusals are lost when the server closes a connection the client is still writing to).
-    expect(answers.filter((s) => s === 503).length).toBeGreaterThanOrEqual(190)
+    // 16 MiB of bodies fit: four of (just under) 4 MiB; every other one is refused before its body is read. A
+    // refusal is lost when the server closes a connection the client is still writing to (the client sees a
+    // reset, not the 503), and how many depends on the kernel's timing: the memory bound below is the promise.
+    expect(answers.filter((s) => s === 503).length).toBeGreaterThanOrEqual(100)
     expect(answers.every((s) => s === 0 || s === 503)).toBe(true)
     expect(during - before).toBeLessThan(80)
     // Refused, not broken: the next request (bodies gone) is served, and a refusal says why and when to retry.
