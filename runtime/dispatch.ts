@@ -309,10 +309,36 @@ export function toJson(value: unknown): { ok: true; value: JsonValue; text: stri
   if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: value === 0 ? 0 : value, text: JSON.stringify(value) }
   try {
     const text = JSON.stringify(value)
-    return text === undefined ? { ok: true, value: null, text: 'null' } : { ok: true, value: JSON.parse(text) as JsonValue, text }
+    if (text === undefined) return { ok: true, value: null, text: 'null' }
+    if (nestedPast(text, MAX_JSON_DEPTH)) return { ok: false, why: `nested deeper than ${MAX_JSON_DEPTH} levels` }
+    return { ok: true, value: JSON.parse(text) as JsonValue, text }
   } catch (e) {
     return { ok: false, why: messageOf(e) }
   }
+}
+
+/**
+ * Deeper than this a value is refused on every Node line: newer V8s parse and print JSON of any depth, but
+ * the run's record would then hold a value that an embedder's JSON.stringify (or an older line) overflows on.
+ */
+const MAX_JSON_DEPTH = 5_000
+
+/** Whether JSON text nests arrays and objects past `max` (only a text of at least 2·max characters can). */
+function nestedPast(text: string, max: number): boolean {
+  if (text.length < 2 * max) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
 }
 
 /** Past this length a result's JSON text is kept for the sandbox, which would otherwise serialise the value again. */

@@ -149,8 +149,7 @@ export const resourceAttacks: Attack[] = [
       try { const r = await tools.nasty({ kind: 'deep' }); out.push(typeof r) } catch (e) { out.push(e.code) }
       return out`,
     expect: { value: ['EINVAL', 'EIO'] },
-    // V8 14 (Node 26) parses JSON of any depth without recursion: the deep result arrives whole.
-    ...(NODE_LINE >= 26 ? { orElse: { value: ['EINVAL', 'object'] } } : {}),
+    // On every line: V8 14 (Node 26) would print and parse it, so the host refuses it by its depth.
     toolSaw: [],
   },
   {
