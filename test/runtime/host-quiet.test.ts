@@ -91,7 +91,11 @@ describe('runtime: the host collects when quiet', () => {
 
   it.each([
     ['an embedder that did not ask: nothing is touched', {}, { asked: 0, swaps: 0 }],
-    ['with collectWhenIdle: two collections, emitWarning swapped and put back each time', { collectWhenIdle: true }, { asked: 2, swaps: 4 }],
+    [
+      'with collectWhenIdle: two collections, emitWarning swapped and put back each time',
+      { collectWhenIdle: true },
+      { asked: 2, swaps: 4 },
+    ],
   ])(
     '%s (a fresh process: its own emitWarning and measureMemory watched)',
     async (_, options, expected) => {
