@@ -39,7 +39,7 @@ module.exports = {
       comment: 'Modules must not import each other in a cycle.',
       severity: 'error',
       from: { path: folderRe(LAYERS.flatMap((l) => l.folders)) },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
     {
       name: 'no-product-to-tests',

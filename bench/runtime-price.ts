@@ -79,7 +79,7 @@ export async function priceComparisonRows(repo: string, mustRun: (rt: Runtime, c
   const isolate = createIsolateSandbox()
   const sequential: Sandbox = {
     name: isolate.name,
-    effectsOnlyThroughHost: false,
+    capabilities: { ...isolate.capabilities, effectsOnlyThroughHost: false },
     start: () => isolate.start(),
     run: (q, h, s) => isolate.run(q, h, s),
     close: () => isolate.close(),

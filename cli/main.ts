@@ -234,6 +234,7 @@ async function sdkCommand(args: string[]): Promise<number> {
 function inertSandbox(): NonNullable<RuntimeOptions['sandbox']> {
   return {
     name: 'none',
+    capabilities: { nodeModules: false, effectsOnlyThroughHost: true, programWrites: false, sessions: false, stagesItself: false },
     start: async () => {},
     run: async () => ({ ok: false, error: { kind: 'sandbox_unavailable', message: 'no sandbox' }, droppedOutputBytes: 0 }),
     close: async () => {},

@@ -11,7 +11,15 @@
  * turn, which the pool bounds) and then clears its timer and its listener.
  */
 import { timerMs } from '../vocabulary/timer.js'
-import type { Cancellation } from './dispatch.js'
+
+/** Where a running call learns that its run or batch was cancelled (the scheduler: one listener for all calls). */
+export interface Cancellation {
+  readonly aborted: boolean
+  readonly reason: unknown
+  /** `onCancel` runs once, when cancelled (not if already cancelled: check `aborted` first). */
+  add(onCancel: () => void): void
+  delete(onCancel: () => void): void
+}
 
 /** One call as the arming sees it: open until it settles; `expire` and `cancel` stop it (no-ops once settled). */
 export interface Armable {

@@ -34,7 +34,9 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
-import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
+import { runCode, type RunCodeOptions } from './run-code.js'
+import type { RunCodeDeps } from './run-inputs.js'
+import { openWorkspace, refuseUnstagedIn, workspaceRunDeps } from './runtime-workspace.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
 import type {
@@ -184,7 +186,6 @@ export interface Runtime {
 
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const limits = resolveLimits(options.limits)
-  const mode = options.mode ?? 'both'
   const registry = new ToolRegistry()
   const hooks = new Hooks()
   const log = new EventLog(options.logRetention !== undefined ? { maxRetained: options.logRetention } : {})
@@ -192,42 +193,98 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // The state folder checked against the workspace; sessions an earlier runtime left in the log, read
   // (and checked) before the file is started afresh.
   const { state, priorSessions } = openState(options, log)
-  // Loaded only with a workspace: its tools' schemas are zod's (~0.8 MB of module to compile at start-up),
-  // and staging, recovery and the changes' diffing are ~25 modules a runtime without one never runs (a
-  // check-off host after 1,000 runs: VmRSS 88 → 85 MB).
-  const workspaces = options.workspace ? await loadWorkspaceModules() : undefined
-  const workspace = options.workspace && workspaces ? workspaces.createWorkspace(options.workspace) : undefined
-  if (workspace && workspaces) {
-    registry.register(workspaces.withWorkspaceAnnotations(workspace.tools, workspace.config))
-    hooks.on('pre-execute', workspace.policy)
-  }
-  if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
-  registry.register(toList(options.tools))
   const changeMode: ChangeMode = options.changes ?? 'apply'
   if (!['apply', 'atomic', 'dry-run'].includes(changeMode))
     throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
-  if (changeMode !== 'apply' && !workspace) throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
+  // Loaded only with a workspace: its tools' schemas are zod's, and staging, recovery and the changes'
+  // diffing are modules a runtime without one never runs.
+  const opened = await openWorkspace(options.workspace, changeMode, { registry, hooks })
+  if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
+  registry.register(toList(options.tools))
   // A host killed mid-apply left a journal: finish it before anything reads the tree.
-  const recovered = workspace && workspaces ? await workspaces.recoverStaging(state, workspace.root, workspace.config.readOnly) : []
+  const recovered = opened ? await opened.modules.recoverStaging(state, opened.workspace.root, opened.workspace.config.readOnly) : []
+  if (opened) refuseUnstagedIn(hooks, changeMode)
+  const mcp = await importMcp(options, registry)
+  const sandbox = checkedCapabilities(await chooseSandbox(options, opened?.workspace.config))
   const runOps = new Map<string, WorkspaceOps>()
-  if (workspace && changeMode !== 'apply') hooks.on('pre-execute', (call) => refuseUnstaged(call, changeMode))
-  // Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry).
-  const mcp =
-    options.mcp && Object.keys(options.mcp).length
-      ? await (await import('../sdk/mcp/import.js')).connectMcpServers(options.mcp, {
-          taken: () => registry.names(),
-          defaultTimeoutMs: options.toolTimeoutMs ?? 120_000,
-        })
-      : undefined
-  if (mcp) {
-    registry.register(mcp.tools())
-    mcp.onToolsChanged(({ tools, removed }) => {
-      if (removed.length) registry.unregister(removed)
-      registry.register(tools)
-    })
+  const env = dispatchEnv(options, { registry, hooks, log, sandbox, runOps })
+  const checks = programChecks(options, registry, sandbox)
+  const deps: RunCodeDeps = {
+    env,
+    sandbox,
+    limits,
+    programs: checks.programs,
+    ...(checks.typecheck ? { typecheck: checks.typecheck } : {}),
+    ...(options.collectWhenIdle === true ? { noteActivity: noteHostActivity } : {}),
   }
-  const sandbox = await chooseSandbox(options, workspace?.config)
-  const env: DispatchEnv = {
+  if (opened && options.workspace)
+    deps.workspace = workspaceRunDeps(opened, { workspace: options.workspace, state, changeMode, runOps }, sandbox)
+  const sessions = new Sessions({
+    limits: sessionLimits,
+    log,
+    sandbox,
+    runIn: (code, o, session) => runCode(deps, code, o, session),
+    ...(priorSessions ? { prior: priorSessions } : {}),
+  })
+  const runProgram = (code: string, o: RunCodeOptions = {}) =>
+    o.session !== undefined ? sessions.run(o.session, code, o) : runCode(deps, code, o)
+  registry.register([runCodeTool(limits, sessions, runProgram)], { nativeOnly: true })
+  // Warm the sandbox and the type checker in the background; failures surface on the first run.
+  void sandbox.start()
+  void checks.typecheck?.warm()
+  const close = async () => {
+    checks.release?.()
+    await sessions.close()
+    // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
+    if (opened) await opened.modules.settleStageRemovals()
+    await mcp?.close()
+    await sandbox.close()
+    opened?.workspace.close()
+    log.close()
+  }
+  return runtimeHandle({ options, limits, env, sessions, sandbox, mcp, recovered, sdkText: checks.sdkText, runProgram, close })
+}
+
+/** Loaded only when asked for, like Docker; list_changed re-registers (declarations follow the registry). */
+async function importMcp(options: RuntimeOptions, registry: ToolRegistry): Promise<McpImport | undefined> {
+  if (!options.mcp || Object.keys(options.mcp).length === 0) return undefined
+  const { connectMcpServers } = await import('../sdk/mcp/import.js')
+  const mcp = await connectMcpServers(options.mcp, {
+    taken: () => registry.names(),
+    defaultTimeoutMs: options.toolTimeoutMs ?? 120_000,
+  })
+  registry.register(mcp.tools())
+  mcp.onToolsChanged(({ tools, removed }) => {
+    if (removed.length) registry.unregister(removed)
+    registry.register(tools)
+  })
+  return mcp
+}
+
+const CAPABILITIES = ['nodeModules', 'effectsOnlyThroughHost', 'programWrites', 'sessions', 'stagesItself'] as const
+
+/** A Sandbox built outside codeact must say what it offers: the runtime reads nothing else of it. */
+function checkedCapabilities(sandbox: Sandbox): Sandbox {
+  const declared = (sandbox as { capabilities?: unknown }).capabilities as Record<string, unknown> | undefined
+  const missing = CAPABILITIES.filter((c) => typeof declared?.[c] !== 'boolean')
+  if (missing.length)
+    throw new TypeError(
+      `codeact: the sandbox "${sandbox.name}" must declare capabilities.${missing.join(', ')} (true or false; sandbox/types.ts)`,
+    )
+  if (sandbox.capabilities.sessions && !sandbox.endSession)
+    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares sessions but has no endSession`)
+  if (sandbox.capabilities.stagesItself && !sandbox.stageRun)
+    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares stagesItself but has no stageRun`)
+  return sandbox
+}
+
+function dispatchEnv(
+  options: RuntimeOptions,
+  parts: { registry: ToolRegistry; hooks: Hooks; log: EventLog; sandbox: Sandbox; runOps: Map<string, WorkspaceOps> },
+): DispatchEnv {
+  const { registry, hooks, log, sandbox, runOps } = parts
+  const mode = options.mode ?? 'both'
+  return {
     registry,
     hooks,
     log,
@@ -244,90 +301,74 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       ...(options.approvalTimeoutMs !== undefined ? { timeoutMs: options.approvalTimeoutMs } : {}),
     }),
   }
+}
 
+/** The SDK's declarations and the programs' preparation (with the check on, the checker's). */
+function programChecks(options: RuntimeOptions, registry: ToolRegistry, sandbox: Sandbox) {
   let declarations: string | undefined
   const sdkText = () => (declarations ??= renderDeclarations(registry.definitions()))
-  // In a container the program has Node (`require`, `process`, `import('node:fs')`): its check knows Node's types.
+  // A program that may import Node's modules is checked against Node's types.
   const typecheck = createTypecheck(options.typecheck ?? 'error', sdkText, {
     ...(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {}),
-    ...(sandbox.name === 'docker' ? { nodeTypes: true } : {}),
+    ...(sandbox.capabilities.nodeModules ? { nodeTypes: true } : {}),
   })
   // While this runtime checks programs, the process keeps one checker thread past its idle time.
-  const releaseChecker = typecheck ? holdChecker() : undefined
+  const release = typecheck ? holdChecker() : undefined
   registry.onChange(() => {
     declarations = undefined
     typecheck?.refresh()
   })
   // With the check off, programs are still normalised and shape-checked in the checker's thread.
   const programs = typecheck ?? createProgramPrep(options.typecheckBudgetMs !== undefined ? { budgetMs: options.typecheckBudgetMs } : {})
-  const deps: RunCodeDeps = {
-    env,
-    sandbox,
-    limits,
-    programs,
-    ...(typecheck ? { typecheck } : {}),
-    ...(options.collectWhenIdle === true ? { noteActivity: noteHostActivity } : {}),
+  return { sdkText, typecheck, programs, release }
+}
+
+/** `run_code` as a native-only tool: a program run (in the batch's session, if any) answered by its observation. */
+function runCodeTool(limits: Limits, sessions: Sessions, runProgram: (code: string, o?: RunCodeOptions) => Promise<RunResult>) {
+  return {
+    name: RUN_CODE,
+    description: 'Run a TypeScript program against the tools.',
+    parameters: RUN_CODE_PARAMETERS,
+    exclusive: true,
+    timeoutMs: limits.deadlineMs + 10_000,
+    execute: async (args: { code: string }, ctx: { callId: string; signal: AbortSignal }) => {
+      const session = sessions.batchScope.getStore()
+      const result = await runProgram(args.code, {
+        parentId: ctx.callId,
+        signal: ctx.signal,
+        ...(session !== undefined ? { session } : {}),
+      })
+      return { ok: result.ok, observation: result.observation }
+    },
   }
-  if (workspace && workspaces) {
-    const hostOps = workspaces.createHostOps(workspace.config, options.workspace?.bwrapPath ?? 'bwrap')
-    deps.workspace = {
-      config: workspace.config,
-      stateDir: state,
-      mode: changeMode,
-      runOps,
-      baseOps: (runId) => {
-        const svc = sandbox.services?.(runId)?.[WORKSPACE_SERVICE]
-        return isOps(svc) ? svc : hostOps
-      },
-      stagedExec: workspaces.stagedExecFor(workspace.config, options.workspace?.bwrapPath ?? 'bwrap', sandbox.name),
-      startRunChanges: workspaces.startRunChanges,
-      // Docker: the program writes the mounted tree itself (node:fs), and a staged run is the backend's to mount.
-      ...(sandbox.name === 'docker' ? { programWrites: true, hostOps } : {}),
-      ...(sandbox.stageRun ? { stageRun: sandbox.stageRun.bind(sandbox) } : {}),
-    }
-  }
-  const sessions = new Sessions({
-    limits: sessionLimits,
-    log,
-    sandbox,
-    runIn: (code, o, session) => runCode(deps, code, o, session),
-    ...(priorSessions ? { prior: priorSessions } : {}),
-  })
-  const runProgram = (code: string, o: RunCodeOptions = {}) =>
-    o.session !== undefined ? sessions.run(o.session, code, o) : runCode(deps, code, o)
-  registry.register(
-    [
-      {
-        name: RUN_CODE,
-        description: 'Run a TypeScript program against the tools.',
-        parameters: RUN_CODE_PARAMETERS,
-        exclusive: true,
-        timeoutMs: limits.deadlineMs + 10_000,
-        execute: async (args: { code: string }, ctx) => {
-          const session = sessions.batchScope.getStore()
-          const result = await runProgram(args.code, {
-            parentId: ctx.callId,
-            signal: ctx.signal,
-            ...(session !== undefined ? { session } : {}),
-          })
-          return { ok: result.ok, observation: result.observation }
-        },
-      },
-    ],
-    { nativeOnly: true },
-  )
-  // Warm the sandbox and the type checker in the background; failures surface on the first run.
-  void sandbox.start()
-  void typecheck?.warm()
+}
+
+interface HandleParts {
+  options: RuntimeOptions
+  limits: Limits
+  env: DispatchEnv
+  sessions: Sessions
+  sandbox: Sandbox
+  mcp: McpImport | undefined
+  recovered: Recovered[]
+  sdkText: () => string
+  runProgram: (code: string, o?: RunCodeOptions) => Promise<RunResult>
+  close: () => Promise<void>
+}
+
+/** The Runtime a caller holds: every entry point refuses once closed. */
+function runtimeHandle(p: HandleParts): Runtime {
+  const { env, sessions, limits } = p
+  const { registry, hooks, log } = env
+  const mode = p.options.mode ?? 'both'
   let closed = false
   const assertOpen = () => {
     if (closed) throw new Error('codeact: the runtime is closed')
   }
-
   const runtime: Runtime = {
     runCode: (code, runOptions) => {
       assertOpen()
-      return runProgram(code, runOptions)
+      return p.runProgram(code, runOptions)
     },
     executeToolCalls: (calls, o) => {
       assertOpen()
@@ -339,26 +380,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       return callTool(env, name, args, o)
     },
     runCodeTool: () =>
-      Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), {
+      Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(p.sdkText(), limits)), {
         parameters: RUN_CODE_PARAMETERS,
       }),
-    sdk: { declarations: sdkText },
+    sdk: { declarations: p.sdkText },
     hooks: { on: (name, hook) => hooks.on(name, hook) },
-    tools: {
-      register: (tools) => registry.register(toList(tools)),
-      unregister: (names) => registry.unregister(names),
-      names: () => registry.programNames(),
-      definitions: () => {
-        const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
-        const runCodeDef = runtime.runCodeTool()
-        return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
-      },
-      get: (name) => {
-        const found = registry.get(name)
-        return found && !found.nativeOnly ? found.definition : undefined
-      },
-      onChange: (listener) => registry.onChange(listener),
-    },
+    tools: toolsFacade(registry, mode, () => runtime.runCodeTool()),
     session: (o) => {
       assertOpen()
       return sessions.handle(o)
@@ -366,47 +393,35 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     log,
     on: (_type, listener) => log.subscribe(listener),
     limits,
-    sandbox,
-    mcp,
-    recovered,
+    sandbox: p.sandbox,
+    mcp: p.mcp,
+    recovered: p.recovered,
     approve: (callId) => env.approvals!.answer(callId, true),
     deny: (callId, reason) => env.approvals!.answer(callId, false, reason),
     pendingApprovals: () => env.approvals!.pending(),
     close: async () => {
       closed = true
-      releaseChecker?.()
-      await sessions.close()
-      // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
-      if (workspaces) await workspaces.settleStageRemovals()
-      await mcp?.close()
-      await sandbox.close()
-      workspace?.close()
-      log.close()
+      await p.close()
     },
   }
   return runtime
 }
 
-const MUTATING = new Set(['write_file', 'edit_file', 'mkdir', 'remove', 'bash'])
-
-/** In a staged runtime, a native call that would change the real tree is refused; programs are staged. */
-function refuseUnstaged(call: Readonly<ToolCall>, mode: ChangeMode): { deny: ToolError } | undefined {
-  if (call.origin !== 'native' || !MUTATING.has(call.name)) return undefined
+function toolsFacade(registry: ToolRegistry, mode: 'both' | 'code', runCodeDef: () => RunCodeToolDefinition): Runtime['tools'] {
   return {
-    deny: {
-      code: 'EPERM',
-      message: `${call.name} cannot be called directly in a ${mode} runtime: its change would reach the real workspace unstaged; call it from a run_code program`,
+    register: (tools) => registry.register(toList(tools)),
+    unregister: (names) => registry.unregister(names),
+    names: () => registry.programNames(),
+    definitions: () => {
+      const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
+      return mode === 'code' ? [runCodeDef()] : [...all, runCodeDef()]
     },
+    get: (name) => {
+      const found = registry.get(name)
+      return found && !found.nativeOnly ? found.definition : undefined
+    },
+    onChange: (listener) => registry.onChange(listener),
   }
-}
-
-function isOps(v: unknown): v is WorkspaceOps {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as Record<string, unknown>).readFile === 'function' &&
-    typeof (v as Record<string, unknown>).exec === 'function'
-  )
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
@@ -429,24 +444,4 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {
   if (!tools) return []
   return Array.isArray(tools) ? [...tools] : Object.values(tools)
-}
-
-/** Everything a runtime with a workspace uses of it, loaded together when it has one (see createRuntime). */
-async function loadWorkspaceModules() {
-  const [index, annotations, stageDir, exec, changes] = await Promise.all([
-    import('../sandbox/workspace/index.js'),
-    import('../sandbox/workspace/annotations.js'),
-    import('../sandbox/workspace/staging/stage-dir.js'),
-    import('../sandbox/workspace/staging/exec.js'),
-    import('./changes/run-changes.js'),
-  ])
-  return {
-    createWorkspace: index.createWorkspace,
-    createHostOps: index.createHostOps,
-    withWorkspaceAnnotations: annotations.withWorkspaceAnnotations,
-    recoverStaging: stageDir.recoverStaging,
-    stagedExecFor: exec.stagedExecFor,
-    startRunChanges: changes.startRunChanges,
-    settleStageRemovals: changes.settleStageRemovals,
-  }
 }

@@ -5,7 +5,7 @@
  */
 import { closestNames } from '../program/suggest.js'
 import type { Approvals } from './approval.js'
-import { type ArmedGroup, type Armable, armAtEndOfTurn } from './call-arming.js'
+import { type ArmedGroup, type Armable, armAtEndOfTurn, type Cancellation } from './call-arming.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
 import type { RegisteredTool, ToolRegistry } from './registry.js'
@@ -26,15 +26,6 @@ export interface DispatchEnv {
 }
 
 export type Prepared = { ok: true; call: ToolCall; tool: RegisteredTool } | { ok: false; call: ToolCall; result: ToolResult }
-
-/** Where a running call learns that its run or batch was cancelled (the scheduler: one listener for all calls). */
-export interface Cancellation {
-  readonly aborted: boolean
-  readonly reason: unknown
-  /** `onCancel` runs once, when cancelled (not if already cancelled: check `aborted` first). */
-  add(onCancel: () => void): void
-  delete(onCancel: () => void): void
-}
 
 export function failure(code: string, message: string): ToolResult {
   return { ok: false, error: { code, message } }

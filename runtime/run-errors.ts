@@ -9,7 +9,7 @@ import type { SandboxOutcome } from '../sandbox/types.js'
 import type { Limits, RunError } from '../vocabulary/types.js'
 import { type CompiledProgram, locateInSource } from './compile.js'
 import { raiseHint } from './limits.js'
-import type { TypeCheckOutcome } from './run-code.js'
+import type { TypeCheckOutcome } from './typecheck.js'
 
 /** What a check's outcome means for the run: the type error that stops it (in `error` mode), or the notes it ran with. */
 export function judge(checked: TypeCheckOutcome, mode: 'error' | 'warn', text: string): { stop?: RunError; notes: string[] } {

@@ -11,7 +11,8 @@
  * `submit`, so calls submitted together log every `tool/call` before any of them runs.
  */
 import { armPendingNow } from './call-arming.js'
-import { execute, failure, finish, messageOf, prepare, resultJson, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
+import type { Cancellation } from './call-arming.js'
+import { execute, failure, finish, messageOf, prepare, resultJson, type DispatchEnv, type Prepared } from './dispatch.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 

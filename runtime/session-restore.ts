@@ -74,10 +74,9 @@ export async function restoreSession(req: RestoreRequest): Promise<Restored> {
       : '')
   return {
     ok: true,
-    note:
-      req.sandbox.effectsOnlyThroughHost === true
-        ? `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? ' was' : 's were'} replayed with the recorded tool results (no tool ran again)${lostText}${differs}.`
-        : `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? '' : 's'} ran again in a new sandbox, tool calls answered from the record${ranAgain(ownEffects)}${lostText}${differs}.`,
+    note: req.sandbox.capabilities.effectsOnlyThroughHost
+      ? `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? ' was' : 's were'} replayed with the recorded tool results (no tool ran again)${lostText}${differs}.`
+      : `Note: the session was restored: its realm was gone, so its ${n} earlier run${n === 1 ? '' : 's'} ran again in a new sandbox, tool calls answered from the record${ranAgain(ownEffects)}${lostText}${differs}.`,
   }
 }
 

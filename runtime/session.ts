@@ -2,7 +2,7 @@
  * The public face of a session: a handle whose runs share one persistent realm (REPL semantics: the
  * top-level bindings of one run are the globals of the next). See runtime/sessions.ts for the registry.
  */
-import type { RunCodeOptions } from './run-code.js'
+import type { RunOptions } from './run-inputs.js'
 import type { RunResult } from '../vocabulary/types.js'
 
 export interface SessionOptions {
@@ -22,7 +22,7 @@ export interface Session {
   readonly id: string
   readonly caller: string | undefined
   /** Runs one program in the session; state persists between runs. Same as `rt.runCode(code, { session })`. */
-  runCode(code: string, options?: Omit<RunCodeOptions, 'session'>): Promise<RunResult>
+  runCode(code: string, options?: RunOptions): Promise<RunResult>
   /** TypeScript declarations of the bindings so far: what the next run is checked against. */
   declarations(): string
   /** Forgets every binding; the next run starts in a fresh realm. */

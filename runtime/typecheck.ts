@@ -21,7 +21,19 @@ import { checkInPool, parseInPool, type PoolAnswer, type PreparedParts, warmPool
 import type { SessionPrepared } from '../program/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../program/typecheck.js'
 import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
-import type { TypeCheckOutcome } from './run-code.js'
+
+/** A check's verdict on one program, formatted for the run (runtime/run-errors.ts judges it). */
+export interface TypeCheckOutcome {
+  /** Formatted diagnostics that block (in `error` mode); empty when the program is clean. */
+  report: string
+  count: number
+  /** Formatted notes that never block (working JavaScript strict TypeScript does not like), one line per cause. */
+  advisory?: string
+  /** The blocking syntax diagnostics, for a compile error said with the checker's hints. */
+  syntax?: TypeDiagnostic[]
+  /** The program lines (1-based) the blocking diagnostics name. */
+  lines?: number[]
+}
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
 

@@ -1,7 +1,20 @@
 /**
  * The sandbox seam. A backend runs compiled JavaScript (the body of an async function, see
  * `runtime/compile.ts`) and reaches the host only through `SandboxHost`: JSON text in, JSON text out.
- * A new backend is a new folder that implements `Sandbox` and passes `test/contract`.
+ * A new backend is a new folder that implements `Sandbox`, declares its `capabilities` and passes
+ * `test/contract`.
+ *
+ * The runtime never asks a backend's name; it asks its capabilities, and each one decides one thing:
+ * - `nodeModules`: a program may import node:fs, node:child_process …, and its check loads Node's types;
+ *   without it such an import is a compile error before anything runs.
+ * - `effectsOnlyThroughHost`: the program may start while its type check goes on (runtime/run-verdict.ts
+ *   holds its calls and lines until the verdict); without it nothing starts before the verdict. A session
+ *   restore also says whether the replay ran anything again.
+ * - `programWrites`: a run's changes are read from the whole tree afterwards (the program's own writes are
+ *   `ownEffects`), not only from the file tools' calls; staged `bash` is refused on the host.
+ * - `sessions`: `endSession` frees a session's realm; without it a session run answers `sandbox_unavailable`.
+ * - `stagesItself`: `stageRun` serves dry-run and atomic runs (the backend mounts the staged view); without
+ *   it the host stages the workspace tools' calls itself.
  */
 import type { LogEntry, RunErrorKind, ToolError } from '../vocabulary/types.js'
 
@@ -114,17 +127,25 @@ export type SandboxOutcome =
       clock?: number[]
     }
 
+/** What a backend offers, declared once; the runtime asks these instead of a backend's name. */
+export interface SandboxCapabilities {
+  /** The program may import Node's built-in modules (node:fs, node:child_process …); its check loads Node's types. */
+  readonly nodeModules: boolean
+  /** Every effect of the program is a tool call or console line through the host, so it may start before the verdict. */
+  readonly effectsOnlyThroughHost: boolean
+  /** The program writes the mounted workspace itself (its own writes are reported as `ownEffects`). */
+  readonly programWrites: boolean
+  /** Session runs are served (`endSession`); without it a session request answers `sandbox_unavailable`. */
+  readonly sessions: boolean
+  /** Staged runs are served by the backend itself (`stageRun`), not by the host's staging. */
+  readonly stagesItself: boolean
+}
+
 export interface Sandbox {
-  /** `isolate`, `docker`, … */
+  /** `isolate`, `docker`, …: for the log and messages only; behaviour follows `capabilities`. */
   readonly name: string
-  /**
-   * The program reaches the world only through `host` (its tool calls and console lines): it has no file
-   * system, network, process or clock of consequence of its own. Then the runtime may start it before its
-   * type check's verdict and hold every call and line until the verdict (runtime/verdict-gate.ts); a
-   * blocking verdict aborts it with nothing done. Unset: false — a Docker program has Node and a mounted
-   * workspace, so it runs only after the verdict.
-   */
-  readonly effectsOnlyThroughHost?: boolean
+  /** What this backend offers (see the top of this file for what each one changes). */
+  readonly capabilities: SandboxCapabilities
   /**
    * Get ready to run (spawn the supervised process, fill a warm pool). Safe to call more than once.
    * Resolves once ready; if the backend cannot start, resolves and lets `run` report

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `make lint`: every check runs (so one run shows every finding), and any finding fails the step.
 //   types  tsc --strict over the whole tree     code   Biome: formatting and lint rules
-//   layers dependency-cruiser: imports point down, no cycles     dead   knip: unused files, exports, dependencies
+//   layers dependency-cruiser: imports point down, no cycles (type-only imports counted)
+//   dead   knip: unused files, exports, dependencies     size   no function in runtime/ over 80 lines
 import { spawnSync } from 'node:child_process'
 
-const steps = ['types', 'code', 'layers', 'dead']
+const steps = ['types', 'code', 'layers', 'dead', 'size']
 const failed = []
 for (const step of steps) {
   const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { stdio: 'inherit' })

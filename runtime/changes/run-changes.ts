@@ -209,17 +209,7 @@ async function finishStaged(
       )
     if (mode === 'dry-run') return { changes: listed, applied: 'dry-run', unchanged }
     if (!ok) return { changes: listed.map(({ diff: _d, ...c }) => c), applied: 'discarded', unchanged }
-    let accepted = set.changes
-    if (review) {
-      accepted = []
-      let all = false
-      for (let i = 0; i < set.changes.length; i++) {
-        const answer = all ? 'apply' : await review(listed[i] as FileChange & { diff: string }, i, set.changes.length)
-        if (answer === 'quit') break
-        if (answer === 'all') all = true
-        if (answer === 'apply' || answer === 'all') accepted.push(set.changes[i]!)
-      }
-    }
+    const accepted = review ? await reviewed(set.changes, listed, review) : set.changes
     const acceptedPaths = new Set(accepted.map((a) => asFileChange(a).path))
     const applied: ChangeOutcome = accepted.length === set.changes.length ? 'applied' : accepted.length === 0 ? 'discarded' : 'partial'
     const result = (applyError?: string): FinishedChanges => ({
@@ -231,19 +221,8 @@ async function finishStaged(
     if (accepted.length === 0) return result()
     // bash works on an overlay, where read-only parts are plain folders of the view: a change it made
     // there must not reach the real read-only path. All or nothing: then nothing is applied.
-    const ro = accepted.filter((c) =>
-      env.config.readOnly.some((r) => isWithin(join(env.config.root, c.rel), r) || isWithin(r, join(env.config.root, c.rel))),
-    )
-    if (ro.length > 0) {
-      return {
-        ...result(),
-        applied: 'discarded',
-        refused: `${ro.length} staged change(s) touch read-only paths (${ro
-          .slice(0, 3)
-          .map((c) => c.rel)
-          .join(', ')}${ro.length > 3 ? ', …' : ''}); read-only paths are never changed, so nothing was applied (EROFS)`,
-      }
-    }
+    const refused = touchesReadOnly(env, accepted)
+    if (refused) return { ...result(), applied: 'discarded', refused }
     // Files the run staged in memory become files of the stage now, each created once, right before the
     // journal: from here on it holds every new byte, and each file lands by a rename as before.
     await view.materialise(accepted.filter((c) => c.kind === 'file' && view.memory.files.has(c.rel)).map((c) => c.rel))
@@ -269,6 +248,31 @@ async function finishStaged(
       void removal.finally(() => removals.delete(removal))
     }
   }
+}
+
+/** The changes a person accepted, asked one by one in order ('all' accepts the rest, 'quit' the none of them). */
+async function reviewed(changes: StagedChange[], listed: FileChange[], review: ReviewChange): Promise<StagedChange[]> {
+  const accepted: StagedChange[] = []
+  let all = false
+  for (let i = 0; i < changes.length; i++) {
+    const answer = all ? 'apply' : await review(listed[i] as FileChange & { diff: string }, i, changes.length)
+    if (answer === 'quit') break
+    if (answer === 'all') all = true
+    if (answer === 'apply' || answer === 'all') accepted.push(changes[i]!)
+  }
+  return accepted
+}
+
+/** Why nothing may be applied when a staged change touches a read-only path; undefined when none does. */
+function touchesReadOnly(env: WorkspaceRunEnv, accepted: StagedChange[]): string | undefined {
+  const { root, readOnly } = env.config
+  const ro = accepted.filter((c) => readOnly.some((r) => isWithin(join(root, c.rel), r) || isWithin(r, join(root, c.rel))))
+  if (ro.length === 0) return undefined
+  const some = `${ro
+    .slice(0, 3)
+    .map((c) => c.rel)
+    .join(', ')}${ro.length > 3 ? ', …' : ''}`
+  return `${ro.length} staged change(s) touch read-only paths (${some}); read-only paths are never changed, so nothing was applied (EROFS)`
 }
 
 const removals = new Set<Promise<unknown>>()

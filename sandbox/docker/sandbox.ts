@@ -315,7 +315,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   return {
     name: 'docker',
     // The program has Node and the mounted workspace: effects no host can hold, so it runs after its verdict.
-    effectsOnlyThroughHost: false,
+    capabilities: { nodeModules: true, effectsOnlyThroughHost: false, programWrites: true, sessions: true, stagesItself: true },
     poolStats: pool.stats,
     async start() {
       if (setupError || closed) return

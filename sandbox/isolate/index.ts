@@ -85,7 +85,7 @@ export function createIsolateSandbox(options: IsolateSandboxOptions = {}): Isola
 class IsolateSandboxImpl implements IsolateSandbox {
   readonly name = 'isolate'
   /** A program here has only what the prelude gives it: tools, console, timers (no WebAssembly, no Node). */
-  readonly effectsOnlyThroughHost = true
+  readonly capabilities = { nodeModules: false, effectsOnlyThroughHost: true, programWrites: false, sessions: true, stagesItself: false }
   readonly #config: ChildConfig
   readonly #graceMs: number
   readonly #isolation: 'caller' | 'run'

@@ -22,7 +22,7 @@ describe.skipIf(!dockerEngine.available)('docker runtime: the type check comes b
     execFileSync('chown', ['65534:65534', root])
     const rt = await createRuntime({ sandbox: 'docker', typecheck: 'error', docker: { poolSize: 0 }, workspace: { root } })
     try {
-      expect(rt.sandbox.effectsOnlyThroughHost).toBe(false)
+      expect(rt.sandbox.capabilities.effectsOnlyThroughHost).toBe(false)
       const write = "require('node:fs').writeFileSync('from-node.txt', 'x')\nconsole.log('wrote')"
       const r = await rt.runCode(`${write}\n${SLOW}\nconst n = 1\nn.toFixedd()`)
       expect(r.error?.kind, r.observation).toBe('type')

@@ -137,6 +137,7 @@ describe('the scheduler under a flood and at the edges of a run', () => {
 function leavingSandbox(mode: 'answer-early' | 'call-late', host: { late?: Promise<string> }): Sandbox {
   return {
     name: 'leaving',
+    capabilities: { nodeModules: false, effectsOnlyThroughHost: false, programWrites: false, sessions: false, stagesItself: false },
     start: async () => {},
     run: async (_request, h: SandboxHost) => {
       if (mode === 'answer-early') {

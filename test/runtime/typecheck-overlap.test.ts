@@ -251,12 +251,12 @@ describe('runs that are not overlapped', () => {
 
   it('the isolate backend says its programs reach the world only through the host; Docker says they do not', async () => {
     const isolate = createIsolateSandbox()
-    expect(isolate.effectsOnlyThroughHost).toBe(true)
+    expect(isolate.capabilities.effectsOnlyThroughHost).toBe(true)
     await isolate.close()
     const { createDockerSandbox } = await import('../../sandbox/docker/index.js')
     const docker = createDockerSandbox()
     try {
-      expect(docker.effectsOnlyThroughHost).toBe(false)
+      expect(docker.capabilities.effectsOnlyThroughHost).toBe(false)
     } finally {
       await docker.close()
     }

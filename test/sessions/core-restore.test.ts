@@ -32,6 +32,8 @@ function countingSandbox(): Sandbox & { ended: string[] } {
   const ended: string[] = []
   return {
     name: inner.name,
+    // Declared as having effects of its own, so a restore says which runs ran again.
+    capabilities: { ...inner.capabilities, effectsOnlyThroughHost: false },
     ended,
     start: () => inner.start(),
     run: (req, host, signal) => inner.run(req, host, signal),

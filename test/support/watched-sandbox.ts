@@ -22,7 +22,7 @@ export function watchedSandbox(overlappable = true): { sandbox: Sandbox; seen: S
   const seen: Seen = { calls: 0, lines: 0, runs: 0, outcomes: [], longestCallMs: 0 }
   const sandbox: Sandbox = {
     name: inner.name,
-    effectsOnlyThroughHost: overlappable,
+    capabilities: { ...inner.capabilities, effectsOnlyThroughHost: overlappable },
     start: () => inner.start(),
     close: () => inner.close(),
     endSession: (id) => inner.endSession(id),

@@ -16,24 +16,10 @@ import { mkdirBeneath, removeBeneath } from '../beneath-files.js'
 import { join } from 'node:path'
 import { isWithin } from '../paths.js'
 import { WorkspaceError } from '../ops.js'
-import { signedJournal } from './journal-check.js'
+import { type Journal, signedJournal } from './journal-check.js'
 import type { StagedChange } from './staged-changes.js'
 
 export const JOURNAL = 'journal.json'
-
-/**
- * An apply's plan. Written to disk are only `root`, `pid`, `startedAt` and `changes` (signed); a recovery
- * takes `upper` from the stage folder it found the journal in and `readOnly` from the run recovering it.
- */
-export interface Journal {
-  root: string
-  readOnly: string[]
-  /** The stage's upper folder, holding the new bytes. */
-  upper: string
-  pid: number
-  startedAt: string
-  changes: StagedChange[]
-}
 
 /**
  * Writes the journal durably (temp, fsync, rename), signed with the state key (journal-check.ts): from

@@ -83,10 +83,11 @@ function capped(max: number): { push(c: Buffer): void; text(): string; truncated
 
 let calls = 0
 
-export function stagedExecFor(config: WorkspaceConfig, bwrapPath: string, sandboxName: string) {
+export function stagedExecFor(config: WorkspaceConfig, bwrapPath: string, programWrites: boolean) {
   return async (view: StagedView, request: ExecRequest, signal?: AbortSignal): Promise<ExecResult> => {
     if (!config.exec) throw new WorkspaceError('EPERM', 'running commands is turned off for this workspace')
-    if (sandboxName === 'docker') throw new WorkspaceError('EPERM', 'bash cannot run staged in the Docker backend; nothing ran')
+    // Its commands run beside a program that writes the tree itself: a host overlay would stage only half the run.
+    if (programWrites) throw new WorkspaceError('EPERM', 'bash cannot run staged in this backend; nothing ran')
     const problem = overlayProblem(bwrapPath)
     if (problem)
       throw new WorkspaceError(

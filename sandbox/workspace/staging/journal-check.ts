@@ -9,13 +9,26 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import { basename, join } from 'node:path'
 import { macOf, sameMac } from '../../../vocabulary/state-folder.js'
 import { isWithin } from '../paths.js'
-import type { Journal } from './apply.js'
 import type { StagedChange } from './staged-changes.js'
 
 const FORMAT = 'codeact-journal-2'
 const PURPOSE = 'codeact staging journal'
 
 const MAC_TAIL = /,"mac":"([0-9a-f]{64})"\}\n?$/
+
+/**
+ * An apply's plan. Written to disk are only `root`, `pid`, `startedAt` and `changes` (signed); a recovery
+ * takes `upper` from the stage folder it found the journal in and `readOnly` from the run recovering it.
+ */
+export interface Journal {
+  root: string
+  readOnly: string[]
+  /** The stage's upper folder, holding the new bytes. */
+  upper: string
+  pid: number
+  startedAt: string
+  changes: StagedChange[]
+}
 
 /**
  * The journal file's text: one JSON object, the plan (without its source folder or read-only list), whose

@@ -1,0 +1,112 @@
+/**
+ * The host side of a running program: the `SandboxHost` its tool calls and console lines arrive through.
+ * A call is counted against `maxToolCalls`, parsed, logged and handed to the run's scheduler; a line is
+ * logged in the user's line numbers. Cancelling the run (the caller's signal, the call limit, a blocking
+ * verdict, the run's end) goes through `cancel`.
+ */
+import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import type { SandboxHost } from '../sandbox/types.js'
+import type { JsonValue, ToolCall } from '../vocabulary/types.js'
+import { type CompiledProgram, userStack } from './compile.js'
+import { failure, type DispatchEnv } from './dispatch.js'
+import { raiseHint } from './limits.js'
+import type { OpenRun } from './run-open.js'
+import { CallScheduler } from './scheduler.js'
+
+export interface RunBridge {
+  readonly host: SandboxHost
+  /** Aborted through `cancel` only: what the sandbox and every running call listen to. */
+  readonly signal: AbortSignal
+  cancel(why: Error): void
+  /** The program made more calls than `maxToolCalls` (the run was cancelled). */
+  readonly overLimit: boolean
+  /**
+   * The sandbox has answered: from now on a call is refused, never dispatched. Cancels what is still in
+   * flight (always, with `force`: a backend that stopped answering) and answers the names of those tools.
+   */
+  close(force: boolean): Promise<string[]>
+  /** Stops listening to the caller's signal (a run that ends without `close`). */
+  release(): void
+}
+
+export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProgram): RunBridge {
+  const { runId, limits, options } = run
+  const controller = new AbortController()
+  // A plain flag, not `controller.signal.aborted` read per call: every AbortSignal has a map of its own,
+  // and reading it here threw away callTool's optimised code at each run's first call.
+  let cancelled = false
+  const cancel = (why: Error) => {
+    cancelled = true
+    controller.abort(why)
+  }
+  const onOuterAbort = () => cancel(new Error('aborted'))
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true })
+  // Made at the run's first call: a trivial run makes none, and the scheduler (its queues and its listener
+  // on the run's signal) is a share of the host's time per run worth saving.
+  let scheduler: CallScheduler | undefined
+  let issued = 0
+  // One string joined per call, not two (ids stay in the log).
+  const idPrefix = `${runId}.`
+  let overLimit = false
+  // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
+  let over = false
+  // Not async, and no per-run closure called per call: one `then` per call, and the same optimised code
+  // for every run.
+  const callTool: SandboxHost['callTool'] = (name, argsJson) => {
+    try {
+      if (over || cancelled) return Promise.resolve(JSON.stringify(failure('ECANCELED', 'the run is over')))
+      if (++issued > limits.maxToolCalls) {
+        overLimit = true
+        cancel(new Error('tool call limit'))
+        const message = `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`
+        return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
+      }
+      const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
+      const parsed = parseArgs(argsJson)
+      if (!parsed.ok) {
+        // Logged like any call, so the observation lists it; never dispatched.
+        env.log.append('tool/call', call)
+        const result = failure('EINVAL', `${name}: ${parsed.message}`)
+        env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
+        return Promise.resolve(JSON.stringify(result))
+      }
+      call.args = parsed.value
+      scheduler ??= new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
+      return scheduler.submitJson(call)
+    } catch (e) {
+      // As an async function would: a throw (a log file sink that cannot write) is a rejection the sandbox answers.
+      return Promise.reject(e)
+    }
+  }
+  const log: SandboxHost['log'] = (entries) => {
+    // A logged Error's stack, in the user's line numbers and without the runtime's own frames.
+    for (const e of entries) env.log.append('console', { runId, level: e.level, text: userStack(program, e.text) })
+  }
+  return {
+    host: { callTool, log },
+    signal: controller.signal,
+    cancel,
+    get overLimit() {
+      return overLimit
+    },
+    release: () => options.signal?.removeEventListener('abort', onOuterAbort),
+    close: async (force) => {
+      over = true
+      const pending = scheduler?.pendingNames() ?? []
+      // When the sandbox answered and every call has committed, nothing listens and the abort is skipped.
+      if (force || pending.length) cancel(new Error('run over'))
+      options.signal?.removeEventListener('abort', onOuterAbort)
+      if (pending.length) await scheduler?.drain()
+      return pending
+    },
+  }
+}
+
+function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: false; message: string } {
+  if (argsJson.startsWith(INVALID_ARGS_PREFIX)) return { ok: false, message: argsJson.slice(INVALID_ARGS_PREFIX.length) }
+  try {
+    return { ok: true, value: JSON.parse(argsJson) as JsonValue }
+  } catch {
+    return { ok: false, message: 'arguments are not JSON' }
+  }
+}
