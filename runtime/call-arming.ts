@@ -3,8 +3,8 @@
  * they started in (dispatch.ts's `execute`). Most calls a program makes (a workspace tool's few syscalls
  * behind a promise) have settled by then and never get either. The rest are armed by group: the calls of
  * one turn that share a Cancellation (their scheduler) and a timeout get one timer and one cancel listener
- * between them, not one each — a fan-out of 1,000 calls to a 1 ms tool made and cleared 1,000 timers and
- * 1,000 listeners per run, and the timer objects were a good part of the host's allocation per call.
+ * between them, not one each: a wide fan-out to a fast tool would otherwise make and clear a timer and a
+ * listener per call, and the timer objects would be a good part of the host's allocation per call.
  *
  * Same deadlines as a timer per call: every call of a group was armed at the same moment with the same
  * timeout. A group keeps its calls until the last of them settles (bounded by the calls started in one

@@ -146,8 +146,8 @@ export function execute(
 }
 
 /**
- * What a tool is given. A class, not an object literal: a literal with `get signal()` took ~3 µs to make (V8
- * defines an accessor on a fresh object through the runtime, each call), a class instance ~0.1 µs. `signal` is
+ * What a tool is given. A class, not an object literal: a literal with `get signal()` is slow to make (V8
+ * defines an accessor on a fresh object through the runtime, each call), a class instance is not. `signal` is
  * the prototype's getter (its controller made when first read), so `{ ...ctx }` does not copy it.
  */
 class CallContext implements ToolContext {

@@ -2,7 +2,7 @@
  * The JSON form of a RunResult (`JSON.stringify(result)`, what `--json` prints): every console line is in
  * `logs` once, so the run's console events are folded into one marker event per stretch of consecutive
  * lines, `{ type: 'console', data: { runId, logs: [from, to] } }` (the `logs` indices they stand for).
- * Without that, a console flood at its 1 MiB cap printed 4.4 MB of JSON: each line twice, the second time
+ * Without that, a console flood printed several times its cap in JSON: each line twice, the second time
  * inside an event envelope. The in-memory `events` (and the JSONL log) keep every event as it was.
  */
 import type { RunEvent, RunResult } from '../vocabulary/types.js'

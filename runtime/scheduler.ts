@@ -62,7 +62,7 @@ export class CallScheduler implements Cancellation {
   constructor(options: { env: DispatchEnv; signal: AbortSignal; maxParallel: number; onCommit?: (c: Committed) => void }) {
     this.#env = options.env
     this.#signal = options.signal
-    // One listener on the caller's signal however many calls are in flight (100k parallel calls are a
+    // One listener on the caller's signal however many calls are in flight (a huge fan-out is a
     // legitimate flood, not a leak): running calls register with the scheduler instead (`add`).
     if (options.signal.aborted) this.#abort(options.signal.reason)
     else options.signal.addEventListener('abort', () => this.#abort(options.signal.reason), { once: true })

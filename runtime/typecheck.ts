@@ -37,7 +37,7 @@ export interface TypeCheckOutcome {
 
 export type TypecheckMode = 'error' | 'warn' | 'off'
 
-/** The default time a check may take in its thread; a warm check takes ~20 ms, a first one ~150 ms. */
+/** The default time a check may take in its thread: far above a check's usual time, even a first one's. */
 export const DEFAULT_TYPECHECK_BUDGET_MS = 5_000
 /** Notes beyond this many causes are counted, not listed. */
 const MAX_NOTES = 5

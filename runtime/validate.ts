@@ -13,8 +13,8 @@ import type { JsonSchema, JsonValue, SchemaLike } from '../vocabulary/types.js'
 export type Validation = { ok: true; value: JsonValue } | { ok: false; message: string }
 export type Validator = (args: JsonValue) => Validation
 
-// Loaded (and its two instances built) at the first JSON Schema validation, not at start-up: ~90 ms of CPU
-// that a process whose tools are zod, or that calls none, never needs (`codeact run` of a plain program).
+// Loaded (and its two instances built) at the first JSON Schema validation, not at start-up: CPU a process
+// whose tools are zod, or that calls none, never needs (`codeact run` of a plain program).
 let ajvs: [Ajv2020, Ajv] | undefined
 function validators(): [Ajv2020, Ajv] {
   if (ajvs) return ajvs
@@ -46,7 +46,7 @@ const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', 'examples
 
 /**
  * A schema that says only "an object" (a tool without arguments: `{ type: 'object' }`, perhaps with an empty
- * `properties`): checked here, as ajv would, without loading ajv — ~90 ms of CPU at a process's first call.
+ * `properties`): checked here, as ajv would, without loading ajv (its load is a process's first call's largest cost).
  */
 function onlySaysObject(schema: JsonSchema): boolean {
   if (schema.type !== 'object') return false

@@ -1,12 +1,12 @@
 /**
  * Holds a run's effects until its type check's verdict (a run started while its check goes on,
- * runtime/run-code.ts). Until then nothing of the run reaches the world: a tool call is not logged,
+ * runtime/run-verdict.ts). Until then nothing of the run reaches the world: a tool call is not logged,
  * validated, hooked, approved or executed, a console line is not logged — each waits here, in the order the
  * program made them. A clean verdict lets them through in that order, at once (so the event log reads as if
  * nothing had waited); a blocking one drops them all: held calls are answered `refused`, never dispatched,
  * and nothing held is logged.
  *
- * Only for a backend whose programs reach the world through the host alone (Sandbox.effectsOnlyThroughHost):
+ * Only for a backend whose programs reach the world through the host alone (`capabilities.effectsOnlyThroughHost`):
  * what a program did with a file system or a network of its own could not be held here.
  */
 export class VerdictGate {

@@ -1,9 +1,9 @@
 /**
  * What a staged run's diffs may read from disk: `maxDiffBytes` (--max-diff-bytes) for all its files
  * together. Before a file is read its size is known (lstat), so a file that does not fit what is left, or
- * a sparse one (a `truncate -s 1500M` costs its writer nothing and a reader 1.5 GB), is never read: its diff
- * is one line saying what it is, as git's "Binary files … differ" is. A dry run of two such files took the
- * host to 3.1 GB before.
+ * a sparse one (a `truncate -s 1500M` costs its writer nothing and a reader all of its
+ * size), is never read: its diff is one line saying what it is, as git's "Binary files … differ" is. A
+ * program must not make the host's memory grow by what it claims, only by what it writes.
  */
 import { lstatSync, type Stats } from 'node:fs'
 import { isSparse } from '../../sandbox/workspace/staging/sparse-copy.js'

@@ -2,8 +2,8 @@
  * Unified diffs the way git prints them (`--- a/path`, `+++ b/path`, `/dev/null` for a created or deleted
  * file, three lines of context), from the jsdiff library's hunks. Binary content is one line, as in git.
  *
- * jsdiff's Myers diff costs (lines × edits): one rewritten 20,000-line file held the host's event loop for
- * a minute. It is cut off past MAX_EDIT_LINES edits or DIFF_SLICE_MS, whichever comes first; then the file
+ * jsdiff's Myers diff costs (lines × edits): a file rewritten whole could hold the host's event loop for
+ * as long as a run may take. It is cut off past MAX_EDIT_LINES edits or DIFF_SLICE_MS, whichever comes first; then the file
  * is shown as one hunk — the common head and tail kept as context, everything between removed and added —
  * found in linear time. Correct as a patch, only not minimal, and only for files that changed that much.
  */
@@ -28,7 +28,7 @@ function range(start: number, lines: number): string {
   return lines === 1 ? `${start}` : lines === 0 ? `${Math.max(0, start - 1)},0` : `${start},${lines}`
 }
 
-/** Edits past which Myers gives way to the linear hunk (a 40,000-line rewrite: ~0.35 s at this bound). */
+/** Edits past which Myers gives way to the linear hunk: a bound on the event loop's time per rewritten file. */
 export const MAX_EDIT_LINES = 1000
 /** The longest one file's Myers diff may hold the event loop. */
 export const DIFF_SLICE_MS = 100
