@@ -1,7 +1,8 @@
 /**
  * `make lint` is a gate, so it is tested like one: on a scratch copy of the tracked tree it passes, and each
- * slip a contributor might make — an import that points up a layer, an export nobody uses, a formatting
- * slip — makes the step that owns it fail and name the file. CONTRIBUTING.md's layer table and the lint config's
+ * slip a contributor might make — an import that points up a layer, a cycle (type-only imports counted), an
+ * export nobody uses, a formatting slip, a function in runtime/ too long to read in one screen — makes the
+ * step that owns it fail and name the file. CONTRIBUTING.md's layer table and the lint config's
  * table must agree.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -34,7 +35,7 @@ function copyTree(): string {
   return dir
 }
 
-function lint(step: 'code' | 'layers' | 'dead'): { status: number; output: string } {
+function lint(step: 'code' | 'layers' | 'dead' | 'size'): { status: number; output: string } {
   const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { cwd: scratch, encoding: 'utf8' })
   return { status: r.status ?? -1, output: `${r.stdout}\n${r.stderr}` }
 }
@@ -57,7 +58,7 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 describe('make lint on a clean copy of the tree', () => {
-  test.each(['code', 'layers', 'dead'] as const)('%s passes', (step) => {
+  test.each(['code', 'layers', 'dead', 'size'] as const)('%s passes', (step) => {
     const r = lint(step)
     expect(r.output).not.toMatch(/error/i)
     expect(r.status).toBe(0)
@@ -88,6 +89,51 @@ describe('each slip fails the step that owns it', () => {
         expect(r.output).toContain('vocabulary/types.ts → runtime/limits.ts')
       },
     )
+  })
+
+  test('two modules that import each other through type-only imports', () => {
+    const a = join(scratch, 'runtime/cycle-probe-a.ts')
+    const b = join(scratch, 'runtime/cycle-probe-b.ts')
+    writeFileSync(a, "import type { B } from './cycle-probe-b.js'\nexport interface A {\n  b?: B\n}\n")
+    writeFileSync(b, "import type { A } from './cycle-probe-a.js'\nexport interface B {\n  a?: A\n}\n")
+    try {
+      const r = lint('layers')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toContain('no-circular')
+      expect(r.output).toMatch(/runtime\/cycle-probe-a\.ts →\s+runtime\/cycle-probe-b\.ts →\s+runtime\/cycle-probe-a\.ts/)
+    } finally {
+      rmSync(a)
+      rmSync(b)
+    }
+  })
+
+  test('a type-only cycle through a module that is already there', () => {
+    withSlip(
+      'runtime/limits.ts',
+      (t) => `${t}\nimport type { RunCodeDeps } from './run-inputs.js'\nexport type CycleProbe = RunCodeDeps['limits']\n`,
+      () => {
+        const r = lint('layers')
+        expect(r.status).not.toBe(0)
+        expect(r.output).toContain('no-circular')
+        expect(r.output).toContain('runtime/limits.ts')
+      },
+    )
+  })
+
+  test('a function in runtime/ over 80 lines, an arrow in an object as much as a declaration', () => {
+    const file = join(scratch, 'runtime/long-probe.ts')
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `    total += ${i}`).join('\n')
+    // 81 lines from the arrow's parameters to its closing brace; the 80-line one beside it is within the rule.
+    const arrow = (name: string, n: number) => `  ${name}: (): number => {\n    let total = 0\n${body(n)}\n    return total\n  },\n`
+    writeFileSync(file, `export const probes = {\n${arrow('longProbe', 77)}${arrow('fitsProbe', 76)}}\n`)
+    try {
+      const r = lint('size')
+      expect(r.status).not.toBe(0)
+      expect(r.output).toContain('runtime/long-probe.ts:2 longProbe is 81 lines')
+      expect(r.output).not.toContain('fitsProbe')
+    } finally {
+      rmSync(file)
+    }
   })
 
   test('an export nobody imports', () => {
