@@ -40,8 +40,8 @@ export interface WarmPoolOptions {
   max: number
   /** Idle resources held at most; one given back past it is destroyed. Default: `max`. */
   maxIdle?: Count
-  /** An idle resource older than this is destroyed, down to `keep()`. */
-  idleMs: number
+  /** An idle resource older than this is destroyed, down to `keep()` (a function: read at each idle). */
+  idleMs: Count
   /** Idle resources never trimmed for idleness. Default 0. */
   keep?: Count
   /** A resource is destroyed after this many uses. Default: unlimited. */
@@ -54,6 +54,7 @@ export interface WarmPoolOptions {
   name: string
 }
 
+/** `start_failed`'s message is the backend's own, as it is (it names the fix). */
 export type TakeFailure = { ok: false; code: 'closed' | 'aborted' | 'start_failed' | 'start_timeout'; message: string }
 export type Taken<R> = { ok: true; resource: R } | TakeFailure
 
@@ -159,7 +160,8 @@ export class WarmPool<R> {
       }
       signal?.addEventListener('abort', onAbort, { once: true })
       this.#waiters.push(waiter)
-      if (this.#live() < this.#o.max) this.#start()
+      // Covers the warm count and every take waiting, room permitting (the rest wait for a give or a loss).
+      this.fill()
     })
   }
 
@@ -208,6 +210,15 @@ export class WarmPool<R> {
     if (this.#closed) return
     const wanted = Math.max(count(this.#o.warm, 0), 0) + this.#waiters.length
     while (this.#idle.length + this.#starting < wanted && this.#live() < this.#o.max) this.#start()
+  }
+
+  /** Destroy idle resources now, the least recently given back first, until `keep` are left. */
+  trim(keep = 0): void {
+    const gone = this.#idle.splice(0, Math.max(0, this.#idle.length - keep))
+    for (const entry of gone) {
+      clearTimeout(entry.timer)
+      this.#destroy(entry.resource)
+    }
   }
 
   /** Resolves true once `want` resources are idle, false when starts fail, the pool closes or `timeoutMs` passes. */
@@ -261,7 +272,7 @@ export class WarmPool<R> {
           ? `the wait for ${this.#o.name} was aborted`
           : code === 'start_timeout'
             ? `${this.#o.name} did not start within ${this.#o.startTimeoutMs} ms`
-            : `${this.#o.name} could not start: ${why ?? 'unknown error'}`
+            : (why ?? `${this.#o.name} could not start`)
     return { ok: false, code, message }
   }
 
@@ -311,6 +322,8 @@ export class WarmPool<R> {
       this.#busy.set(entry.resource, entry)
       return waiter.resolve({ ok: true, resource: entry.resource })
     }
+    // Nobody waits and the idle are enough (maxIdle lowered while it started): it is not needed.
+    if (this.#idle.length >= count(this.#o.maxIdle, this.#o.max)) return this.#destroy(entry.resource)
     this.#toIdle(entry)
   }
 
@@ -328,7 +341,7 @@ export class WarmPool<R> {
       if (this.#idle.length <= count(this.#o.keep, 0)) return this.#armTrim(entry)
       this.#idle.splice(at, 1)
       this.#destroy(entry.resource)
-    }, this.#o.idleMs)
+    }, count(this.#o.idleMs, 0))
     entry.timer.unref?.()
   }
 
