@@ -38,6 +38,20 @@ describe.skipIf(!dockerEngine.available)('docker sandbox: warm pool and engines'
     await sandbox.close()
   })
 
+  it('a warm container killed from outside is never handed out: the next run is served by a live one', async () => {
+    const sandbox = make({ poolSize: 1 })
+    expect(await sandbox.warm(1)).toBe(true)
+    const [pooled] = await ownContainers()
+    if (pooled === undefined) throw new Error('no warm container')
+    await new Docker().getContainer(pooled).kill()
+    const out = await sandbox.run(request(`return require('node:os').hostname()`), testHost(), never())
+    expect(out).toMatchObject({ ok: true })
+    const served = out.ok ? (JSON.parse(out.valueJson ?? '""') as string) : ''
+    expect(pooled.startsWith(served)).toBe(false)
+    await sandbox.close()
+    expect(await ownContainers()).toEqual([])
+  })
+
   it('each run gets the memory it asks for; the pool warms for the last size asked', async () => {
     const sandbox = make({ poolSize: 1 })
     const memoryOf = async (memoryMb: number): Promise<number> => {

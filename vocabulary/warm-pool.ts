@@ -1,0 +1,386 @@
+/**
+ * The one warm-pool lifecycle: every pool of codeact (isolate children, isolates, containers, checker threads)
+ * is this over a small backend that says how to make and end one resource. What each state means:
+ *
+ * - starting — `create()` is in flight. Past `startTimeoutMs` the pool stops waiting: whoever waited is told
+ *   `start_timeout`, and the resource, if it ever comes, is destroyed on arrival (a start that hangs must not
+ *   hold a take, nor a slot, forever).
+ * - idle — ready for the next take. The most recently given back goes first (its code and caches are the
+ *   warmest); one idle for `idleMs` is destroyed unless fewer than `keep()` would be left (then it stays and
+ *   is looked at again `idleMs` later).
+ * - busy — taken. It comes back with `give(resource, reusable)`: kept when reusable, healthy, under
+ *   `maxUses` and under `maxIdle()`, else destroyed. `retire` ends it in any state (it died, or the holder
+ *   had to stop it); `detach` hands it to the holder for good (single-use resources the holder ends itself).
+ * - stopping — `destroy()` is in flight. Past `stopTimeoutMs` the pool stops waiting and counts it `stuck`.
+ *
+ * Refill: after every take and every loss the pool starts creates until `warm()` are idle or starting
+ * (`refillDelayMs` after a take: a start competes with the taker's run for the CPU). A create that fails is
+ * not retried on its own (no hot loop on a dead engine): the first waiting take learns why, the next take
+ * tries again. `close()` drains: takes waiting are answered `closed`, idle and busy resources are destroyed,
+ * starting ones on arrival, and it resolves when every destroy has ended or passed its stop timeout.
+ */
+
+export type Created<R> = { ok: true; resource: R } | { ok: false; message: string }
+
+export interface WarmPoolBackend<R> {
+  /** Make one resource, ready to use; a failure is a value (a throw is taken as one). */
+  create(): Promise<Created<R>>
+  /** End one resource; its end may be awaited. Called once per resource. */
+  destroy(resource: R): unknown
+  /** Still fit to hand out (checked at every take and give back); false: it is destroyed. */
+  healthy?(resource: R): boolean
+}
+
+type Count = number | (() => number)
+
+export interface WarmPoolOptions {
+  /** Idle or starting resources the pool keeps ready (refill target). */
+  warm: Count
+  /** Resources alive at once: starting, idle and busy together. */
+  max: number
+  /** Idle resources held at most; one given back past it is destroyed. Default: `max`. */
+  maxIdle?: Count
+  /** An idle resource older than this is destroyed, down to `keep()` (a function: read at each idle). */
+  idleMs: Count
+  /** Idle resources never trimmed for idleness. Default 0. */
+  keep?: Count
+  /** A resource is destroyed after this many uses. Default: unlimited. */
+  maxUses?: number
+  startTimeoutMs: number
+  stopTimeoutMs: number
+  /** The refill after a take waits this long. Default 0 (at once). */
+  refillDelayMs?: number
+  /** What the pool serves, for messages ("the docker sandbox"). */
+  name: string
+}
+
+/** `start_failed`'s message is the backend's own, as it is (it names the fix). */
+export type TakeFailure = { ok: false; code: 'closed' | 'aborted' | 'start_failed' | 'start_timeout'; message: string }
+export type Taken<R> = { ok: true; resource: R } | TakeFailure
+
+/** How many resources are in each state (and how many destroys passed their stop timeout). */
+export interface PoolCounts {
+  starting: number
+  idle: number
+  busy: number
+  stopping: number
+  waiting: number
+  stuck: number
+  created: number
+  destroyed: number
+}
+
+interface Entry<R> {
+  readonly resource: R
+  uses: number
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+interface Waiter<R> {
+  resolve(taken: Taken<R>): void
+}
+
+const count = (c: Count | undefined, otherwise: number): number => (c === undefined ? otherwise : typeof c === 'number' ? c : c())
+
+export class WarmPool<R> {
+  readonly #backend: WarmPoolBackend<R>
+  readonly #o: WarmPoolOptions
+  /** Idle, the most recently given back last. */
+  readonly #idle: Entry<R>[] = []
+  readonly #busy = new Map<R, Entry<R>>()
+  readonly #waiters: Waiter<R>[] = []
+  readonly #stopping = new Set<Promise<void>>()
+  #starting = 0
+  #stuck = 0
+  #created = 0
+  #destroyed = 0
+  #refill: ReturnType<typeof setTimeout> | undefined
+  #closed = false
+
+  constructor(backend: WarmPoolBackend<R>, options: WarmPoolOptions) {
+    this.#backend = backend
+    this.#o = options
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  counts(): PoolCounts {
+    return {
+      starting: this.#starting,
+      idle: this.#idle.length,
+      busy: this.#busy.size,
+      stopping: this.#stopping.size,
+      waiting: this.#waiters.length,
+      stuck: this.#stuck,
+      created: this.#created,
+      destroyed: this.#destroyed,
+    }
+  }
+
+  /** Times `resource` was given back (0 while on its first use). */
+  uses(resource: R): number {
+    return this.#busy.get(resource)?.uses ?? this.#idle.find((e) => e.resource === resource)?.uses ?? 0
+  }
+
+  /** An idle resource now, else undefined: never waits, never starts one for itself (the refill still runs). */
+  takeIdle(): R | undefined {
+    if (this.#closed) return undefined
+    for (let entry = this.#idle.pop(); entry !== undefined; entry = this.#idle.pop()) {
+      clearTimeout(entry.timer)
+      if (!this.#fit(entry.resource)) {
+        this.#destroy(entry.resource)
+        continue
+      }
+      this.#busy.set(entry.resource, entry)
+      this.#refillSoon()
+      return entry.resource
+    }
+    return undefined
+  }
+
+  /** A resource: an idle one, else the next one ready (started for this take when there is room). */
+  take(signal?: AbortSignal): Promise<Taken<R>> {
+    if (this.#closed) return Promise.resolve(this.#failure('closed'))
+    if (signal?.aborted) return Promise.resolve(this.#failure('aborted'))
+    const idle = this.takeIdle()
+    if (idle !== undefined) return Promise.resolve({ ok: true, resource: idle })
+    return new Promise((resolve) => {
+      const waiter: Waiter<R> = {
+        resolve: (taken) => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve(taken)
+        },
+      }
+      const onAbort = () => {
+        const at = this.#waiters.indexOf(waiter)
+        if (at >= 0) this.#waiters.splice(at, 1)
+        waiter.resolve(this.#failure('aborted'))
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.#waiters.push(waiter)
+      // Covers the warm count and every take waiting, room permitting (the rest wait for a give or a loss).
+      this.fill()
+    })
+  }
+
+  /** One use ended: keep it for the next take when it can be, else destroy it. */
+  give(resource: R, reusable = true): void {
+    const entry = this.#busy.get(resource)
+    if (entry === undefined) return
+    this.#busy.delete(resource)
+    entry.uses++
+    const keepIt =
+      reusable &&
+      !this.#closed &&
+      entry.uses < (this.#o.maxUses ?? Number.POSITIVE_INFINITY) &&
+      this.#fit(resource) &&
+      this.#idle.length < count(this.#o.maxIdle, this.#o.max)
+    if (!keepIt) {
+      this.#destroy(resource)
+      return this.#afterLoss()
+    }
+    const waiter = this.#waiters.shift()
+    if (waiter) {
+      this.#busy.set(resource, entry)
+      return waiter.resolve({ ok: true, resource })
+    }
+    this.#toIdle(entry)
+  }
+
+  /** End `resource` whatever its state (it died, or its holder had to stop it); the gap is refilled. */
+  retire(resource: R): void {
+    const at = this.#idle.findIndex((e) => e.resource === resource)
+    const entry = at >= 0 ? this.#idle.splice(at, 1)[0] : this.#busy.get(resource)
+    if (entry === undefined) return
+    clearTimeout(entry.timer)
+    this.#busy.delete(resource)
+    this.#destroy(resource)
+    this.#afterLoss()
+  }
+
+  /** The holder keeps `resource` for good and ends it itself: the pool forgets it. */
+  detach(resource: R): void {
+    if (this.#busy.delete(resource)) this.#afterLoss()
+  }
+
+  /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered). */
+  fill(): void {
+    if (this.#closed) return
+    const wanted = Math.max(count(this.#o.warm, 0), 0) + this.#waiters.length
+    while (this.#idle.length + this.#starting < wanted && this.#live() < this.#o.max) this.#start()
+  }
+
+  /** Destroy idle resources now, the least recently given back first, until `keep` are left. */
+  trim(keep = 0): void {
+    const gone = this.#idle.splice(0, Math.max(0, this.#idle.length - keep))
+    for (const entry of gone) {
+      clearTimeout(entry.timer)
+      this.#destroy(entry.resource)
+    }
+  }
+
+  /** Resolves true once `want` resources are idle, false when starts fail, the pool closes or `timeoutMs` passes. */
+  async ready(want: number, timeoutMs: number): Promise<boolean> {
+    this.fill()
+    const until = Date.now() + timeoutMs
+    while (this.#idle.length < want && this.#starting > 0 && !this.#closed && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 20))
+      this.fill()
+    }
+    return this.#idle.length >= want
+  }
+
+  /** Stop handing out; end everything this pool holds. Resolves when every destroy has ended or timed out. */
+  async close(): Promise<PoolCounts> {
+    this.#closed = true
+    clearTimeout(this.#refill)
+    for (const waiter of this.#waiters.splice(0)) waiter.resolve(this.#failure('closed'))
+    for (const entry of this.#idle.splice(0)) {
+      clearTimeout(entry.timer)
+      this.#destroy(entry.resource)
+    }
+    for (const resource of [...this.#busy.keys()]) {
+      this.#busy.delete(resource)
+      this.#destroy(resource)
+    }
+    // Starting ones are destroyed as they arrive (#arrived): wait for those within their start timeout.
+    while (this.#starting > 0 || this.#stopping.size > 0) {
+      await Promise.race([...this.#stopping, new Promise((r) => setTimeout(r, 10))])
+    }
+    return this.counts()
+  }
+
+  #live(): number {
+    return this.#starting + this.#idle.length + this.#busy.size
+  }
+
+  #fit(resource: R): boolean {
+    try {
+      return this.#backend.healthy?.(resource) ?? true
+    } catch {
+      return false
+    }
+  }
+
+  #failure(code: TakeFailure['code'], why?: string): TakeFailure {
+    const message =
+      code === 'closed'
+        ? `${this.#o.name} is closed`
+        : code === 'aborted'
+          ? `the wait for ${this.#o.name} was aborted`
+          : code === 'start_timeout'
+            ? `${this.#o.name} did not start within ${this.#o.startTimeoutMs} ms`
+            : (why ?? `${this.#o.name} could not start`)
+    return { ok: false, code, message }
+  }
+
+  #start(): void {
+    this.#starting++
+    let settled = false
+    const timer = setTimeout(() => {
+      if (settled) return
+      settled = true
+      this.#starting--
+      this.#waiters.shift()?.resolve(this.#failure('start_timeout'))
+    }, this.#o.startTimeoutMs)
+    timer.unref?.()
+    let made: Promise<Created<R>>
+    try {
+      made = this.#backend.create()
+    } catch (error) {
+      made = Promise.reject(error)
+    }
+    void made
+      .catch((error: unknown): Created<R> => ({ ok: false, message: error instanceof Error ? error.message : String(error) }))
+      .then((created) => {
+        clearTimeout(timer)
+        if (created.ok) this.#created++
+        if (settled) {
+          // Past its start timeout: nobody counts on it any more.
+          if (created.ok) this.#destroy(created.resource)
+          return
+        }
+        settled = true
+        this.#starting--
+        this.#arrived(created)
+      })
+  }
+
+  #arrived(created: Created<R>): void {
+    if (!created.ok) {
+      // One failure answers one waiting take; the others keep theirs (a slot it held is free again).
+      this.#waiters.shift()?.resolve(this.#failure('start_failed', created.message))
+      if (!this.#closed && this.#waiters.length > this.#starting && this.#live() < this.#o.max) this.#start()
+      return
+    }
+    if (this.#closed) return this.#destroy(created.resource)
+    const entry: Entry<R> = { resource: created.resource, uses: 0, timer: undefined }
+    const waiter = this.#waiters.shift()
+    if (waiter) {
+      this.#busy.set(entry.resource, entry)
+      return waiter.resolve({ ok: true, resource: entry.resource })
+    }
+    // Nobody waits and the idle are enough (maxIdle lowered while it started): it is not needed.
+    if (this.#idle.length >= count(this.#o.maxIdle, this.#o.max)) return this.#destroy(entry.resource)
+    this.#toIdle(entry)
+  }
+
+  #toIdle(entry: Entry<R>): void {
+    this.#idle.push(entry)
+    this.#armTrim(entry)
+  }
+
+  #armTrim(entry: Entry<R>): void {
+    clearTimeout(entry.timer)
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined
+      const at = this.#idle.indexOf(entry)
+      if (at < 0) return
+      if (this.#idle.length <= count(this.#o.keep, 0)) return this.#armTrim(entry)
+      this.#idle.splice(at, 1)
+      this.#destroy(entry.resource)
+    }, count(this.#o.idleMs, 0))
+    entry.timer.unref?.()
+  }
+
+  /** A resource left: waiting takes get a new one (room permitting), and the warm count is refilled. */
+  #afterLoss(): void {
+    if (this.#closed) return
+    if (this.#waiters.length > this.#starting && this.#live() < this.#o.max) this.#start()
+    this.fill()
+  }
+
+  #refillSoon(): void {
+    const delay = this.#o.refillDelayMs ?? 0
+    if (delay <= 0) return this.fill()
+    if (this.#refill !== undefined) return
+    this.#refill = setTimeout(() => {
+      this.#refill = undefined
+      this.fill()
+    }, delay)
+    this.#refill.unref?.()
+  }
+
+  #destroy(resource: R): void {
+    let ended: Promise<unknown>
+    try {
+      ended = Promise.resolve(this.#backend.destroy(resource))
+    } catch (error) {
+      ended = Promise.reject(error)
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(resolve, this.#o.stopTimeoutMs, 'late')
+      timer.unref?.()
+    })
+    const done: Promise<void> = Promise.race([ended.catch(() => 'failed'), late]).then((how) => {
+      clearTimeout(timer)
+      if (how === 'late') this.#stuck++
+      else this.#destroyed++
+      this.#stopping.delete(done)
+    })
+    this.#stopping.add(done)
+  }
+}
