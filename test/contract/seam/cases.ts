@@ -1,0 +1,13 @@
+/** Every promise of the Sandbox seam, one case each (their names are what a skip list names). */
+import { runCases } from './cases-runs.js'
+import { limitCases } from './cases-limits.js'
+import { sessionCases } from './cases-sessions.js'
+import type { SeamCase } from './context.js'
+
+export const CASES: readonly SeamCase[] = [...runCases, ...limitCases, ...sessionCases]
+
+export function caseNamed(name: string): SeamCase {
+  const found = CASES.find((c) => c.name === name)
+  if (!found) throw new Error(`no seam case named "${name}"`)
+  return found
+}
