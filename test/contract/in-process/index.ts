@@ -15,7 +15,7 @@ import {
   type SandboxRunRequest,
   unavailable,
 } from '../../../sandbox/types.js'
-import { type InProcessWorkspace, installConsole, installEntropy, installWorkspace, newRealm, type RunTrace } from './realm.js'
+import { type InProcessWorkspace, installConsole, installEntropy, installTimers, installWorkspace, newRealm, type RunTrace } from './realm.js'
 
 /** Until `stages30` puts `SandboxCapabilities` on the seam, the shape it will have. */
 export interface Capabilities {
@@ -100,6 +100,13 @@ async function runIn(
   if (request.entropy) installEntropy(realm, request.entropy, trace)
   if (workspace) installWorkspace(realm, workspace, trace)
   realm.tools = toolsFor(realm, request.toolNames, host, clock)
+  const timers = installTimers(realm)
+  // A rejection nobody handled ends the run, as in every backend; told apart from others by its realm's Promise.
+  const realmPromise = vm.runInContext('Promise.prototype', realm) as object
+  const onUnhandled = (reason: unknown, promise: Promise<unknown>) => {
+    if (Object.getPrototypeOf(promise) === realmPromise) end(failed('runtime', `unhandled promise rejection: ${describe(reason)}`, trace, stackOf(reason)))
+  }
+  process.on('unhandledRejection', onUnhandled)
   try {
     const done = (vm.runInContext(`(${request.js})()`, realm, { filename: 'program.js', timeout: clock.remaining() }) as Promise<unknown>).then(
       (value) => end(valueOutcome(realm, value, trace)),
@@ -115,6 +122,8 @@ async function runIn(
   clock.dispose()
   clearTimeout(deadline)
   signal.removeEventListener('abort', onAbort)
+  process.off('unhandledRejection', onUnhandled)
+  for (const t of timers) clearTimeout(t)
   return outcome
 }
 

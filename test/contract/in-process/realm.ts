@@ -50,6 +50,24 @@ export function installConsole(realm: vm.Context, maxOutputBytes: number, trace:
   realm.console = { log: emit('log'), info: emit('info'), warn: emit('warn'), error: emit('error'), debug: emit('debug') }
 }
 
+/** setTimeout and clearTimeout on this process's timers; the run clears what is left when it ends. */
+export function installTimers(realm: vm.Context): Set<NodeJS.Timeout> {
+  const timers = new Set<NodeJS.Timeout>()
+  realm.setTimeout = (fn: () => void, ms?: number) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      fn()
+    }, ms)
+    timers.add(timer)
+    return timer
+  }
+  realm.clearTimeout = (timer: NodeJS.Timeout) => {
+    timers.delete(timer)
+    clearTimeout(timer)
+  }
+  return timers
+}
+
 /** Math.random from the seed (FNV-1a, then a xorshift), Date.now from the replayed clock first; every read is kept. */
 export function installEntropy(realm: vm.Context, entropy: SandboxEntropy, trace: RunTrace): void {
   let state = 2166136261

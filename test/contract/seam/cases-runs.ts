@@ -1,6 +1,7 @@
 /** The seam's promises about starting, answering, tool calls and errors. */
 import { locateInSource } from '../../../runtime/compile.js'
-import { answer, failedWith, type SeamCase, same, valueOf } from './context.js'
+import type { SandboxRunRequest } from '../../../sandbox/types.js'
+import { answer, failedWith, type SeamCase, type SeamContext, same, valueOf } from './context.js'
 import { compiled, never, recordingHost, request } from './programs.js'
 
 export const runCases: SeamCase[] = [
@@ -90,6 +91,24 @@ export const runCases: SeamCase[] = [
     },
   },
   {
+    name: 'JS the backend cannot parse is a compile error',
+    async check(ctx) {
+      const unparsed = { ...(await request('return 1')), js: '(async function () { return ) })' }
+      return failedKind(ctx, unparsed, 'compile', /./)
+    },
+  },
+  {
+    name: 'a thrown value that is not an Error is a runtime error naming it',
+    check: async (ctx) => failedKind(ctx, await request('throw "plain words"'), 'runtime', /plain words/),
+  },
+  {
+    name: 'an unhandled rejection ends the run as a runtime error',
+    async check(ctx) {
+      const body = 'Promise.reject(new Error("later"))\nawait new Promise((r) => setTimeout(r, 100))\nreturn 1'
+      return failedKind(ctx, await request(body), 'runtime', /unhandled.*later/)
+    },
+  },
+  {
     name: 'an error carries a guest stack that leads to its line',
     async check(ctx) {
       const body = 'const a = 1\n\nthrow new RangeError("out of range")'
@@ -104,3 +123,12 @@ export const runCases: SeamCase[] = [
     },
   },
 ]
+
+/** The run fails with `kind` and a message that matches. */
+async function failedKind(ctx: SeamContext, req: SandboxRunRequest, kind: string, message: RegExp): Promise<string[]> {
+  const got = await answer(ctx.sandbox, req, recordingHost(), never())
+  if (got.problem) return [got.problem]
+  const problems = failedWith(got.outcome, kind)
+  if (!got.outcome.ok && !message.test(got.outcome.error.message)) problems.push(`message: got ${got.outcome.error.message}, want ${message}`)
+  return problems
+}

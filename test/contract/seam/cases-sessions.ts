@@ -1,6 +1,4 @@
-/** The seam's promises about sessions (a realm kept between runs, lost realms, the entropy replay) and the program's own effects. */
-import fs from 'node:fs'
-import path from 'node:path'
+/** The seam's promises about sessions: a realm kept between runs, lost realms, the entropy replay. */
 import { answer, failedWith, type SeamCase, type SeamContext, same, valueOf } from './context.js'
 import { never, recordingHost, type RequestOptions, request } from './programs.js'
 
@@ -76,21 +74,6 @@ export const sessionCases: SeamCase[] = [
       problems.push(...same('Date.now replayed', read?.slice(0, 3), [1000, 2000, 2000]))
       if (!((read?.[3] ?? 0) >= start)) problems.push(`past the replay Date.now is the real clock: got ${read?.[3]}`)
       problems.push(...same('the clock the outcome lists (run-length decoded)', decode(times.clock), read))
-      return problems
-    },
-  },
-  {
-    name: 'a denial the program caught is still reported in denials',
-    offered: (c) => c.programWrites,
-    async check(ctx) {
-      const body = `const fs = require('node:fs')
-        try { fs.writeFileSync('locked/planted.txt', 'x'); return 'written' } catch (e) { return e.code }`
-      const got = await answer(ctx.sandbox, await request(body), recordingHost(), never())
-      if (got.problem) return [got.problem]
-      const { value, problems } = valueOf(got.outcome)
-      problems.push(...same('what the program caught', value, 'EROFS'))
-      problems.push(...same('denials', got.outcome.denials?.map((d) => d.code), ['EROFS']))
-      if (fs.existsSync(path.join(ctx.workspace, 'locked', 'planted.txt'))) problems.push('the read-only folder was written')
       return problems
     },
   },

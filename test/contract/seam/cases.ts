@@ -2,9 +2,10 @@
 import { runCases } from './cases-runs.js'
 import { limitCases } from './cases-limits.js'
 import { sessionCases } from './cases-sessions.js'
+import { effectCases } from './cases-effects.js'
 import type { SeamCase } from './context.js'
 
-export const CASES: readonly SeamCase[] = [...runCases, ...limitCases, ...sessionCases]
+export const CASES: readonly SeamCase[] = [...runCases, ...limitCases, ...sessionCases, ...effectCases]
 
 export function caseNamed(name: string): SeamCase {
   const found = CASES.find((c) => c.name === name)

@@ -29,29 +29,41 @@ export interface SeamOptions {
   prepareWorkspace?(dir: string): void
 }
 
+/** The suite's context for `options`' backend (its workspace made, the backend started) and how to end it. */
+export async function openContext(options: Omit<SeamOptions, 'skip'>, name: string): Promise<{ ctx: SeamContext; close(): Promise<void> }> {
+  const made: Sandbox[] = []
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), `codeact-seam-${name}-`))
+  fs.mkdirSync(path.join(workspace, 'locked'))
+  options.prepareWorkspace?.(workspace)
+  const make = (): Sandbox => {
+    const sandbox = options.make(workspace)
+    made.push(sandbox)
+    return sandbox
+  }
+  const ctx: SeamContext = { make, unstartable: options.unstartable, workspace, capabilities: options.capabilities, sandbox: make() }
+  await ctx.sandbox.start()
+  return {
+    ctx,
+    async close() {
+      for (const sandbox of made) await sandbox.close()
+      fs.rmSync(workspace, { recursive: true, force: true })
+    },
+  }
+}
+
 export function seamContract(name: string, options: SeamOptions): void {
   const skip = options.skip ?? {}
   const offered = CASES.filter((c) => c.offered?.(options.capabilities) ?? true)
   describe(`seam contract: ${name}`, () => {
-    const made: Sandbox[] = []
-    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), `codeact-seam-${name}-`))
     const ctx = {} as SeamContext
+    let close = async () => {}
     beforeAll(async () => {
       await options.setup?.()
-      fs.mkdirSync(path.join(workspace, 'locked'))
-      options.prepareWorkspace?.(workspace)
-      const make = (): Sandbox => {
-        const sandbox = options.make(workspace)
-        made.push(sandbox)
-        return sandbox
-      }
-      Object.assign(ctx, { make, unstartable: options.unstartable, workspace, capabilities: options.capabilities, sandbox: make() })
-      await ctx.sandbox.start()
+      const opened = await openContext(options, name)
+      Object.assign(ctx, opened.ctx)
+      close = opened.close
     }, 300_000)
-    afterAll(async () => {
-      for (const sandbox of made) await sandbox.close()
-      fs.rmSync(workspace, { recursive: true, force: true })
-    })
+    afterAll(() => close())
 
     it('declares its capabilities; its skip list names real cases, each with a reason', () => {
       const declared = (ctx.sandbox as { capabilities?: Capabilities }).capabilities
