@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process'
 import { describe } from 'vitest'
-import { createDockerSandbox } from '../../sandbox/docker/index.js'
 import { dockerRuntimeCases } from '../docker/engine.js'
 import { ensureImage } from '../docker/helpers.js'
+import { chownToNobody, dockerBackend } from './backends.js'
 import { sandboxContract } from './contract.js'
 import { seamContract } from './seam/suite.js'
 import { sessionContract } from './session-contract.js'
@@ -12,15 +11,7 @@ import { sessionContract } from './session-contract.js'
 for (const runtime of dockerRuntimeCases) {
   describe.skipIf(runtime.skip !== undefined)(`docker backend (${runtime.name})`, () => {
     seamContract(`docker-${runtime.name}`, {
-      make: (root) => createDockerSandbox({ ...runtime.option, poolSize: 1, workspace: { root, readOnly: ['locked'] } }),
-      // An engine that is not there: no container can start.
-      unstartable: () => createDockerSandbox({ ...runtime.option, engines: [{ socketPath: '/nonexistent/docker.sock' }] }),
-      // As `stages30` declares it on the seam.
-      capabilities: { nodeModules: true, effectsOnlyThroughHost: false, programWrites: true, sessions: true, stagesItself: true },
-      setup: ensureImage,
-      // The container runs as the workspace's owner (this process is root): give it the workspace as a
-      // user's own files would be theirs, and check the non-root path at the same time.
-      prepareWorkspace: (dir) => execFileSync('chown', ['-R', '65534:65534', dir]),
+      ...dockerBackend(runtime),
       skip: {
         'JS the backend cannot parse is a compile error':
           'bug: the runner answers JS that does not parse as `runtime` (SyntaxError); the isolate answers `compile`',
@@ -29,7 +20,7 @@ for (const runtime of dockerRuntimeCases) {
     sandboxContract(`docker-${runtime.name}`, {
       runtime: { sandbox: 'docker', docker: { ...runtime.option } },
       setup: ensureImage,
-      prepareWorkspace: (dir) => execFileSync('chown', ['-R', '65534:65534', dir]),
+      prepareWorkspace: chownToNobody,
     })
     // Sessions: one container per session, kept between its runs (sandbox/docker/sessions.ts).
     sessionContract(`docker-${runtime.name}`, { runtime: { sandbox: 'docker', docker: { ...runtime.option } }, setup: ensureImage })

@@ -85,6 +85,16 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
     what: 'the value is encoded twice, and nothing returned answers null',
     wrap: outcomes((o) => (o.ok ? { ...o, valueJson: JSON.stringify(o.valueJson ?? null) } : o)),
   },
+  'runs are kept apart: what one run changes, the next does not see': {
+    base: 'in-process',
+    what: 'stateless runs share one realm',
+    wrap: (s) => {
+      let shared = false
+      return replaced(s, {
+        run: (r, h, sig) => s.run(r.session ? r : { ...r, session: { id: 'shared', realm: shared ? 'existing' : 'new' } }, h, sig).finally(() => (shared = true)),
+      })
+    },
+  },
   'tool calls reach the host in issue order as JSON text, and their answers come back': {
     base: 'in-process',
     what: 'a later call reaches the host before the first one',

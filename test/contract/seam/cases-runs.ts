@@ -59,6 +59,17 @@ export const runCases: SeamCase[] = [
     },
   },
   {
+    name: 'runs are kept apart: what one run changes, the next does not see',
+    async check(ctx) {
+      const host = recordingHost()
+      const first = await answer(ctx.sandbox, await request('(globalThis as any).leak = 1; (Object.prototype as any).polluted = 1'), host, never())
+      const next = await answer(ctx.sandbox, await request('return [typeof (globalThis as any).leak, "polluted" in {}]'), host, never())
+      if (first.problem || next.problem) return [first.problem ?? next.problem ?? '']
+      const { value, problems } = valueOf(next.outcome)
+      return [...problems, ...same("the next run's view", value, ['undefined', false])]
+    },
+  },
+  {
     name: 'tool calls reach the host in issue order as JSON text, and their answers come back',
     async check(ctx) {
       const host = recordingHost()
