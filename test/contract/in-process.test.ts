@@ -7,6 +7,7 @@ seamContract('in-process', {
   ...inProcessBackend,
   skip: {
     'abort ends a busy program as aborted': 'the program runs on this thread: once it is busy nothing here runs until it yields',
-    'memory past the limit ends a run as memory, and the next run runs': "node:vm shares this process's heap: there is no memory limit to reach",
+    'memory past the limit ends a run as memory, and the next run runs':
+      "node:vm shares this process's heap: there is no memory limit to reach",
   },
 })

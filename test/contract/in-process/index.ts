@@ -15,7 +15,15 @@ import {
   type SandboxRunRequest,
   unavailable,
 } from '../../../sandbox/types.js'
-import { type InProcessWorkspace, installConsole, installEntropy, installTimers, installWorkspace, newRealm, type RunTrace } from './realm.js'
+import {
+  type InProcessWorkspace,
+  installConsole,
+  installEntropy,
+  installTimers,
+  installWorkspace,
+  newRealm,
+  type RunTrace,
+} from './realm.js'
 
 /** Until `stages30` puts `SandboxCapabilities` on the seam, the shape it will have. */
 export interface Capabilities {
@@ -66,7 +74,12 @@ export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox 
   }
 }
 
-function failed(kind: SandboxErrorKind, message: string, trace?: RunTrace, extra: { budget?: 'program' | 'deadline'; stack?: string } = {}): SandboxOutcome {
+function failed(
+  kind: SandboxErrorKind,
+  message: string,
+  trace?: RunTrace,
+  extra: { budget?: 'program' | 'deadline'; stack?: string } = {},
+): SandboxOutcome {
   return { ok: false, error: { kind, message, ...extra }, droppedOutputBytes: trace?.droppedOutputBytes ?? 0, ...reported(trace) }
 }
 
@@ -92,8 +105,13 @@ async function runIn(
   const { limits } = request
   let end!: (outcome: SandboxOutcome) => void
   const ended = new Promise<SandboxOutcome>((resolve) => (end = resolve))
-  const clock = new ProgramClock(limits.timeoutMs, () => end(failed('timeout', `the program ran past ${limits.timeoutMs} ms`, trace, { budget: 'program' })))
-  const deadline = setTimeout(() => end(failed('timeout', `the run's deadline of ${limits.deadlineMs} ms passed`, trace, { budget: 'deadline' })), limits.deadlineMs ?? 2 ** 31 - 1)
+  const clock = new ProgramClock(limits.timeoutMs, () =>
+    end(failed('timeout', `the program ran past ${limits.timeoutMs} ms`, trace, { budget: 'program' })),
+  )
+  const deadline = setTimeout(
+    () => end(failed('timeout', `the run's deadline of ${limits.deadlineMs} ms passed`, trace, { budget: 'deadline' })),
+    limits.deadlineMs ?? 2 ** 31 - 1,
+  )
   const onAbort = () => end(failed('aborted', 'the run was aborted', trace))
   signal.addEventListener('abort', onAbort)
   installConsole(realm, limits.maxOutputBytes, trace, (entries) => host.log(entries))
@@ -104,19 +122,24 @@ async function runIn(
   // A rejection nobody handled ends the run, as in every backend; told apart from others by its realm's Promise.
   const realmPromise = vm.runInContext('Promise.prototype', realm) as object
   const onUnhandled = (reason: unknown, promise: Promise<unknown>) => {
-    if (Object.getPrototypeOf(promise) === realmPromise) end(failed('runtime', `unhandled promise rejection: ${describe(reason)}`, trace, stackOf(reason)))
+    if (Object.getPrototypeOf(promise) === realmPromise)
+      end(failed('runtime', `unhandled promise rejection: ${describe(reason)}`, trace, stackOf(reason)))
   }
   process.on('unhandledRejection', onUnhandled)
   try {
-    const done = (vm.runInContext(`(${request.js})()`, realm, { filename: 'program.js', timeout: clock.remaining() }) as Promise<unknown>).then(
+    const done = (
+      vm.runInContext(`(${request.js})()`, realm, { filename: 'program.js', timeout: clock.remaining() }) as Promise<unknown>
+    ).then(
       (value) => end(valueOutcome(realm, value, trace)),
       (e: unknown) => end(failed('runtime', describe(e), trace, stackOf(e))),
     )
     void done
   } catch (e) {
     const code = (e as { code?: unknown } | null)?.code
-    if (code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') end(failed('timeout', `the program ran past ${limits.timeoutMs} ms`, trace, { budget: 'program' }))
-    else end(failed(e instanceof SyntaxError || (e as Error)?.name === 'SyntaxError' ? 'compile' : 'runtime', describe(e), trace, stackOf(e)))
+    if (code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
+      end(failed('timeout', `the program ran past ${limits.timeoutMs} ms`, trace, { budget: 'program' }))
+    else
+      end(failed(e instanceof SyntaxError || (e as Error)?.name === 'SyntaxError' ? 'compile' : 'runtime', describe(e), trace, stackOf(e)))
   }
   const outcome = await ended
   clock.dispose()
@@ -129,7 +152,11 @@ async function runIn(
 
 /** `tools.<name>(args)`: the args as JSON text to the host, the answer parsed in the realm, a failure a ToolCallError. */
 function toolsFor(realm: vm.Context, names: readonly string[], host: SandboxHost, clock: ProgramClock): Record<string, unknown> {
-  const parse = vm.runInContext('JSON.parse', realm) as (text: string) => { ok: boolean; value?: unknown; error?: { code: string; message: string } }
+  const parse = vm.runInContext('JSON.parse', realm) as (text: string) => {
+    ok: boolean
+    value?: unknown
+    error?: { code: string; message: string }
+  }
   const ToolCallError = realm.ToolCallError as new (name: string, code: string, message: string) => Error
   const tools: Record<string, unknown> = {}
   for (const name of names) {
@@ -149,7 +176,13 @@ function valueOutcome(realm: vm.Context, value: unknown, trace: RunTrace): Sandb
     const json = (vm.runInContext('JSON.stringify', realm) as (v: unknown) => string | undefined)(value)
     return { ok: true, valueJson: json, droppedOutputBytes: trace.droppedOutputBytes, ...reported(trace) }
   } catch (e) {
-    return { ok: true, valueJson: undefined, valueNote: `not JSON: ${describe(e)}`, droppedOutputBytes: trace.droppedOutputBytes, ...reported(trace) }
+    return {
+      ok: true,
+      valueJson: undefined,
+      valueNote: `not JSON: ${describe(e)}`,
+      droppedOutputBytes: trace.droppedOutputBytes,
+      ...reported(trace),
+    }
   }
 }
 

@@ -38,15 +38,17 @@ export function newRealm(): vm.Context {
 /** Console lines as the program writes them, each its UTF-8 bytes plus a newline against the cap. */
 export function installConsole(realm: vm.Context, maxOutputBytes: number, trace: RunTrace, log: (e: LogEntry[]) => void): void {
   let used = 0
-  const emit = (level: LogEntry['level']) => (...args: unknown[]) => {
-    const text = args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ')
-    const size = Buffer.byteLength(text) + 1
-    if (used + size > maxOutputBytes) trace.droppedOutputBytes += size
-    else {
-      used += size
-      log([{ level, text }])
+  const emit =
+    (level: LogEntry['level']) =>
+    (...args: unknown[]) => {
+      const text = args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ')
+      const size = Buffer.byteLength(text) + 1
+      if (used + size > maxOutputBytes) trace.droppedOutputBytes += size
+      else {
+        used += size
+        log([{ level, text }])
+      }
     }
-  }
   realm.console = { log: emit('log'), info: emit('info'), warn: emit('warn'), error: emit('error'), debug: emit('debug') }
 }
 

@@ -25,7 +25,10 @@ export function breakerSuite(base: Breaker['base'], options: Omit<SeamOptions, '
         // A break that hangs is certain here: a few seconds without an answer are enough to call it one.
         bounds.hangMs = breaker.hangs ? 5_000 : 30_000
         await options.setup?.()
-        opened = await openContext({ ...options, make: (ws) => broken(() => options.make(ws))(), unstartable: broken(options.unstartable) }, `broken-${base}`)
+        opened = await openContext(
+          { ...options, make: (ws) => broken(() => options.make(ws))(), unstartable: broken(options.unstartable) },
+          `broken-${base}`,
+        )
       }, 300_000)
       afterAll(async () => {
         await opened?.close().catch(() => {})

@@ -91,7 +91,10 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
     wrap: (s) => {
       let shared = false
       return replaced(s, {
-        run: (r, h, sig) => s.run(r.session ? r : { ...r, session: { id: 'shared', realm: shared ? 'existing' : 'new' } }, h, sig).finally(() => (shared = true)),
+        run: (r, h, sig) =>
+          s
+            .run(r.session ? r : { ...r, session: { id: 'shared', realm: shared ? 'existing' : 'new' } }, h, sig)
+            .finally(() => (shared = true)),
       })
     },
   },
@@ -113,7 +116,9 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
   'an unhandled rejection ends the run as a runtime error': {
     base: 'in-process',
     what: 'an unhandled rejection is ignored and the run goes on',
-    wrap: outcomes((o) => (!o.ok && o.error.message.startsWith('unhandled') ? { ok: true, valueJson: '1', droppedOutputBytes: o.droppedOutputBytes } : o)),
+    wrap: outcomes((o) =>
+      !o.ok && o.error.message.startsWith('unhandled') ? { ok: true, valueJson: '1', droppedOutputBytes: o.droppedOutputBytes } : o,
+    ),
   },
   'an error carries a guest stack that leads to its line': {
     base: 'in-process',

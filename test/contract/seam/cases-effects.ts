@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { answer, type SeamCase, same, valueOf } from './context.js'
+import { answer, type SeamCase, same, parsedValue } from './context.js'
 import { never, recordingHost, request } from './programs.js'
 
 export const effectCases: SeamCase[] = [
@@ -13,10 +13,16 @@ export const effectCases: SeamCase[] = [
       const body = `const fs = require('node:fs')
         try { fs.writeFileSync('locked/planted.txt', 'x'); return 'written' } catch (e) { return e.code }`
       const got = await answer(ctx.sandbox, await request(body), recordingHost(), never())
-      if (got.problem) return [got.problem]
-      const { value, problems } = valueOf(got.outcome)
+      if (got.problem !== undefined) return [got.problem]
+      const { value, problems } = parsedValue(got.outcome)
       problems.push(...same('what the program caught', value, 'EROFS'))
-      problems.push(...same('denials', got.outcome.denials?.map((d) => d.code), ['EROFS']))
+      problems.push(
+        ...same(
+          'denials',
+          got.outcome.denials?.map((d) => d.code),
+          ['EROFS'],
+        ),
+      )
       if (fs.existsSync(path.join(ctx.workspace, 'locked', 'planted.txt'))) problems.push('the read-only folder was written')
       return problems
     },
@@ -34,8 +40,8 @@ export const effectCases: SeamCase[] = [
       const handle = ctx.sandbox.stageRun?.(req.runId, stage)
       if (handle === undefined || typeof handle === 'string') return [`stageRun refused: ${handle}`]
       const got = await answer(ctx.sandbox, req, recordingHost(), never())
-      const problems = got.problem ? [got.problem] : valueOf(got.outcome).problems
-      if (got.outcome) problems.push(...same('what the program read back', valueOf(got.outcome).value, 'in the stage'))
+      const problems = got.problem !== undefined ? [got.problem] : parsedValue(got.outcome).problems
+      if (got.outcome) problems.push(...same('what the program read back', parsedValue(got.outcome).value, 'in the stage'))
       problems.push(...same('settled', await handle.settled(), true))
       if (fs.existsSync(path.join(ctx.workspace, 'staged.txt'))) problems.push('the real workspace was written')
       const upper = path.join(stage.upper, 'staged.txt')

@@ -1,5 +1,5 @@
 /** The seam's promises about ending a run: abort, the two budgets, memory, output and close. */
-import { answer, failedWith, type SeamCase, same, valueOf } from './context.js'
+import { answer, failedWith, type SeamCase, same, parsedValue } from './context.js'
 import { never, recordingHost, request } from './programs.js'
 
 /** Runs `body`, aborting once the host has seen `calls` calls (0: at once after it started). */
@@ -11,7 +11,7 @@ async function abortedRun(ctx: Parameters<SeamCase['check']>[0], body: string, c
   else await new Promise((r) => setTimeout(r, 500))
   controller.abort()
   const got = await running
-  return got.problem ? [got.problem] : failedWith(got.outcome, 'aborted')
+  return got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'aborted')
 }
 
 export const limitCases: SeamCase[] = [
@@ -23,7 +23,7 @@ export const limitCases: SeamCase[] = [
       const early = new AbortController()
       early.abort()
       const got = await answer(ctx.sandbox, await request('await tools.add({ a: 1, b: 1 })'), host, early.signal)
-      problems.push(...(got.problem ? [got.problem] : failedWith(got.outcome, 'aborted').map((p) => `already aborted: ${p}`)))
+      problems.push(...(got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'aborted').map((p) => `already aborted: ${p}`)))
       return [...problems, ...same('calls of a run aborted before it started', host.calls.length, 0)]
     },
   },
@@ -35,7 +35,7 @@ export const limitCases: SeamCase[] = [
     name: "the program's own time ends it as timeout (budget: program)",
     async check(ctx) {
       const got = await answer(ctx.sandbox, await request('while (true) {}', { limits: { timeoutMs: 500 } }), recordingHost(), never())
-      return got.problem ? [got.problem] : failedWith(got.outcome, 'timeout', 'program')
+      return got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'timeout', 'program')
     },
   },
   {
@@ -43,8 +43,8 @@ export const limitCases: SeamCase[] = [
     async check(ctx) {
       const body = 'return await tools.slow({ id: "waited", ms: 1500 })'
       const got = await answer(ctx.sandbox, await request(body, { limits: { timeoutMs: 750 } }), recordingHost(), never())
-      if (got.problem) return [got.problem]
-      const { value, problems } = valueOf(got.outcome)
+      if (got.problem !== undefined) return [got.problem]
+      const { value, problems } = parsedValue(got.outcome)
       return [...problems, ...same('value', value, 'waited')]
     },
   },
@@ -53,7 +53,7 @@ export const limitCases: SeamCase[] = [
     async check(ctx) {
       const req = await request('await tools.slow({ ms: 600000 })', { limits: { timeoutMs: 30_000, deadlineMs: 1500 } })
       const got = await answer(ctx.sandbox, req, recordingHost(), never())
-      return got.problem ? [got.problem] : failedWith(got.outcome, 'timeout', 'deadline')
+      return got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'timeout', 'deadline')
     },
   },
   {
@@ -61,10 +61,15 @@ export const limitCases: SeamCase[] = [
     async check(ctx) {
       // Program time past anything the bomb needs: only the memory limit may be what stops it.
       const bomb = 'const a: string[] = []; while (true) a.push("x".repeat(1024) + a.length)'
-      const got = await answer(ctx.sandbox, await request(bomb, { limits: { memoryMb: 64, timeoutMs: 60_000, deadlineMs: 120_000 } }), recordingHost(), never())
-      if (got.problem) return [got.problem]
+      const got = await answer(
+        ctx.sandbox,
+        await request(bomb, { limits: { memoryMb: 64, timeoutMs: 60_000, deadlineMs: 120_000 } }),
+        recordingHost(),
+        never(),
+      )
+      if (got.problem !== undefined) return [got.problem]
       const next = await answer(ctx.sandbox, await request('return "next"'), recordingHost(), never())
-      const after = next.problem ? [next.problem] : same('the next run', valueOf(next.outcome).value, 'next')
+      const after = next.problem !== undefined ? [next.problem] : same('the next run', parsedValue(next.outcome).value, 'next')
       return [...failedWith(got.outcome, 'memory'), ...after]
     },
   },
@@ -75,8 +80,8 @@ export const limitCases: SeamCase[] = [
       const cap = 2000
       const body = 'for (let i = 0; i < 3000; i++) console.log("line", i)\nreturn "done"'
       const got = await answer(ctx.sandbox, await request(body, { limits: { maxOutputBytes: cap } }), host, never())
-      if (got.problem) return [got.problem]
-      const { value, problems } = valueOf(got.outcome)
+      if (got.problem !== undefined) return [got.problem]
+      const { value, problems } = parsedValue(got.outcome)
       problems.push(...same('value', value, 'done'))
       // The lines kept are the first ones, in order; a backend may add one line of its own saying it cut.
       const kept = host.logs.filter((l) => /^line \d+$/.test(l.text)).map((l) => l.text)
@@ -98,7 +103,7 @@ export const limitCases: SeamCase[] = [
       await Promise.race([host.called(1), running])
       await sandbox.close()
       const got = await running
-      return got.problem ? [got.problem] : failedWith(got.outcome, 'aborted')
+      return got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'aborted')
     },
   },
 ]

@@ -1,7 +1,7 @@
 /** The seam's promises about starting, answering, tool calls and errors. */
 import { locateInSource } from '../../../runtime/compile.js'
 import type { SandboxRunRequest } from '../../../sandbox/types.js'
-import { answer, failedWith, type SeamCase, type SeamContext, same, valueOf } from './context.js'
+import { answer, failedWith, type SeamCase, type SeamContext, same, parsedValue } from './context.js'
 import { compiled, never, recordingHost, request } from './programs.js'
 
 export const runCases: SeamCase[] = [
@@ -18,7 +18,7 @@ export const runCases: SeamCase[] = [
       }
       const host = recordingHost()
       const got = await answer(broken, await request('return await tools.add({ a: 1, b: 2 })'), host, never())
-      if (got.problem) problems.push(got.problem)
+      if (got.problem !== undefined) problems.push(got.problem)
       else {
         problems.push(...failedWith(got.outcome, 'sandbox_unavailable'))
         if (!got.outcome.ok) problems.push(...same('its code', got.outcome.error.code, 'SANDBOX_UNAVAILABLE'))
@@ -35,9 +35,12 @@ export const runCases: SeamCase[] = [
       const host = recordingHost()
       const bad = { ...(await request('return 1')), js: '(async function () { return ) })' }
       const odd = await request('throw { get message() { throw new Error("no message") }, get name() { throw 1 } }')
-      for (const [what, req] of [['JS that does not parse', bad], ['a throw whose message throws', odd]] as const) {
+      for (const [what, req] of [
+        ['JS that does not parse', bad],
+        ['a throw whose message throws', odd],
+      ] as const) {
         const got = await answer(ctx.sandbox, req, host, never())
-        if (got.problem) problems.push(`${what}: ${got.problem}`)
+        if (got.problem !== undefined) problems.push(`${what}: ${got.problem}`)
         else if (got.outcome.ok) problems.push(`${what}: answered ok`)
       }
       return problems
@@ -49,12 +52,16 @@ export const runCases: SeamCase[] = [
       const host = recordingHost()
       const problems: string[] = []
       const full = await answer(ctx.sandbox, await request('return { list: [1, "two", null], nested: { ok: true } }'), host, never())
-      if (full.problem) return [full.problem]
-      const { value, problems: p } = valueOf(full.outcome)
+      if (full.problem !== undefined) return [full.problem]
+      const { value, problems: p } = parsedValue(full.outcome)
       problems.push(...p, ...same('value', value, { list: [1, 'two', null], nested: { ok: true } }))
       const none = await answer(ctx.sandbox, await request('const x = 1'), host, never())
-      if (none.problem) return [...problems, none.problem]
-      problems.push(...(none.outcome.ok ? same('valueJson of a program that returns nothing', none.outcome.valueJson, undefined) : valueOf(none.outcome).problems))
+      if (none.problem !== undefined) return [...problems, none.problem]
+      problems.push(
+        ...(none.outcome.ok
+          ? same('valueJson of a program that returns nothing', none.outcome.valueJson, undefined)
+          : parsedValue(none.outcome).problems),
+      )
       return problems
     },
   },
@@ -62,10 +69,16 @@ export const runCases: SeamCase[] = [
     name: 'runs are kept apart: what one run changes, the next does not see',
     async check(ctx) {
       const host = recordingHost()
-      const first = await answer(ctx.sandbox, await request('(globalThis as any).leak = 1; (Object.prototype as any).polluted = 1'), host, never())
+      const first = await answer(
+        ctx.sandbox,
+        await request('(globalThis as any).leak = 1; (Object.prototype as any).polluted = 1'),
+        host,
+        never(),
+      )
       const next = await answer(ctx.sandbox, await request('return [typeof (globalThis as any).leak, "polluted" in {}]'), host, never())
-      if (first.problem || next.problem) return [first.problem ?? next.problem ?? '']
-      const { value, problems } = valueOf(next.outcome)
+      if (first.problem !== undefined) return [first.problem]
+      if (next.problem !== undefined) return [next.problem]
+      const { value, problems } = parsedValue(next.outcome)
       return [...problems, ...same("the next run's view", value, ['undefined', false])]
     },
   },
@@ -83,16 +96,19 @@ export const runCases: SeamCase[] = [
         try { await tools.fail({ path: 'x' }) } catch (e) { caught = [e instanceof ToolCallError, e.name, e.toolName, e.code, e.message] }
         return { all, caught }`
       const got = await answer(ctx.sandbox, await request(body), host, never())
-      if (got.problem) return [got.problem]
-      const { value, problems } = valueOf(got.outcome)
+      if (got.problem !== undefined) return [got.problem]
+      const { value, problems } = parsedValue(got.outcome)
       problems.push(
-        ...same('calls in the order the host saw them', host.calls.map((c) => c.name), ['slow', 'echo', 'add', 'fail']),
-        ...same('arguments as JSON text', host.calls.map((c) => JSON.parse(c.argsJson)), [
-          { id: 'first', ms: 200 },
-          { id: 'second', nested: { list: [1, 'é', null] } },
-          { a: 2, b: 3 },
-          { path: 'x' },
-        ]),
+        ...same(
+          'calls in the order the host saw them',
+          host.calls.map((c) => c.name),
+          ['slow', 'echo', 'add', 'fail'],
+        ),
+        ...same(
+          'arguments as JSON text',
+          host.calls.map((c) => JSON.parse(c.argsJson)),
+          [{ id: 'first', ms: 200 }, { id: 'second', nested: { list: [1, 'é', null] } }, { a: 2, b: 3 }, { path: 'x' }],
+        ),
         ...same('answers as the program saw them', value, {
           all: ['first', { id: 'second', nested: { list: [1, 'é', null] } }, 5],
           caught: [true, 'ToolCallError', 'fail', 'EACCES', 'denied by the test host'],
@@ -124,7 +140,7 @@ export const runCases: SeamCase[] = [
     async check(ctx) {
       const body = 'const a = 1\n\nthrow new RangeError("out of range")'
       const got = await answer(ctx.sandbox, await request(body), recordingHost(), never())
-      if (got.problem) return [got.problem]
+      if (got.problem !== undefined) return [got.problem]
       const problems = failedWith(got.outcome, 'runtime')
       if (got.outcome.ok) return problems
       problems.push(...same('message', got.outcome.error.message, 'RangeError: out of range'))
@@ -138,8 +154,9 @@ export const runCases: SeamCase[] = [
 /** The run fails with `kind` and a message that matches. */
 async function failedKind(ctx: SeamContext, req: SandboxRunRequest, kind: string, message: RegExp): Promise<string[]> {
   const got = await answer(ctx.sandbox, req, recordingHost(), never())
-  if (got.problem) return [got.problem]
+  if (got.problem !== undefined) return [got.problem]
   const problems = failedWith(got.outcome, kind)
-  if (!got.outcome.ok && !message.test(got.outcome.error.message)) problems.push(`message: got ${got.outcome.error.message}, want ${message}`)
+  if (!got.outcome.ok && !message.test(got.outcome.error.message))
+    problems.push(`message: got ${got.outcome.error.message}, want ${message}`)
   return problems
 }

@@ -1,5 +1,5 @@
 /** The seam's promises about sessions: a realm kept between runs, lost realms, the entropy replay. */
-import { answer, failedWith, type SeamCase, type SeamContext, same, valueOf } from './context.js'
+import { answer, failedWith, type SeamCase, type SeamContext, same, parsedValue } from './context.js'
 import { never, recordingHost, type RequestOptions, request } from './programs.js'
 
 const sessions = (c: { sessions: boolean }) => c.sessions
@@ -7,10 +7,14 @@ let ids = 0
 const sessionId = (what: string) => `seam-${what}-${process.pid}-${++ids}`
 
 /** One session run's value, or its problems. */
-async function inSession(ctx: SeamContext, body: string, options: RequestOptions): Promise<{ value: unknown; problems: string[]; clock?: number[] }> {
+async function inSession(
+  ctx: SeamContext,
+  body: string,
+  options: RequestOptions,
+): Promise<{ value: unknown; problems: string[]; clock?: number[] }> {
   const got = await answer(ctx.sandbox, await request(body, options), recordingHost(), never())
-  if (got.problem) return { value: undefined, problems: [got.problem] }
-  return { ...valueOf(got.outcome), ...(got.outcome.clock ? { clock: got.outcome.clock } : {}) }
+  if (got.problem !== undefined) return { value: undefined, problems: [got.problem] }
+  return { ...parsedValue(got.outcome), ...(got.outcome.clock ? { clock: got.outcome.clock } : {}) }
 }
 
 export const sessionCases: SeamCase[] = [
@@ -19,8 +23,12 @@ export const sessionCases: SeamCase[] = [
     offered: sessions,
     async check(ctx) {
       const id = sessionId('keep')
-      const first = await inSession(ctx, 'let n = 40\nfunction inc() { return ++n }\nclass P { constructor(public x: number) {} }', { session: { id, realm: 'new' } })
-      const second = await inSession(ctx, 'inc()\nconst p = new P(await tools.add({ a: 3, b: 4 }))\nreturn inc()', { session: { id, realm: 'existing' } })
+      const first = await inSession(ctx, 'let n = 40\nfunction inc() { return ++n }\nclass P { constructor(public x: number) {} }', {
+        session: { id, realm: 'new' },
+      })
+      const second = await inSession(ctx, 'inc()\nconst p = new P(await tools.add({ a: 3, b: 4 }))\nreturn inc()', {
+        session: { id, realm: 'existing' },
+      })
       const third = await inSession(ctx, 'return [n, p instanceof P, p.x]', { session: { id, realm: 'existing' } })
       const stateless = await inSession(ctx, 'return typeof (globalThis as any).inc', {})
       await ctx.sandbox.endSession?.(id)
@@ -42,8 +50,13 @@ export const sessionCases: SeamCase[] = [
       const problems: string[] = []
       const host = recordingHost()
       const lost = async (what: string, id: string) => {
-        const got = await answer(ctx.sandbox, await request('await tools.add({ a: 1, b: 1 })\nreturn 1', { session: { id, realm: 'existing' } }), host, never())
-        problems.push(...(got.problem ? [got.problem] : failedWith(got.outcome, 'session_lost')).map((p) => `${what}: ${p}`))
+        const got = await answer(
+          ctx.sandbox,
+          await request('await tools.add({ a: 1, b: 1 })\nreturn 1', { session: { id, realm: 'existing' } }),
+          host,
+          never(),
+        )
+        problems.push(...(got.problem !== undefined ? [got.problem] : failedWith(got.outcome, 'session_lost')).map((p) => `${what}: ${p}`))
       }
       await lost('a session never seen', sessionId('unknown'))
       const id = sessionId('ended')
@@ -65,7 +78,10 @@ export const sessionCases: SeamCase[] = [
       const two = await inSession(ctx, draw, { session: { id: b, realm: 'new' }, seed: 'same seed' })
       const other = await inSession(ctx, draw, { session: { id: b, realm: 'new' }, seed: 'another seed' })
       const start = Date.now()
-      const times = await inSession(ctx, 'return [Date.now(), Date.now(), Date.now(), Date.now()]', { session: { id: a, realm: 'existing' }, clock: [1000, 2000, -1] })
+      const times = await inSession(ctx, 'return [Date.now(), Date.now(), Date.now(), Date.now()]', {
+        session: { id: a, realm: 'existing' },
+        clock: [1000, 2000, -1],
+      })
       for (const id of [a, b]) await ctx.sandbox.endSession?.(id)
       const problems = [...one.problems, ...two.problems, ...other.problems, ...times.problems]
       problems.push(...same('Math.random in a new realm with the same seed', two.value, one.value))

@@ -72,7 +72,7 @@ export function failedWith(outcome: SandboxOutcome, kind: string, budget?: 'prog
 }
 
 /** The value of an ok outcome, parsed; a problem for anything else. */
-export function valueOf(outcome: SandboxOutcome): { value: unknown; problems: string[] } {
+export function parsedValue(outcome: SandboxOutcome): { value: unknown; problems: string[] } {
   if (!outcome.ok) return { value: undefined, problems: [`want ok, got ${outcome.error.kind}: ${outcome.error.message}`] }
   try {
     return { value: outcome.valueJson === undefined ? undefined : JSON.parse(outcome.valueJson), problems: [] }

@@ -34,7 +34,9 @@ export async function request(body: string, options: RequestOptions = {}): Promi
     js: program.js,
     toolNames: TOOLS,
     limits: { ...LIMITS, ...options.limits },
-    ...(options.session ? { session: options.session, entropy: { seed: options.seed ?? 'seam', ...(options.clock ? { clock: options.clock } : {}) } } : {}),
+    ...(options.session
+      ? { session: options.session, entropy: { seed: options.seed ?? 'seam', ...(options.clock ? { clock: options.clock } : {}) } }
+      : {}),
   }
 }
 

@@ -69,7 +69,10 @@ export function seamContract(name: string, options: SeamOptions): void {
       const declared = (ctx.sandbox as { capabilities?: Capabilities }).capabilities
       if (declared !== undefined) expect(declared).toEqual(options.capabilities)
       for (const [what, reason] of Object.entries(skip)) {
-        expect(CASES.map((c) => c.name), `the skip list names no case "${what}"`).toContain(what)
+        expect(
+          CASES.map((c) => c.name),
+          `the skip list names no case "${what}"`,
+        ).toContain(what)
         expect(reason.trim(), `the skip of "${what}" gives no reason`).not.toBe('')
         console.info(`[seam ${name}] skipped: ${what} — ${reason}`)
       }
