@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
 import { basicTools } from '../support/tools.js'
-import type { ContractOptions } from './contract.js'
+import { type ContractOptions, runtimeOptions } from './contract.js'
 
 export function sessionContract(name: string, options: ContractOptions): void {
   describe(`sandbox contract, sessions: ${name}`, () => {
     let rt: Runtime
     beforeAll(async () => {
       await options.setup?.()
-      rt = await createRuntime({ ...options.runtime, typecheck: 'off', tools: basicTools, limits: { timeoutMs: 8_000 } })
+      rt = await createRuntime({ ...runtimeOptions(options), typecheck: 'off', tools: basicTools, limits: { timeoutMs: 8_000 } })
     }, 300_000)
     afterAll(async () => {
       await rt?.close()

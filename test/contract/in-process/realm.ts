@@ -43,8 +43,12 @@ export function installConsole(realm: vm.Context, maxOutputBytes: number, trace:
     (...args: unknown[]) => {
       const text = args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ')
       const size = Buffer.byteLength(text) + 1
-      if (used + size > maxOutputBytes) trace.droppedOutputBytes += size
-      else {
+      if (used + size > maxOutputBytes) {
+        // One line of its own says the rest was cut, once.
+        if (trace.droppedOutputBytes === 0)
+          log([{ level: 'warn', text: `[output cut: the console output cap of ${maxOutputBytes} bytes was reached]` }])
+        trace.droppedOutputBytes += size
+      } else {
         used += size
         log([{ level, text }])
       }

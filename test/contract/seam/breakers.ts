@@ -85,6 +85,16 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
     what: 'the value is encoded twice, and nothing returned answers null',
     wrap: outcomes((o) => (o.ok ? { ...o, valueJson: JSON.stringify(o.valueJson ?? null) } : o)),
   },
+  'a value JSON cannot hold comes back converted, with a note saying how': {
+    base: 'isolate',
+    what: 'the note on a converted value is dropped',
+    wrap: outcomes((o) => (o.ok ? { ...o, valueNote: undefined } : o)),
+  },
+  'each kind of value comes back as JSON holds it, 100,000 records well within the limits': {
+    base: 'isolate',
+    what: 'the value is rendered by plain JSON.stringify',
+    wrap: requests((r) => ({ ...r, js: `(async function () { return JSON.parse(JSON.stringify(await (${r.js})()) ?? 'null') })` })),
+  },
   'runs are kept apart: what one run changes, the next does not see': {
     base: 'in-process',
     what: 'stateless runs share one realm',
@@ -158,7 +168,7 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
     what: 'a memory kill is answered as a runtime error',
     wrap: relabel('memory', 'runtime'),
   },
-  'output past maxOutputBytes is dropped and counted in droppedOutputBytes': {
+  'output past maxOutputBytes is dropped, counted in droppedOutputBytes and marked once': {
     base: 'in-process',
     what: 'dropped output is not counted',
     wrap: outcomes((o) => ({ ...o, droppedOutputBytes: 0 })),

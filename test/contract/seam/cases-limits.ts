@@ -74,7 +74,7 @@ export const limitCases: SeamCase[] = [
     },
   },
   {
-    name: 'output past maxOutputBytes is dropped and counted in droppedOutputBytes',
+    name: 'output past maxOutputBytes is dropped, counted in droppedOutputBytes and marked once',
     async check(ctx) {
       const host = recordingHost()
       const cap = 2000
@@ -83,11 +83,19 @@ export const limitCases: SeamCase[] = [
       if (got.problem !== undefined) return [got.problem]
       const { value, problems } = parsedValue(got.outcome)
       problems.push(...same('value', value, 'done'))
-      // The lines kept are the first ones, in order; a backend may add one line of its own saying it cut.
+      // The lines kept are the first ones, in order, and one line of the backend's own says it cut the rest.
       const kept = host.logs.filter((l) => /^line \d+$/.test(l.text)).map((l) => l.text)
       const bytes = (lines: string[]) => lines.reduce((n, text) => n + Buffer.byteLength(text) + 1, 0)
       const written = Array.from({ length: 3000 }, (_, i) => `line ${i}`)
       problems.push(...same('lines kept', kept, written.slice(0, kept.length)))
+      const marks = host.logs.filter((l) => !/^line \d+$/.test(l.text))
+      problems.push(
+        ...same(
+          'the one line saying the output was cut',
+          marks.map((l) => [l.level, /output cut/.test(l.text)]),
+          [['warn', true]],
+        ),
+      )
       if (bytes(kept) > cap) problems.push(`kept ${bytes(kept)} bytes of console output, past the cap of ${cap}`)
       problems.push(...same('bytes kept + droppedOutputBytes', bytes(kept) + got.outcome.droppedOutputBytes, bytes(written)))
       return problems

@@ -47,25 +47,6 @@ export const runCases: SeamCase[] = [
     },
   },
   {
-    name: 'returns the value as JSON text',
-    async check(ctx) {
-      const host = recordingHost()
-      const problems: string[] = []
-      const full = await answer(ctx.sandbox, await request('return { list: [1, "two", null], nested: { ok: true } }'), host, never())
-      if (full.problem !== undefined) return [full.problem]
-      const { value, problems: p } = parsedValue(full.outcome)
-      problems.push(...p, ...same('value', value, { list: [1, 'two', null], nested: { ok: true } }))
-      const none = await answer(ctx.sandbox, await request('const x = 1'), host, never())
-      if (none.problem !== undefined) return [...problems, none.problem]
-      problems.push(
-        ...(none.outcome.ok
-          ? same('valueJson of a program that returns nothing', none.outcome.valueJson, undefined)
-          : parsedValue(none.outcome).problems),
-      )
-      return problems
-    },
-  },
-  {
     name: 'runs are kept apart: what one run changes, the next does not see',
     async check(ctx) {
       const host = recordingHost()
