@@ -23,7 +23,7 @@ export function breakerSuite(base: Breaker['base'], options: Omit<SeamOptions, '
       }
       beforeAll(async () => {
         // A break that hangs is certain here: a few seconds without an answer are enough to call it one.
-        bounds.hangMs = breaker.hangs ? 5_000 : 30_000
+        bounds.hangMs = breaker.hangs ? 5_000 : 120_000
         await options.setup?.()
         opened = await openContext(
           { ...options, make: (ws) => broken(() => options.make(ws))(), unstartable: broken(options.unstartable) },
@@ -38,7 +38,7 @@ export function breakerSuite(base: Breaker['base'], options: Omit<SeamOptions, '
         const problems = await caseNamed(name).check(opened.ctx)
         console.info(`[broken ${base}] ${name}:\n  ${problems.join('\n  ')}`)
         expect(problems).not.toEqual([])
-      }, 180_000)
+      }, 300_000)
     })
   }
 }

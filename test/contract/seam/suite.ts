@@ -81,7 +81,7 @@ export function seamContract(name: string, options: SeamOptions): void {
 
     for (const c of offered) {
       if (c.name in skip) continue
-      it(c.name, async () => expect(await c.check(ctx)).toEqual([]), 180_000)
+      it(c.name, async () => expect(await c.check(ctx)).toEqual([]), 300_000)
     }
   })
 }
