@@ -34,6 +34,9 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
+import { ptcSource, programOutput, type ProgramOutput } from './ptc/program.js'
+import { executeText, type ExecuteTextOptions, type ExecuteTextResult } from './react/execute.js'
+import { reactPrompt, type ReactPromptOptions } from './react/prompt.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -142,6 +145,19 @@ export interface Runtime {
    * structured result (`ok`, `value` or `code`/`message`, `denied`) and the `content` a model would read.
    */
   callTool(name: string, args: unknown, options?: CallToolOptions): Promise<CallToolResult>
+  /**
+   * Runs the action(s) of a model's ReAct text (`Action: search[codeact]`, `Action:`/`Action Input:`,
+   * `Finish[…]`) as direct calls through the same dispatch and log; answers the observation to append.
+   * Never throws for what the model wrote: a text that does not parse is an observation naming the form.
+   */
+  executeText(text: string, options?: ExecuteTextOptions): Promise<ExecuteTextResult>
+  /** The ReAct instructions and worked example for a system prompt, generated from the directly callable tools. */
+  reactPrompt(options?: ReactPromptOptions): string
+  /**
+   * Runs a program written for OpenAI's programmatic tool calling as it is (each tool a global async
+   * function, `text()`/`image()` for output); answers its `program_output` (`result`, `status`) and the run.
+   */
+  runPtcProgram(code: string, options?: RunCodeOptions): Promise<ProgramOutput>
   /** The function-calling definition of `run_code`, with the SDK in its description. */
   runCodeTool(): RunCodeToolDefinition
   readonly sdk: { declarations(): string }
@@ -338,6 +354,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       assertOpen()
       return callTool(env, name, args, o)
     },
+    executeText: async (text, o) => {
+      assertOpen()
+      return executeText(env, limits.maxParallelToolCalls, text, o)
+    },
+    reactPrompt: (o) => reactPrompt(directTools(registry, mode), o),
+    runPtcProgram: async (code, o) => {
+      assertOpen()
+      const tools = registry.programNames().map((n) => registry.get(n)!)
+      return programOutput(await runProgram(ptcSource(String(code), tools), o))
+    },
     runCodeTool: () =>
       Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), {
         parameters: RUN_CODE_PARAMETERS,
@@ -349,7 +375,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       unregister: (names) => registry.unregister(names),
       names: () => registry.programNames(),
       definitions: () => {
-        const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
+        const all = registry.directNames().flatMap((n) => (n === RUN_CODE ? [] : [functionDefinition(registry.get(n)!)]))
         const runCodeDef = runtime.runCodeTool()
         return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
       },
@@ -424,6 +450,11 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
     }
   }
   return undefined
+}
+
+/** The tools a model may call directly, for the ReAct prompt (only `run_code` in code mode). */
+function directTools(registry: ToolRegistry, mode: 'both' | 'code') {
+  return registry.directNames().flatMap((n) => ((mode === 'code') !== (n === RUN_CODE) ? [] : [registry.get(n)!]))
 }
 
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {

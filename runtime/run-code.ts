@@ -30,6 +30,7 @@ import type { ProgramPrep, RuntimeTypecheck } from './typecheck.js'
 import { timerMs } from '../vocabulary/timer.js'
 import { VerdictGate } from './verdict-gate.js'
 import { describeFailure, explainCompileError, judge, withJoinedLinesHint } from './run-errors.js'
+import { withCaller } from './ptc/callers.js'
 import type { Session } from './session.js'
 import type { SessionRun } from './session-run.js'
 
@@ -248,7 +249,7 @@ export async function runCode(deps: RunCodeDeps, code: string, options: RunCodeO
       const parsed = parseArgs(argsJson)
       if (!parsed.ok) {
         // Logged like any call, so the observation lists it; never dispatched.
-        env.log.append('tool/call', call)
+        env.log.append('tool/call', withCaller(call))
         const result = failure('EINVAL', `${name}: ${parsed.message}`)
         env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
         return Promise.resolve(JSON.stringify(result))

@@ -12,6 +12,7 @@
  */
 import { armPendingNow } from './call-arming.js'
 import { execute, failure, finish, messageOf, prepare, resultJson, type Cancellation, type DispatchEnv, type Prepared } from './dispatch.js'
+import { withCaller } from './ptc/callers.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -98,7 +99,7 @@ export class CallScheduler implements Cancellation {
   }
 
   #enqueue(call: ToolCall, settle: Slot['settle']): void {
-    this.#env.log.append('tool/call', call)
+    this.#env.log.append('tool/call', withCaller(call))
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
     const slot: Slot = { index: this.#submitted++, call, exclusive, started, settle }
