@@ -21,7 +21,7 @@ export type ParsedTurn =
   /** Nothing to run: `why` says what was found instead. */
   | { kind: 'none'; why: string }
 
-const LABEL = /^(thought|action(?:\s+\d+)?|action input|observation(?:\s+\d+)?|final answer)\s*:/i
+const LABEL = /^(thought(?:\s+\d+)?|action(?:\s+\d+)?|action input|observation(?:\s+\d+)?|final answer)\s*:/i
 const FENCE = /^\s*(```|~~~)[\w-]*\s*$/
 const BRACKET = /^([A-Za-z_][\w-]{0,63})\s*\[([\s\S]*)\]\s*$/
 
