@@ -50,7 +50,12 @@ export interface AgentsProgramTool {
   type: 'function'
   name: typeof PROGRAM_TOOL
   description: string
-  parameters: { type: 'object'; properties: { code: { type: 'string'; description: string } }; required: ['code']; additionalProperties: false }
+  parameters: {
+    type: 'object'
+    properties: { code: { type: 'string'; description: string } }
+    required: ['code']
+    additionalProperties: false
+  }
   strict: true
   invoke(runContext: unknown, input: string, details?: { signal?: AbortSignal | undefined }): Promise<string>
   needsApproval(): Promise<boolean>

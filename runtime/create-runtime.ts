@@ -34,9 +34,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
-import { ptcSource, programOutput, type ProgramOutput } from './ptc/program.js'
-import { executeText, type ExecuteTextOptions, type ExecuteTextResult } from './react/execute.js'
-import { reactPrompt, type ReactPromptOptions } from './react/prompt.js'
+import { protocolMethods, type ProtocolMethods } from './protocols.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -127,7 +125,8 @@ export interface RuntimeOptions {
   collectWhenIdle?: boolean
 }
 
-export interface Runtime {
+/** Besides these, `executeText`, `reactPrompt` and `runPtcProgram`: see protocols.ts. */
+export interface Runtime extends ProtocolMethods {
   /** Runs one program. Never throws for anything the program does: every outcome is a RunResult. */
   runCode(code: string, options?: RunCodeOptions): Promise<RunResult>
   /**
@@ -145,19 +144,6 @@ export interface Runtime {
    * structured result (`ok`, `value` or `code`/`message`, `denied`) and the `content` a model would read.
    */
   callTool(name: string, args: unknown, options?: CallToolOptions): Promise<CallToolResult>
-  /**
-   * Runs the action(s) of a model's ReAct text (`Action: search[codeact]`, `Action:`/`Action Input:`,
-   * `Finish[…]`) as direct calls through the same dispatch and log; answers the observation to append.
-   * Never throws for what the model wrote: a text that does not parse is an observation naming the form.
-   */
-  executeText(text: string, options?: ExecuteTextOptions): Promise<ExecuteTextResult>
-  /** The ReAct instructions and worked example for a system prompt, generated from the directly callable tools. */
-  reactPrompt(options?: ReactPromptOptions): string
-  /**
-   * Runs a program written for OpenAI's programmatic tool calling as it is (each tool a global async
-   * function, `text()`/`image()` for output); answers its `program_output` (`result`, `status`) and the run.
-   */
-  runPtcProgram(code: string, options?: RunCodeOptions): Promise<ProgramOutput>
   /** The function-calling definition of `run_code`, with the SDK in its description. */
   runCodeTool(): RunCodeToolDefinition
   readonly sdk: { declarations(): string }
@@ -354,16 +340,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       assertOpen()
       return callTool(env, name, args, o)
     },
-    executeText: async (text, o) => {
-      assertOpen()
-      return executeText(env, limits.maxParallelToolCalls, text, o)
-    },
-    reactPrompt: (o) => reactPrompt(directTools(registry, mode), o),
-    runPtcProgram: async (code, o) => {
-      assertOpen()
-      const tools = registry.programNames().map((n) => registry.get(n)!)
-      return programOutput(await runProgram(ptcSource(String(code), tools), o))
-    },
+    ...protocolMethods({ env, maxParallel: limits.maxParallelToolCalls, mode, runProgram, assertOpen }),
     runCodeTool: () =>
       Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), {
         parameters: RUN_CODE_PARAMETERS,
@@ -450,11 +427,6 @@ function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): To
     }
   }
   return undefined
-}
-
-/** The tools a model may call directly, for the ReAct prompt (only `run_code` in code mode). */
-function directTools(registry: ToolRegistry, mode: 'both' | 'code') {
-  return registry.directNames().flatMap((n) => ((mode === 'code') !== (n === RUN_CODE) ? [] : [registry.get(n)!]))
 }
 
 function toList(tools: RuntimeOptions['tools']): AnyToolDefinition[] {

@@ -11,7 +11,9 @@ export function allowedCallersOf(def: AnyToolDefinition): readonly ToolAllowedCa
   const given = def.allowedCallers ?? def.allowed_callers
   if (given === undefined) return CALLERS
   if (!Array.isArray(given) || given.length === 0 || given.some((c) => !CALLERS.includes(c)))
-    throw new TypeError(`codeact: tool "${def.name}": allowedCallers must list "direct" and/or "programmatic", got ${JSON.stringify(given)}`)
+    throw new TypeError(
+      `codeact: tool "${def.name}": allowedCallers must list "direct" and/or "programmatic", got ${JSON.stringify(given)}`,
+    )
   return given
 }
 

@@ -78,7 +78,10 @@ export async function executeText(
     return r.ok ? { ...base, ok: true, value: r.value } : { ...base, ok: false, error: r.error }
   })
   env.log.append('react/end', { turnId })
-  const observation = renderReactObservation(start, calls.map((c) => c.content))
+  const observation = renderReactObservation(
+    start,
+    calls.map((c) => c.content),
+  )
   return { observation, calls, ...(start.final !== undefined ? { final: start.final } : {}) }
 }
 
@@ -87,7 +90,8 @@ function formsHint(format: ReactFormat, tools: readonly string[]): string {
   const bracket = 'write `Action: tool_name[{"param": …}]` (one action per line; a one-parameter tool also takes `tool_name[plain text]`)'
   const langchain = 'write `Action: tool_name` and on the next line `Action Input: {"param": …}`'
   const forms = format === 'react' ? bracket : format === 'langchain' ? langchain : `${bracket}, or ${langchain.replace('write ', '')}`
-  const end = format === 'langchain' ? '`Final Answer: …`' : format === 'react' ? '`Finish[answer]`' : '`Finish[answer]` or `Final Answer: …`'
+  const end =
+    format === 'langchain' ? '`Final Answer: …`' : format === 'react' ? '`Finish[answer]`' : '`Finish[answer]` or `Final Answer: …`'
   const list = tools.length ? tools.join(', ') : '(none)'
   return `${forms}; end with ${end}; tools: ${list}`
 }

@@ -14,7 +14,9 @@ export interface ReactPromptOptions {
 
 export function reactPrompt(tools: readonly RegisteredTool[], options: ReactPromptOptions = {}): string {
   const langchain = options.format === 'langchain'
-  const list = tools.map((t) => `- ${t.definition.name}${langchain ? '' : '[…]'}: ${oneLine(t.definition.description)} Input: ${inputText(t.parameters)}`)
+  const list = tools.map(
+    (t) => `- ${t.definition.name}${langchain ? '' : '[…]'}: ${oneLine(t.definition.description)} Input: ${inputText(t.parameters)}`,
+  )
   const sample = tools[0]
   const call = sample ? { name: sample.definition.name, input: sampleInput(sample.parameters) } : { name: 'tool_name', input: '{}' }
   const action = langchain ? `Action: ${call.name}\nAction Input: ${call.input}` : `Action: ${call.name}[${call.input}]`
@@ -23,10 +25,14 @@ export function reactPrompt(tools: readonly RegisteredTool[], options: ReactProm
     'Solve the task in turns. In each turn write a thought, then the action(s) to take, then stop:',
     '',
     'Thought: what you know so far and what to do next',
-    langchain ? 'Action: the tool to use, one of the tools below\nAction Input: its input, as a JSON object' : 'Action: tool_name[{"param": value}]',
+    langchain
+      ? 'Action: the tool to use, one of the tools below\nAction Input: its input, as a JSON object'
+      : 'Action: tool_name[{"param": value}]',
     '',
     `The reply starts with "Observation:", the result of your action. ${langchain ? 'Never' : 'Several Action lines run in order (the observations are numbered); never'} write an Observation yourself.`,
-    langchain ? 'A tool with one parameter also takes the plain value as its input.' : 'A tool with one parameter also takes the plain value: tool_name[value].',
+    langchain
+      ? 'A tool with one parameter also takes the plain value as its input.'
+      : 'A tool with one parameter also takes the plain value: tool_name[value].',
     'When you know the answer, write:',
     '',
     'Thought: I know the answer',

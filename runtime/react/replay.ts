@@ -31,7 +31,10 @@ export function replayReact(events: readonly RunEvent[]): ReplayedExchange[] {
     } else if (e.type === 'react/end') {
       const turn = turns.get((e.data as EventData['react/end']).turnId)
       if (!turn) continue
-      const observation = renderReactObservation(turn, turn.ids.map((id) => contents.get(id) ?? ''))
+      const observation = renderReactObservation(
+        turn,
+        turn.ids.map((id) => contents.get(id) ?? ''),
+      )
       out.push({ turnId: turn.turnId, text: turn.text, observation, ...(turn.final !== undefined ? { final: turn.final } : {}) })
     }
   }

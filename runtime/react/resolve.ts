@@ -24,9 +24,11 @@ export function resolveAction(registry: ToolRegistry, action: ParsedAction): Res
   if (input.startsWith('{')) {
     const json = parseLenientJson(input)
     if (json.ok) return { name, args: json.value }
-    if (shape.single === undefined) return { name, argsError: `the input is not valid JSON (${json.why}); ${expected(name, shape, action.form)}` }
+    if (shape.single === undefined)
+      return { name, argsError: `the input is not valid JSON (${json.why}); ${expected(name, shape, action.form)}` }
   }
-  if (shape.single === undefined) return { name, argsError: `it takes a JSON object, not a plain value; ${expected(name, shape, action.form)}` }
+  if (shape.single === undefined)
+    return { name, argsError: `it takes a JSON object, not a plain value; ${expected(name, shape, action.form)}` }
   return { name, args: { [shape.single.name]: scalar(unquote(input), shape.single.type) } }
 }
 

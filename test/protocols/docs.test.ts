@@ -31,7 +31,9 @@ function scriptedModel(seen: string[]) {
   return async (transcript: string) => {
     seen.push(transcript)
     const observed = /\nObservation: (.*)\n$/.exec(transcript)?.[1]
-    return observed ? `Thought: I know the answer\nFinish[${observed}]` : 'Thought: I need the weather in Paris.\nAction: get_weather[Paris]'
+    return observed
+      ? `Thought: I know the answer\nFinish[${observed}]`
+      : 'Thought: I need the weather in Paris.\nAction: get_weather[Paris]'
   }
 }
 
@@ -42,7 +44,9 @@ describe('docs/protocols.md', () => {
     const seen: string[] = []
     expect(await reactLoop(rt, scriptedModel(seen), 'Weather in Paris?')).toBe('{"city":"Paris","tempC":21}')
     expect(seen[0]).toContain('- get_weather[…]: Current weather of a city. Input: {"city": string}')
-    expect(seen[1]).toMatch(/Task: Weather in Paris\?\nThought: I need the weather in Paris\.\nAction: get_weather\[Paris\]\nObservation: \{"city":"Paris","tempC":21\}\n$/)
+    expect(seen[1]).toMatch(
+      /Task: Weather in Paris\?\nThought: I need the weather in Paris\.\nAction: get_weather\[Paris\]\nObservation: \{"city":"Paris","tempC":21\}\n$/,
+    )
   })
 
   it('react-replay: the transcript comes back byte for byte from the JSONL log file', async () => {
@@ -84,12 +88,24 @@ describe('docs/protocols.md', () => {
       doGenerate: async ({ prompt }) =>
         step++ === 0
           ? {
-              content: [{ type: 'tool-call', toolCallId: 'p1', toolName: 'program', input: JSON.stringify({ code: 'text((await get_weather("Paris")).tempC)' }) }],
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'p1',
+                  toolName: 'program',
+                  input: JSON.stringify({ code: 'text((await get_weather("Paris")).tempC)' }),
+                },
+              ],
               finishReason: { unified: 'tool-calls', raw: undefined },
               usage,
               warnings: [],
             }
-          : { content: [{ type: 'text', text: `saw ${JSON.stringify(prompt.at(-1))}` }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+          : {
+              content: [{ type: 'text', text: `saw ${JSON.stringify(prompt.at(-1))}` }],
+              finishReason: { unified: 'stop', raw: undefined },
+              usage,
+              warnings: [],
+            },
     })
     expect(await plan(rt, model, 'Weather in Paris?')).toMatch(/^saw .*"value":"21"/)
   })
@@ -105,8 +121,23 @@ describe('docs/protocols.md', () => {
           usage: new Usage(),
           output:
             done && done.type === 'function_call_result'
-              ? [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `saw ${JSON.stringify(done.output)}` }] }]
-              : [{ type: 'function_call', callId: 'p1', name: 'program', status: 'completed', arguments: JSON.stringify({ code: 'return await get_weather({ city: "Oslo" })' }) }],
+              ? [
+                  {
+                    type: 'message',
+                    role: 'assistant',
+                    status: 'completed',
+                    content: [{ type: 'output_text', text: `saw ${JSON.stringify(done.output)}` }],
+                  },
+                ]
+              : [
+                  {
+                    type: 'function_call',
+                    callId: 'p1',
+                    name: 'program',
+                    status: 'completed',
+                    arguments: JSON.stringify({ code: 'return await get_weather({ city: "Oslo" })' }),
+                  },
+                ],
         }
       },
       getStreamedResponse() {

@@ -64,7 +64,7 @@ text(\`checked \${skus.length} products\`);
 return { recommendations, total_reorder_units: recommendations.reduce((sum, r) => sum + r.reorder_units, 0) };`
 
 const callers = (events: readonly RunEvent[]) =>
-  events.flatMap((e) => (e.type === 'tool/call' && 'caller' in e.data ? [`${e.data.name} ${JSON.stringify(e.data.caller)}`] : []))
+  events.flatMap((e) => (e.type === 'tool/call' && 'origin' in e.data ? [`${e.data.name} ${JSON.stringify(e.data.caller)}`] : []))
 
 describe('allowedCallers', () => {
   it('a direct-only tool is absent from the SDK a program sees and refused inside a program', async () => {
@@ -90,10 +90,17 @@ describe('allowedCallers', () => {
     const [answer] = await rt.executeToolCalls([
       { id: 'c1', type: 'function', function: { name: 'get_weekly_demand', arguments: '{"sku":"alpha"}' } },
     ])
-    expect(answer).toMatchObject({ role: 'tool', tool_call_id: 'c1', content: expect.stringMatching(/^Error \(ENOSYS\): get_weekly_demand can only be called from a program/) })
+    expect(answer).toMatchObject({
+      role: 'tool',
+      tool_call_id: 'c1',
+      content: expect.stringMatching(/^Error \(ENOSYS\): get_weekly_demand can only be called from a program/),
+    })
     // …and callable from a program, both spellings.
     const run = await rt.runCode("return [await tools.get_inventory({ sku: 'alpha' }), await tools.get_weekly_demand({ sku: 'alpha' })]")
-    expect(run.value).toEqual([{ sku: 'alpha', units: 7 }, { sku: 'alpha', units: 10 }])
+    expect(run.value).toEqual([
+      { sku: 'alpha', units: 7 },
+      { sku: 'alpha', units: 10 },
+    ])
   })
 
   it('refuses a definition whose allowedCallers is not direct and/or programmatic', async () => {
@@ -112,7 +119,9 @@ describe('caller tags', () => {
     expect(run.events.some((e) => e.type === 'run/start' && 'runId' in e.data && e.data.runId === runId)).toBe(true)
     expect(run.calls[0]!.caller).toEqual({ type: 'program', caller_id: runId })
     await rt.callTool('list_skus', {})
-    await rt.executeToolCalls([{ id: 'n1', type: 'function', function: { name: 'run_code', arguments: JSON.stringify({ code: 'return await tools.list_skus()' }) } }])
+    await rt.executeToolCalls([
+      { id: 'n1', type: 'function', function: { name: 'run_code', arguments: JSON.stringify({ code: 'return await tools.list_skus()' }) } },
+    ])
     expect(callers(rt.log.all())).toEqual([
       `get_inventory {"type":"program","caller_id":"${runId}"}`,
       'list_skus {"type":"direct"}',
@@ -130,14 +139,20 @@ describe('a program written for OpenAI PTC, run unchanged', () => {
     expect(out.result).toBe(
       'checked 3 products\n{"recommendations":[{"sku":"gamma","reorder_units":12},{"sku":"alpha","reorder_units":8}],"total_reorder_units":20}',
     )
-    expect(out.run.calls.map((c) => c.name)).toEqual(['list_skus', ...Array(3).fill('get_inventory'), ...Array(3).fill('get_weekly_demand')])
+    expect(out.run.calls.map((c) => c.name)).toEqual([
+      'list_skus',
+      ...Array(3).fill('get_inventory'),
+      ...Array(3).fill('get_weekly_demand'),
+    ])
     expect(out.run.calls.every((c) => c.caller?.type === 'program')).toBe(true)
     expect(unmatchedCalls(rt.log.all())).toEqual([])
   })
 
   it('an error keeps the program’s own line numbers and answers status incomplete', async () => {
     const rt = await testRuntime({ tools })
-    const out = await rt.runPtcProgram("text('start')\nconst r = await get_inventory({ sku: 'alpha' })\nthrow new Error('stock check failed at ' + r.units)")
+    const out = await rt.runPtcProgram(
+      "text('start')\nconst r = await get_inventory({ sku: 'alpha' })\nthrow new Error('stock check failed at ' + r.units)",
+    )
     expect(out.status).toBe('incomplete')
     expect(out.result).toContain('stock check failed at 7')
     expect(out.result).toContain('line 3')
@@ -171,7 +186,12 @@ describe('the program tool in place of the hosted one', () => {
             usage,
             warnings: [],
           }
-        return { content: [{ type: 'text', text: 'reorder gamma and alpha' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] }
+        return {
+          content: [{ type: 'text', text: 'reorder gamma and alpha' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        }
       },
     })
     const result = await generateText({
@@ -199,8 +219,23 @@ describe('the program tool in place of the hosted one', () => {
         return {
           usage: new Usage(),
           output: output
-            ? [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `saw ${JSON.stringify(output)}` }] }]
-            : [{ type: 'function_call', callId: 'p1', name: 'program', status: 'completed', arguments: JSON.stringify({ code: OPENAI_PROGRAM }) }],
+            ? [
+                {
+                  type: 'message',
+                  role: 'assistant',
+                  status: 'completed',
+                  content: [{ type: 'output_text', text: `saw ${JSON.stringify(output)}` }],
+                },
+              ]
+            : [
+                {
+                  type: 'function_call',
+                  callId: 'p1',
+                  name: 'program',
+                  status: 'completed',
+                  arguments: JSON.stringify({ code: OPENAI_PROGRAM }),
+                },
+              ],
         }
       },
       getStreamedResponse() {

@@ -44,7 +44,11 @@ const HINT =
 /** [what the model wrote, the observation it gets back]. */
 const TEXTS: [string, string, string][] = [
   ['paper form, tool name in another case', 'Thought: I should search.\nAction: Search[Front Row]', 'Observation: results for Front Row'],
-  ['numbered paper form', 'Thought 1: I need to search Colorado orogeny.\nAction 1: Search[Colorado orogeny]', 'Observation: results for Colorado orogeny'],
+  [
+    'numbered paper form',
+    'Thought 1: I need to search Colorado orogeny.\nAction 1: Search[Colorado orogeny]',
+    'Observation: results for Colorado orogeny',
+  ],
   ['brackets in the argument', 'Action 1: search[Front Row (band)]', 'Observation: results for Front Row (band)'],
   ['JSON in the brackets', 'Action: search[{"query": "codeact"}]', 'Observation: results for codeact'],
   ['sloppy spacing', 'Thought:   look\n   Action:   search [  spaced  ]  ', 'Observation: results for spaced'],
@@ -59,7 +63,11 @@ const TEXTS: [string, string, string][] = [
   ['the name in backticks', 'Action: `search`\nAction Input: x', 'Observation: results for x'],
   ['a code fence around the action', '```\nAction: search[fenced]\n```', 'Observation: results for fenced'],
   ['a json fence around the input', 'Action: calc\nAction Input:\n```json\n{"a": 4, "b": 4}\n```', 'Observation: 8'],
-  ['two actions in one turn', 'Thought: both\nAction: search[a]\nAction: search[b]', 'Observation 1: results for a\nObservation 2: results for b'],
+  [
+    'two actions in one turn',
+    'Thought: both\nAction: search[a]\nAction: search[b]',
+    'Observation 1: results for a\nObservation 2: results for b',
+  ],
   [
     'two LangChain actions in one turn',
     'Action: search\nAction Input: a\nAction: calc\nAction Input: {"a": 1, "b": 1}',
@@ -69,7 +77,11 @@ const TEXTS: [string, string, string][] = [
   ['a tool without parameters, no input', 'Action: now', 'Observation: 12:00'],
   ['a made-up observation is cut off', 'Action: search[real]\nObservation: fake\nAction: search[after]', 'Observation: results for real'],
   ['an unknown tool', 'Action: serch[x]', 'Observation: Error (ENOSYS): unknown tool "serch"; did you mean `search`?'],
-  ['an unknown LangChain tool', 'Action: Wikipedia\nAction Input: x', 'Observation: Error (ENOSYS): unknown tool "Wikipedia"; available: calc, lookup, now, run_code, search'],
+  [
+    'an unknown LangChain tool',
+    'Action: Wikipedia\nAction Input: x',
+    'Observation: Error (ENOSYS): unknown tool "Wikipedia"; available: calc, lookup, now, run_code, search',
+  ],
   [
     'a program-only tool',
     'Action: get_weather[Paris]',
@@ -80,7 +92,11 @@ const TEXTS: [string, string, string][] = [
     'Thought: search it\nAction: search',
     'Observation: Error (EINVAL): search: no `Action Input:` line followed the `Action:`; write `Action: search` then `Action Input: {"query": …}` (parameters: query)',
   ],
-  ['empty brackets', 'Action: search[]', 'Observation: Error (EINVAL): search: the brackets are empty; write `Action: search[{"query": …}]` (parameters: query)'],
+  [
+    'empty brackets',
+    'Action: search[]',
+    'Observation: Error (EINVAL): search: the brackets are empty; write `Action: search[{"query": …}]` (parameters: query)',
+  ],
   [
     'a plain value for a two-parameter tool',
     'Action: calc[1 2]',
@@ -94,7 +110,11 @@ const TEXTS: [string, string, string][] = [
   ['JSON that does not parse', 'Action: calc\nAction Input: {"a": 1, "b": }', 'BAD_JSON'],
   ['arguments of the wrong type', 'Action: calc[{"a": "one", "b": 2}]', 'WRONG_TYPE'],
   ['no action at all', 'I think the answer is 4.', `Observation: Error (EINVAL): no action was found; ${HINT}`],
-  ['an action and a final answer at once', 'Action: search[x]\nFinal Answer: y', `Observation: Error (EINVAL): the text has both an action and a final answer; give the final answer after the observation; ${HINT}`],
+  [
+    'an action and a final answer at once',
+    'Action: search[x]\nFinal Answer: y',
+    `Observation: Error (EINVAL): the text has both an action and a final answer; give the final answer after the observation; ${HINT}`,
+  ],
   ['Finish', 'Thought: done\nFinish[Paris]', ''],
   ['Final Answer', 'Thought: I know\nFinal Answer: It is 21 °C.', ''],
   ['Final Answer over two lines', 'Final Answer: line one\nline two', ''],
@@ -108,7 +128,9 @@ describe('rt.executeText: ReAct texts the way models write them', () => {
     const observations = got.map((g) => g.observation)
     for (const [i, [what, , want]] of TEXTS.entries()) {
       if (want === 'BAD_JSON')
-        expect(observations[i], what).toMatch(/^Observation: Error \(EINVAL\): calc: the input is not valid JSON \(.+\); write `Action: calc` then `Action Input: \{"a": …, "b": …\}` \(parameters: a, b\)$/)
+        expect(observations[i], what).toMatch(
+          /^Observation: Error \(EINVAL\): calc: the input is not valid JSON \(.+\); write `Action: calc` then `Action Input: \{"a": …, "b": …\}` \(parameters: a, b\)$/,
+        )
       else if (want === 'WRONG_TYPE') expect(observations[i], what).toMatch(/^Observation: Error \(EINVAL\): calc: .*\ba\b.*number/)
       else expect(observations[i], what).toBe(want)
     }
@@ -155,12 +177,22 @@ describe('rt.executeText: ReAct texts the way models write them', () => {
     )
     expect((await rt.executeText('Final Answer: 4', { format: 'react' })).final).toBeUndefined()
     expect((await rt.executeText('Finish[4]', { format: 'langchain' })).final).toBeUndefined()
-    expect((await rt.executeText('Action: search\nAction Input: x', { format: 'langchain' })).observation).toBe('Observation: results for x')
+    expect((await rt.executeText('Action: search\nAction Input: x', { format: 'langchain' })).observation).toBe(
+      'Observation: results for x',
+    )
   })
 
   it('never throws for what a model wrote, whatever it is', async () => {
     const rt = await testRuntime({ tools })
-    for (const text of ['', '[]', 'Action:', 'Action: [x]', 'Action Input: {"a": 1}', 'Action: a'.repeat(1000), '\u0000Action: search[\u0000]'])
+    for (const text of [
+      '',
+      '[]',
+      'Action:',
+      'Action: [x]',
+      'Action Input: {"a": 1}',
+      'Action: a'.repeat(1000),
+      '\u0000Action: search[\u0000]',
+    ])
       expect((await rt.executeText(text)).observation).toMatch(/^Observation/)
   })
 
