@@ -340,7 +340,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       assertOpen()
       return callTool(env, name, args, o)
     },
-    ...protocolMethods({ env, maxParallel: limits.maxParallelToolCalls, mode, runProgram, assertOpen }),
+    ...protocolMethods({ env, limits, mode, runProgram, assertOpen }),
     runCodeTool: () =>
       Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(sdkText(), limits)), {
         parameters: RUN_CODE_PARAMETERS,

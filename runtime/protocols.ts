@@ -3,7 +3,7 @@
  * actions and programs written for OpenAI's programmatic tool calling. Kept out of create-runtime.ts, which
  * only spreads them in.
  */
-import type { RunResult } from '../vocabulary/types.js'
+import type { Limits, RunResult } from '../vocabulary/types.js'
 import type { DispatchEnv } from './dispatch.js'
 import { RUN_CODE } from './native.js'
 import { ptcSource, programOutput, type ProgramOutput } from './ptc/program.js'
@@ -30,7 +30,7 @@ export interface ProtocolMethods {
 
 export interface ProtocolDeps {
   env: DispatchEnv
-  maxParallel: number
+  limits: Limits
   mode: 'both' | 'code'
   runProgram(code: string, options?: RunCodeOptions): Promise<RunResult>
   assertOpen(): void
@@ -41,7 +41,7 @@ export function protocolMethods(deps: ProtocolDeps): ProtocolMethods {
   return {
     executeText: async (text, o) => {
       deps.assertOpen()
-      return executeText(env, deps.maxParallel, text, o)
+      return executeText(env, deps.limits, text, o)
     },
     reactPrompt: (o) => reactPrompt(directTools(env.registry, deps.mode), o),
     runPtcProgram: async (code, o) => {

@@ -5,8 +5,9 @@
  * anything the model wrote: a text that does not parse is an observation naming the form expected.
  */
 import { randomUUID } from 'node:crypto'
-import type { ApprovalHandler, EventData, JsonValue, ToolError } from '../../vocabulary/types.js'
+import type { ApprovalHandler, EventData, JsonValue, Limits, ToolError } from '../../vocabulary/types.js'
 import type { DispatchEnv } from '../dispatch.js'
+import { raiseHint } from '../limits.js'
 import { renderContent, runBatch, type ParsedCall } from '../native.js'
 import { renderReactObservation } from './observe.js'
 import { parseTurn, type ReactFormat } from './parse.js'
@@ -42,7 +43,7 @@ export interface ExecuteTextResult {
 
 export async function executeText(
   env: DispatchEnv,
-  maxParallel: number,
+  limits: Limits,
   text: string,
   options: ExecuteTextOptions = {},
 ): Promise<ExecuteTextResult> {
@@ -50,26 +51,19 @@ export async function executeText(
   if (!['auto', 'react', 'langchain'].includes(format))
     throw new TypeError(`codeact: executeText format must be auto, react or langchain, got ${String(format)}`)
   const turnId = `react_${randomUUID().slice(0, 8)}`
-  const turn = parseTurn(String(text), format, (n) => env.registry.get(n) !== undefined)
-  const parsed: ParsedCall[] =
-    turn.kind === 'actions'
-      ? turn.actions.map((a, i) => {
-          const r = resolveAction(env.registry, a)
-          const call = { id: `${turnId}_${i + 1}`, name: r.name, args: 'args' in r ? r.args : null, origin: 'native' as const }
-          return 'argsError' in r ? { call, argsError: r.argsError } : { call }
-        })
-      : []
+  const read = readTurn(env, limits, String(text), format, turnId)
+  const parsed = read.calls
   const start: EventData['react/start'] = {
     turnId,
-    text: String(text),
+    text: read.text,
     format,
     ids: parsed.map((p) => p.call.id),
-    ...(turn.kind === 'final' ? { final: turn.answer } : {}),
-    ...(turn.kind === 'none' ? { problem: `${turn.why}; ${formsHint(format, env.registry.directNames())}` } : {}),
+    ...(read.final !== undefined ? { final: read.final } : {}),
+    ...(read.problem !== undefined ? { problem: read.problem } : {}),
   }
   env.log.append('react/start', start)
   const { results } = parsed.length
-    ? await runBatch(env, maxParallel, parsed, options.signal, 'react', options.onApproval)
+    ? await runBatch(env, limits.maxParallelToolCalls, parsed, options.signal, 'react', options.onApproval)
     : { results: [] }
   const calls = results.map((r, i): ReactCall => {
     const { call } = parsed[i]!
@@ -83,6 +77,38 @@ export async function executeText(
     calls.map((c) => c.content),
   )
   return { observation, calls, ...(start.final !== undefined ? { final: start.final } : {}) }
+}
+
+interface ReadTurn {
+  /** The text as logged: whole, or cut at the source limit when it is over it. */
+  text: string
+  calls: ParsedCall[]
+  final?: string
+  /** The whole `Error (CODE): …` when nothing runs. */
+  problem?: string
+}
+
+/** The turn's calls, its final answer, or why nothing runs; bounded by maxSourceBytes and maxToolCalls. */
+function readTurn(env: DispatchEnv, limits: Limits, text: string, format: ReactFormat, turnId: string): ReadTurn {
+  const bytes = Buffer.byteLength(text)
+  if (bytes > limits.maxSourceBytes) {
+    const problem = `Error (E2BIG): the text is ${bytes} bytes, over the ${limits.maxSourceBytes}-byte limit; ${raiseHint('maxSourceBytes')}`
+    return { text: Buffer.from(text).subarray(0, limits.maxSourceBytes).toString(), calls: [], problem }
+  }
+  const turn = parseTurn(text, format, (n) => env.registry.get(n) !== undefined)
+  if (turn.kind === 'final') return { text, calls: [], final: turn.answer }
+  if (turn.kind === 'none')
+    return { text, calls: [], problem: `Error (EINVAL): ${turn.why}; ${formsHint(format, env.registry.directNames())}` }
+  if (turn.actions.length > limits.maxToolCalls) {
+    const problem = `Error (EDQUOT): the text has ${turn.actions.length} actions, over the limit of ${limits.maxToolCalls} calls; ${raiseHint('maxToolCalls')}`
+    return { text, calls: [], problem }
+  }
+  const calls = turn.actions.map((a, i): ParsedCall => {
+    const r = resolveAction(env.registry, a)
+    const call = { id: `${turnId}_${i + 1}`, name: r.name, args: 'args' in r ? r.args : null, origin: 'native' as const }
+    return 'argsError' in r ? { call, argsError: r.argsError } : { call }
+  })
+  return { text, calls }
 }
 
 /** The forms a format accepts, said as the fix, with the tools there are. */

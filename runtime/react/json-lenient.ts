@@ -33,8 +33,15 @@ function withoutTrailingCommas(text: string): string {
       continue
     }
     if (ch === '"') inString = true
-    if (ch === ',' && /^\s*[}\]]/.test(text.slice(i + 1))) continue
+    if (ch === ',' && closesNext(text, i + 1)) continue
     out += ch
   }
   return out
+}
+
+/** Whether only whitespace stands between `from` and a closing bracket. */
+function closesNext(text: string, from: number): boolean {
+  let i = from
+  while (i < text.length && /\s/.test(text[i]!)) i++
+  return text[i] === '}' || text[i] === ']'
 }

@@ -82,6 +82,12 @@ function actionInput(lines: readonly string[], from: number): { text: string; en
   return { text: body.join('\n').trim(), end }
 }
 
+/** Drops the backticks, quotes and bold stars around a name; a loop, as a regex anchored at the end backtracks on a long run of them. */
 function stripTicks(s: string): string {
-  return s.replace(/^[`'"*]+|[`'"*]+$/g, '').trim()
+  const marks = '`\'"*'
+  let from = 0
+  let to = s.length
+  while (from < to && marks.includes(s[from]!)) from++
+  while (to > from && marks.includes(s[to - 1]!)) to--
+  return s.slice(from, to).trim()
 }

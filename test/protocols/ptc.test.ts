@@ -159,6 +159,20 @@ describe('a program written for OpenAI PTC, run unchanged', () => {
     expect(out.result).toContain('start')
   })
 
+  it('a program that breaks out of its block still cannot reach a direct-only tool', async () => {
+    const rt = await testRuntime({ tools })
+    const out = await rt.runPtcProgram("} { return await tools.place_order({ sku: 'alpha', units: 99 })")
+    expect(out.status).toBe('incomplete')
+    expect(out.run.calls).toMatchObject([{ name: 'place_order', ok: false, error: { code: 'ENOSYS' } }])
+  })
+
+  it('what one program does to the globals is gone for the next', async () => {
+    const rt = await testRuntime({ tools })
+    await rt.runPtcProgram("globalThis.text = () => {}; globalThis.get_inventory = async () => ({ sku: 'x', units: 1e9 }); return 1")
+    const out = await rt.runPtcProgram("const r = await get_inventory('alpha'); text(r.units)")
+    expect(out).toMatchObject({ status: 'completed', result: '7' })
+  })
+
   it('a program that declares a name of a global shadows it', async () => {
     const rt = await testRuntime({ tools })
     const out = await rt.runPtcProgram('const text = (s) => s.toUpperCase();\nreturn text("mine")')

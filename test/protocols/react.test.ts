@@ -196,6 +196,46 @@ describe('rt.executeText: ReAct texts the way models write them', () => {
       expect((await rt.executeText(text)).observation).toMatch(/^Observation/)
   })
 
+  it('a hostile text is bounded: over maxSourceBytes it is E2BIG, over maxToolCalls actions EDQUOT, naming their flags; nothing runs', async () => {
+    const rt = await testRuntime({ tools, limits: { maxSourceBytes: 64 * 1024, maxToolCalls: 5 } })
+    const big = `Action: search[${'x'.repeat(64 * 1024)}]`
+    const over = await rt.executeText(big)
+    expect(over.observation).toBe(
+      `Observation: Error (E2BIG): the text is ${big.length} bytes, over the 65536-byte limit; raise it with --max-source (limits.maxSourceBytes)`,
+    )
+    const many = await rt.executeText('Action: search[a]\n'.repeat(6))
+    expect(many.observation).toBe(
+      'Observation: Error (EDQUOT): the text has 6 actions, over the limit of 5 calls; raise it with --max-tool-calls (limits.maxToolCalls)',
+    )
+    expect(rt.log.all().filter((e) => e.type === 'tool/call')).toEqual([])
+    // Replay gives the same observations, and the over-long text cut at the limit.
+    const replayed = replayReact(rt.log.all())
+    expect(replayed.map((r) => r.observation)).toEqual([over.observation, many.observation])
+    expect(replayed[0]!.text).toBe(big.slice(0, 64 * 1024))
+  })
+
+  it('texts built to make a parser backtrack are read in one pass, at the size limit', async () => {
+    const rt = await testRuntime({ tools })
+    const n = 500 * 1024
+    const shapes = [
+      `Action: ${'`'.repeat(n)}x`,
+      `Action: calc\nAction Input: {"a": 1${','.repeat(n)} x`,
+      `Action: search[${'] '.repeat(n / 2)}x`,
+      `Action: search\nAction Input: "${'"'.repeat(n)}x`,
+      `${'Thought: '.repeat(n / 9)}`,
+    ]
+    for (const text of shapes) expect((await rt.executeText(text)).observation).toMatch(/^Observation: /)
+  })
+
+  it('a program-only tool stays out of reach whatever case the text writes it in', async () => {
+    const rt = await testRuntime({ tools })
+    for (const text of ['Action: GET_WEATHER[Paris]', 'Action: Get_Weather\nAction Input: {"city": "Paris"}'])
+      expect((await rt.executeText(text)).observation).toMatch(
+        /^Observation: Error \(ENOSYS\): (get_weather can only be called from a program|unknown tool)/,
+      )
+    expect(rt.log.all().filter((e) => e.type === 'tool/result' && 'result' in e.data && e.data.result.ok)).toEqual([])
+  })
+
   it('rt.reactPrompt() teaches the form from the registry: the tools a model may call directly, and an example', async () => {
     const rt = await testRuntime({ tools })
     const prompt = rt.reactPrompt()
