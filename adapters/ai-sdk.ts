@@ -28,3 +28,4 @@ export function aiSdkTools(rt: Runtime, options: AdapterOptions = {}): Record<st
   }
   return tools
 }
+export { aiSdkProgramTool, type AiSdkProgramTool, type ProgramToolOutput } from './ptc.js'

@@ -57,3 +57,4 @@ export function openaiAgentsTools(rt: Runtime, options: AdapterOptions = {}): Ag
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
+export { openaiAgentsProgramTool, type AgentsProgramTool } from './ptc.js'

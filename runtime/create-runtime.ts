@@ -34,6 +34,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
+import { protocolMethods, type ProtocolMethods } from './protocols.js'
 import { runCode, type RunCodeOptions } from './run-code.js'
 import type { RunCodeDeps } from './run-inputs.js'
 import { openWorkspace, refuseUnstagedIn, workspaceRunDeps } from './runtime-workspace.js'
@@ -126,7 +127,8 @@ export interface RuntimeOptions {
   collectWhenIdle?: boolean
 }
 
-export interface Runtime {
+/** Besides these, `executeText`, `reactPrompt` and `runPtcProgram`: see protocols.ts. */
+export interface Runtime extends ProtocolMethods {
   /** Runs one program. Never throws for anything the program does: every outcome is a RunResult. */
   runCode(code: string, options?: RunCodeOptions): Promise<RunResult>
   /**
@@ -379,6 +381,7 @@ function runtimeHandle(p: HandleParts): Runtime {
       assertOpen()
       return callTool(env, name, args, o)
     },
+    ...protocolMethods({ env, limits, mode, runProgram: p.runProgram, assertOpen }),
     runCodeTool: () =>
       Object.assign(functionDefinition(registry.get(RUN_CODE)!, runCodeDescription(p.sdkText(), limits)), {
         parameters: RUN_CODE_PARAMETERS,
@@ -413,7 +416,7 @@ function toolsFacade(registry: ToolRegistry, mode: 'both' | 'code', runCodeDef: 
     unregister: (names) => registry.unregister(names),
     names: () => registry.programNames(),
     definitions: () => {
-      const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
+      const all = registry.directNames().flatMap((n) => (n === RUN_CODE ? [] : [functionDefinition(registry.get(n)!)]))
       return mode === 'code' ? [runCodeDef()] : [...all, runCodeDef()]
     },
     get: (name) => {

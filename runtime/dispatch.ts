@@ -37,9 +37,10 @@ export function prepare(env: DispatchEnv, call: ToolCall, signal?: AbortSignal):
   if (gated) return { ok: false, call, result: { ok: false, error: gated } }
   const tool = env.registry.get(call.name)
   if (!tool || (tool.nativeOnly && call.origin === 'code')) {
-    const known = call.origin === 'code' ? env.registry.programNames() : env.registry.names()
+    const known = call.origin === 'code' ? env.registry.programNames() : env.registry.directNames()
     return { ok: false, call, result: failure('ENOSYS', unknownToolMessage(call.name, known)) }
   }
+  if (tool.programOnly && call.origin === 'native') return { ok: false, call, result: failure('ENOSYS', programOnlyMessage(call.name)) }
   const checked = tool.validate(call.args)
   if (!checked.ok) return { ok: false, call, result: failure('EINVAL', `${call.name}: ${checked.message}`) }
   // A validator that did not change the arguments (JSON Schema's never does) keeps the call as it is: a copy per call was garbage.
@@ -270,6 +271,11 @@ export function unknownToolMessage(name: string, known: readonly string[]): stri
   if (near.length) return `unknown tool "${name}"; did you mean ${near.map((n) => `\`${n}\``).join(' or ')}?`
   const list = known.slice(0, 12).join(', ')
   return `unknown tool "${name}"; available: ${list || '(none)'}${known.length > 12 ? ', …' : ''}`
+}
+
+/** A direct call of a tool that only programs may call: where to call it instead. */
+function programOnlyMessage(name: string): string {
+  return `${name} can only be called from a program (allowedCallers: ["programmatic"]); call \`tools.${name}(…)\` inside run_code`
 }
 
 /** A thrown value -> `{ code, message }`: its own errno-style `code` when it has one. */

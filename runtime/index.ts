@@ -10,6 +10,12 @@ export { DEFAULT_LIMITS } from './limits.js'
 export { defineTool } from '../vocabulary/define-tool.js'
 export { replayObservations } from './replay.js'
 export type { ReplayedObservation } from './replay.js'
+export { replayReact } from './react/replay.js'
+export type { ReplayedExchange } from './react/replay.js'
+export type { ExecuteTextOptions, ExecuteTextResult, ReactCall } from './react/execute.js'
+export type { ReactFormat } from './react/parse.js'
+export type { ReactPromptOptions } from './react/prompt.js'
+export type { ProgramOutput } from './ptc/program.js'
 export { EventLog, parseJSONL } from './event-log.js'
 export { checkLog } from './log-signing.js'
 export type { LogCheck } from './log-signing.js'
@@ -75,7 +81,9 @@ export type {
   SchemaLike,
   SessionLimits,
   ToolCall,
+  ToolAllowedCaller,
   ToolAnnotations,
+  ToolCaller,
   ToolContext,
   ToolDefinition,
   ToolError,

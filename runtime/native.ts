@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { toJson, type DispatchEnv } from './dispatch.js'
+import { withCaller } from './ptc/callers.js'
 import { CallScheduler } from './scheduler.js'
 import { answerIn, readElement, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
 import type { Session } from './session.js'
@@ -77,9 +78,10 @@ export async function executeToolCalls<C extends NativeToolCall>(
   return Object.assign(answers as ToolAnswerFor<C>[] & NativeAnswer[], { concludesTurn })
 }
 
-type ParsedCall = { call: ToolCall; argsError?: string }
+export type ParsedCall = { call: ToolCall; argsError?: string }
 
-async function runBatch(
+/** One batch of direct calls through the scheduler, bracketed by batch/start and batch/end (ReAct turns use it too). */
+export async function runBatch(
   env: DispatchEnv,
   maxParallel: number,
   parsed: readonly ParsedCall[],
@@ -96,7 +98,7 @@ async function runBatch(
     parsed.map((p) => {
       if (p.argsError === undefined) return scheduler.submit(p.call)
       // Arguments that are not JSON (or an element that is no call) never reach dispatch, but are logged like any call.
-      env.log.append('tool/call', p.call)
+      env.log.append('tool/call', withCaller(p.call))
       const result: ToolResult = {
         ok: false,
         error: { code: 'EINVAL', message: `${p.call.name === '(unknown)' ? '' : `${p.call.name}: `}${p.argsError}` },

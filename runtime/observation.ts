@@ -5,6 +5,7 @@
  */
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
+import { callerOf } from './ptc/callers.js'
 
 export interface RunRecord {
   runId: string
@@ -29,7 +30,7 @@ export function recordFromEvents(events: readonly RunEvent[], runId: string): Ru
       if (d.runId === runId) logs.push({ level: d.level, text: d.text })
     } else if (e.type === 'tool/call') {
       const d = e.data as EventData['tool/call']
-      if (d.parentId === runId) calls.set(d.id, { id: d.id, name: d.name, args: d.args, ok: false, durationMs: 0 })
+      if (d.parentId === runId) calls.set(d.id, { id: d.id, name: d.name, args: d.args, ok: false, durationMs: 0, caller: callerOf(d) })
     } else if (e.type === 'tool/result') {
       const d = e.data as EventData['tool/result']
       const c = calls.get(d.id)

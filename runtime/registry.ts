@@ -1,5 +1,6 @@
 /** The tools a runtime knows: definitions checked once at registration, with their validators. */
 import { toJsonSchema } from '../sdk/schema.js'
+import { allowedCallersOf } from './ptc/callers.js'
 import { createValidator, type Validator } from './validate.js'
 import type { AnyToolDefinition, JsonSchema } from '../vocabulary/types.js'
 
@@ -10,8 +11,10 @@ export interface RegisteredTool {
   /** JSON Schema of the arguments (zod converted once). */
   parameters: JsonSchema
   validate: Validator
-  /** Callable as a native function call only, never from a program (`run_code` itself). */
+  /** Callable as a native function call only, never from a program (`run_code` itself, `allowedCallers: ['direct']`). */
   nativeOnly: boolean
+  /** Callable from a program only (`allowedCallers: ['programmatic']`): refused as a direct call. */
+  programOnly: boolean
 }
 
 export class ToolRegistry {
@@ -23,12 +26,13 @@ export class ToolRegistry {
   register(definitions: readonly AnyToolDefinition[], options: { nativeOnly?: boolean } = {}): void {
     for (const def of definitions) {
       assertDefinition(def)
-      const nativeOnly = options.nativeOnly === true
+      const callers = allowedCallersOf(def)
       this.#tools.set(def.name, {
         definition: def,
         parameters: toJsonSchema(def.parameters),
         validate: createValidator(def.parameters),
-        nativeOnly,
+        nativeOnly: options.nativeOnly === true || !callers.includes('programmatic'),
+        programOnly: !callers.includes('direct'),
       })
     }
     this.#changed()
@@ -56,6 +60,11 @@ export class ToolRegistry {
   /** The same list, frozen and kept until the registry changes (what every run's request carries). */
   programNameList(): readonly string[] {
     return (this.#programNames ??= Object.freeze(this.programNames()))
+  }
+
+  /** The tools a model may call directly (natively, or as a ReAct action), sorted. */
+  directNames(): string[] {
+    return this.names().filter((n) => !this.#tools.get(n)!.programOnly)
   }
 
   /** Definitions of the tools a program may call, sorted by name. */

@@ -12,6 +12,7 @@ import { failure, type DispatchEnv } from './dispatch.js'
 import { raiseHint } from './limits.js'
 import type { OpenRun } from './run-open.js'
 import { CallScheduler } from './scheduler.js'
+import { withCaller } from './ptc/callers.js'
 
 export interface RunBridge {
   readonly host: SandboxHost
@@ -65,7 +66,7 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
       const parsed = parseArgs(argsJson)
       if (!parsed.ok) {
         // Logged like any call, so the observation lists it; never dispatched.
-        env.log.append('tool/call', call)
+        env.log.append('tool/call', withCaller(call))
         const result = failure('EINVAL', `${name}: ${parsed.message}`)
         env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
         return Promise.resolve(JSON.stringify(result))

@@ -13,6 +13,7 @@
 import { armPendingNow } from './call-arming.js'
 import type { Cancellation } from './call-arming.js'
 import { execute, failure, finish, messageOf, prepare, resultJson, type DispatchEnv, type Prepared } from './dispatch.js'
+import { withCaller } from './ptc/callers.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -99,7 +100,7 @@ export class CallScheduler implements Cancellation {
   }
 
   #enqueue(call: ToolCall, settle: Slot['settle']): void {
-    this.#env.log.append('tool/call', call)
+    this.#env.log.append('tool/call', withCaller(call))
     const started = Date.now()
     const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
     const slot: Slot = { index: this.#submitted++, call, exclusive, started, settle }

@@ -57,7 +57,24 @@ export interface ToolDefinition<Args = unknown, Result = unknown> {
   timeoutMs?: number
   /** Hints for hosts (MCP tool annotations): what the tool does to the world. Never enforced. */
   annotations?: ToolAnnotations
+  /**
+   * Who may call it, as in OpenAI's programmatic tool calling: `direct` (a model's native call, a ReAct
+   * action), `programmatic` (a program's `tools.x()`). Absent: both. A direct-only tool is absent from the
+   * SDK programs see; a programmatic-only one from `rt.tools.definitions()` and refused as a native call.
+   */
+  allowedCallers?: readonly ToolAllowedCaller[]
+  /** The same as `allowedCallers`, in the Responses API's spelling (a definition copied from a request works). */
+  allowed_callers?: readonly ToolAllowedCaller[]
 }
+
+/** Who may call a tool (`ToolDefinition.allowedCallers`), in OpenAI's words. */
+export type ToolAllowedCaller = 'direct' | 'programmatic'
+
+/**
+ * Who made a call, tagged on `tool/call` events and `RunResult.calls` as the vendors tag theirs: a program's
+ * sub-call (`caller_id`: its run), or a direct call (native, `rt.callTool`, a ReAct action).
+ */
+export type ToolCaller = { type: 'program'; caller_id: string } | { type: 'direct' }
 
 /** MCP's tool annotations; an absent hint means the cautious default (may write, destroy, reach out). */
 export interface ToolAnnotations {
@@ -92,6 +109,8 @@ export interface ToolCall {
   origin: CallOrigin
   /** The id of the `run_code` call that issued this sub-call. */
   parentId?: string
+  /** Set on the logged `tool/call` event: who made the call. */
+  caller?: ToolCaller
 }
 
 /**
@@ -171,6 +190,8 @@ export interface CallRecord {
   result?: JsonValue
   error?: ToolError
   durationMs: number
+  /** Always `{ type: 'program', caller_id: <run id> }` here: these are a program's sub-calls. */
+  caller?: ToolCaller
 }
 
 /** What `runCode` returns and `codeact run --json` prints. */
@@ -272,6 +293,12 @@ export interface EventData {
     shape: string
   }
   'batch/end': { batchId: string; concludesTurn: boolean; aborted: boolean }
+  /**
+   * A ReAct turn (`rt.executeText`): the model's whole text (its thoughts included), the calls its actions
+   * became, and what else the observation needs (a final answer, or why nothing ran), so replay rebuilds it.
+   */
+  'react/start': { turnId: string; text: string; format: string; ids: string[]; final?: string; problem?: string }
+  'react/end': { turnId: string }
   /** A session began afresh (`reset()`, `close()`, a restore that failed): its earlier runs are not replayed again. */
   'session/end': { id: string; caller?: string; reason: 'reset' | 'close' | 'unrestorable' }
 }
