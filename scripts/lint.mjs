@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `make lint`: every check runs (so one run shows every finding), and any finding fails the step.
-//   types  tsc --strict over the whole tree     code   Biome: formatting and lint rules
+//   types  tsc --strict over the whole tree (tsconfig.json; tsconfig.js.json for the JavaScript)     code   Biome: formatting and lint rules
 //   layers dependency-cruiser: imports point down, no cycles     dead   knip: unused files, exports, dependencies
+//   js     every .js/.mjs/.cjs file is type-checked by a tsconfig with checkJs (scripts/unchecked-js.mjs)
 import { spawnSync } from 'node:child_process'
 
-const steps = ['types', 'code', 'layers', 'dead']
+const steps = ['types', 'js', 'code', 'layers', 'dead']
 const failed = []
 for (const step of steps) {
   const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { stdio: 'inherit' })

@@ -26,7 +26,10 @@ const id = z.number().int().nonnegative()
 const code = text(64)
 
 const logEntry = z.object({ level: z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]]), text: text(LOG_TEXT_MAX) })
-const effects = z.array(text(EFFECT_TEXT_MAX)).max(MAX_EFFECTS + 1).optional()
+const effects = z
+  .array(text(EFFECT_TEXT_MAX))
+  .max(MAX_EFFECTS + 1)
+  .optional()
 const runnerError = z.object({ name: text(ERROR_NAME_MAX), message: text(ERROR_TEXT_MAX), stack: text(ERROR_TEXT_MAX).optional() })
 
 /** Runner -> host, as validated. */

@@ -147,10 +147,7 @@ const READ_ONLY_NAMED = /is a directory|not a directory|file exists|invalid cros
  * read-only paths (relative, absolute, a placeholder's own name) — a hard link into one (EXDEV) or a
  * write over a placeholder folder (EISDIR …) is the sandbox refusing, not the command's own mistake.
  */
-export function classifyDenial(
-  stderr: string,
-  readOnlyNames: readonly string[] = [],
-): { code: DenialCode; line: string } | undefined {
+export function classifyDenial(stderr: string, readOnlyNames: readonly string[] = []): { code: DenialCode; line: string } | undefined {
   const denied = denialInStderr(stderr)
   if (denied !== undefined) return denied
   const lines = stderr.split('\n')

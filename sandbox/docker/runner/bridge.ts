@@ -15,7 +15,11 @@ const LOG_FLUSH_CHARS = 64 * 1024
 /** What the realm's `bind` returns (images/realm.mjs). */
 export interface Bridge {
   deliver(id: unknown, resultJson: string): void
-  start(js: string, onConsole: (programConsole: Record<string, (...args: unknown[]) => void>) => void, done: (outcome: unknown) => void): void
+  start(
+    js: string,
+    onConsole: (programConsole: Record<string, (...args: unknown[]) => void>) => void,
+    done: (outcome: unknown) => void,
+  ): void
 }
 
 export interface RunState {

@@ -71,7 +71,9 @@ export function exec(request: unknown, id: number): Promise<ExecResult> {
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer)
       running.delete(id)
-      reject(e.code === 'ENOENT' && !existsSync('/bin/sh') ? new WorkspaceError('SANDBOX_UNAVAILABLE', 'the runner image has no /bin/sh') : e)
+      reject(
+        e.code === 'ENOENT' && !existsSync('/bin/sh') ? new WorkspaceError('SANDBOX_UNAVAILABLE', 'the runner image has no /bin/sh') : e,
+      )
     })
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)

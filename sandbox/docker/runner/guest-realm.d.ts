@@ -5,7 +5,12 @@
 import type { Bridge } from './bridge.js'
 
 export interface Realm {
-  bind(send: (id: unknown, name: unknown, argsJson: unknown) => void, log: (level: unknown, text: unknown) => void, config: string, seed?: string): Bridge
+  bind(
+    send: (id: unknown, name: unknown, argsJson: unknown) => void,
+    log: (level: unknown, text: unknown) => void,
+    config: string,
+    seed?: string,
+  ): Bridge
 }
 export function createRealm(preludeSource: string): Realm
 export function warmUp(preludeSource: string): void

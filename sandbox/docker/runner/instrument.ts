@@ -72,7 +72,8 @@ function noteFsCall(key: string, args: unknown[]): void {
   if (depth > 0) return
   const name = key.endsWith('Sync') ? key.slice(0, -4) : key
   const flags = args[1]
-  const writes = CHANGES.has(name) || (name === 'open' && flags !== undefined && typeof flags !== 'function' && !/^rs?$/.test(String(flags)))
+  const writes =
+    CHANGES.has(name) || (name === 'open' && flags !== undefined && typeof flags !== 'function' && !/^rs?$/.test(String(flags)))
   if (writes) noteEffect(key, args[0])
 }
 

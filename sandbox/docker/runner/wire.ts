@@ -32,7 +32,13 @@ export function own(obj: unknown, key: string): unknown {
 
 /** Append without `push` and without running a setter planted on Array.prototype. */
 export function append<T>(list: T[], value: T): void {
-  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true } as PropertyDescriptor)
+  ObjectDefineProperty(list, list.length, {
+    __proto__: null,
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  } as PropertyDescriptor)
 }
 
 export function slice(text: string, start: number, end?: number): string {
