@@ -13,7 +13,7 @@
 import { build, type Plugin } from 'esbuild'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -46,6 +46,18 @@ const captureBuiltins: Plugin = {
   },
 }
 
+/** The image has Node and nothing else: a package reached from the runner is a host module to split. */
+const builtinsOnly: Plugin = {
+  name: 'builtins-only',
+  setup(b) {
+    b.onResolve({ filter: /^[^./#]/ }, (args) =>
+      isBuiltin(args.path)
+        ? { path: args.path, external: true }
+        : { errors: [{ text: `the runner reaches the package "${args.path}" (from ${args.importer}): split the host module so the runner's part stands alone` }] },
+    )
+  },
+}
+
 /** The bundled runner's text. */
 export async function bundleRunner(): Promise<string> {
   const entry = join(root, 'sandbox/docker/runner/main.ts')
@@ -59,7 +71,7 @@ export async function bundleRunner(): Promise<string> {
     target: 'node20',
     legalComments: 'none',
     logLevel: 'warning',
-    plugins: [captureBuiltins],
+    plugins: [captureBuiltins, builtinsOnly],
   })
   const file = result.outputFiles[0]
   if (file === undefined) throw new Error('esbuild produced no runner')

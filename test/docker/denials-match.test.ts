@@ -6,13 +6,14 @@
  * the table once missed.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createDockerSandbox, type DockerSandbox } from '../../sandbox/docker/index.js'
 import { createHostOps } from '../../sandbox/workspace/host-ops.js'
 import type { ExecResult, WorkspaceOps } from '../../sandbox/workspace/ops.js'
 import { dockerRuntimeCases } from './engine.js'
-import { ensureImage, never, ownContainers, request, tempWorkspace, testHost } from './helpers.js'
+import { ensureImage, never, ownContainers, request, testHost } from './helpers.js'
 
 const READ_ONLY = ['pkg/vendor', 'pkg/LICENSE']
 /** Refused in both backends by the kernel, each in the words of the same shell and coreutils. */
@@ -29,12 +30,16 @@ function seed(ws: string): void {
   fs.mkdirSync(path.join(ws, 'pkg/vendor'), { recursive: true })
   fs.writeFileSync(path.join(ws, 'pkg/vendor/lib.js'), 'vendor\n')
   fs.writeFileSync(path.join(ws, 'pkg/LICENSE'), 'MIT\n')
-  for (const p of ['pkg', 'pkg/vendor', 'pkg/vendor/lib.js', 'pkg/LICENSE']) fs.chownSync(path.join(ws, p), 65534, 65534)
 }
 
-/** What the model is told of a refused command. */
-function denialOf(r: ExecResult): { denied: string | undefined; line: string | undefined } {
-  return { denied: r.denied, line: r.deniedMessage }
+/**
+ * What the model is told of a refused command: the code, and the kernel's reason in the line quoted. The
+ * whole line too where a coreutils program wrote it; a redirection is the shell's own line, and the host
+ * runs bash where the image's /bin/sh is dash.
+ */
+function denialOf(r: ExecResult, command: string): { denied: string | undefined; reason: string | undefined; line?: string } {
+  const reason = r.deniedMessage?.split(': ').pop()
+  return { denied: r.denied, reason, ...(command.includes('>') ? {} : { line: r.deniedMessage }) }
 }
 
 for (const runtime of dockerRuntimeCases) {
@@ -45,7 +50,8 @@ for (const runtime of dockerRuntimeCases) {
     let host: WorkspaceOps
     beforeAll(async () => {
       await ensureImage()
-      ws = fs.realpathSync(tempWorkspace())
+      // Owned by whoever runs the test: the container runs as the owner, bubblewrap as the caller.
+      ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'codeact-denials-')))
       seed(ws)
       sandbox = createDockerSandbox({ poolSize: 1, ...runtime.option, workspace: { root: ws, readOnly: READ_ONLY } })
       container = sandbox.services?.(undefined).workspace as WorkspaceOps
@@ -60,23 +66,26 @@ for (const runtime of dockerRuntimeCases) {
     for (const command of REFUSED) {
       test(`bash: ${command}`, async () => {
         const exec = (ops: WorkspaceOps) => ops.exec({ command, cwd: ws, timeoutMs: 10_000, maxOutputBytes: 10_000 })
-        const inContainer = denialOf(await exec(container))
-        const onHost = denialOf(await exec(host))
+        const inContainer = denialOf(await exec(container), command)
+        const onHost = denialOf(await exec(host), command)
         expect(onHost.denied, 'the host refuses it').toBe('EROFS')
         expect(inContainer).toEqual(onHost)
       })
     }
 
     test('workspace ops beneath the policy: the same code from both', async () => {
-      const codeOf = (p: Promise<unknown>) =>
-        p.then(
-          () => 'done',
-          (e: { code?: string }) => e.code,
-        )
+      const codeOf = async (op: () => Promise<unknown>) => {
+        try {
+          await op()
+          return 'done'
+        } catch (e) {
+          return (e as { code?: string }).code
+        }
+      }
       for (const ops of [host, container]) {
-        expect(await codeOf(ops.writeFile(path.join(ws, 'pkg/vendor/lib.js'), 'x'))).toBe('EROFS')
-        expect(await codeOf(ops.remove(path.join(ws, 'pkg'), true))).toBe('EROFS')
-        expect(await codeOf(ops.remove(ws, true))).toBe('EPERM')
+        expect(await codeOf(() => ops.writeFile(path.join(ws, 'pkg/vendor/lib.js'), 'x'))).toBe('EROFS')
+        expect(await codeOf(() => ops.remove(path.join(ws, 'pkg'), true))).toBe('EROFS')
+        expect(await codeOf(() => ops.remove(ws, true))).toBe('EPERM')
       }
     })
 
