@@ -47,13 +47,14 @@ const captureBuiltins: Plugin = {
 }
 
 /** The image has Node and nothing else: a package reached from the runner is a host module to split. */
+const SPLIT_IT = "split the host module so the runner's part stands alone"
 const builtinsOnly: Plugin = {
   name: 'builtins-only',
   setup(b) {
     b.onResolve({ filter: /^[^./#]/ }, (args) =>
       isBuiltin(args.path)
         ? { path: args.path, external: true }
-        : { errors: [{ text: `the runner reaches the package "${args.path}" (from ${args.importer}): split the host module so the runner's part stands alone` }] },
+        : { errors: [{ text: `the runner reaches the package "${args.path}" (from ${args.importer}): ${SPLIT_IT}` }] },
     )
   },
 }

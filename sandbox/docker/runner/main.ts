@@ -15,6 +15,12 @@ import { current, fail, prepare, readyToPrepare, run, unhandled } from './run.js
 import { diagnostic, own, receive, send } from './wire.js'
 import { errorFields } from './bridge.js'
 
+// One runner per process: a program that loads the bundle again (under another URL: a query string) gets
+// a module that stops here, not a second reader of stdin serving every op twice. The mark cannot be removed.
+const ONE_RUNNER = Symbol.for('codeact.runner')
+if (Object.hasOwn(globalThis, ONE_RUNNER)) throw new Error('the codeact runner is already running in this process')
+Object.defineProperty(globalThis, ONE_RUNNER, { value: true, configurable: false, enumerable: false, writable: false })
+
 // A heap snapshot holds every string of this process, the run's nonce among them: refused before any
 // program exists (`v8` is one object for every realm and every require). The inspector is refused by the
 // permission model (the image's entrypoint); the runner's memory is closed to other processes because the
