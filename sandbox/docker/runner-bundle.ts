@@ -22,6 +22,8 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = [resolve(here, '../..'), resolve(here, '../../..')].find((r) => existsSync(join(r, 'package.json'))) ?? resolve(here, '../..')
 const CAPTURED = /^(node:)?(fs|fs\/promises|child_process)$/
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+/** The one module that wraps the live built-ins (from the source, or from dist/ in an installed package). */
+const INSTRUMENT = /[\\/]runner[\\/]instrument\.(ts|js)$/
 const requireBuiltin = createRequire(import.meta.url)
 
 /** A module exporting a copy of a built-in's functions, taken when the runner loads. */
@@ -39,7 +41,7 @@ const captureBuiltins: Plugin = {
   name: 'captured-builtins',
   setup(b) {
     b.onResolve({ filter: CAPTURED }, (args) => {
-      if (args.namespace === 'captured' || args.importer.endsWith(join('runner', 'instrument.ts'))) return undefined
+      if (args.namespace === 'captured' || INSTRUMENT.test(args.importer)) return undefined
       return { path: args.path.replace(/^node:/, ''), namespace: 'captured' }
     })
     b.onLoad({ filter: /.*/, namespace: 'captured' }, (args) => ({ contents: capturedModule(args.path), loader: 'js' }))
