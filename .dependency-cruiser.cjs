@@ -11,8 +11,8 @@ const LAYERS = [
   { level: 4, name: 'front doors', folders: ['cli', 'mcp', 'adapters'] },
 ]
 
-const folderRe = (folders) => `^(${folders.join('|')})/`
-const above = (level) => LAYERS.filter((l) => l.level > level).flatMap((l) => l.folders)
+const folderRe = (/** @type {string[]} */ folders) => `^(${folders.join('|')})/`
+const above = (/** @type {number} */ level) => LAYERS.filter((l) => l.level > level).flatMap((l) => l.folders)
 
 /** One rule per layer: nothing in it imports a folder of a higher layer. */
 const upward = LAYERS.filter((l) => above(l.level).length > 0).map((l) => ({

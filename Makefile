@@ -21,7 +21,7 @@ soak: build
 	node scripts/soak.mjs 10000 4 1 isolate
 	if docker info >/dev/null 2>&1; then node scripts/soak.mjs 500 2 1 docker; fi
 
-image:
+image: build
 	bash images/build.sh
 
 # tsc, Biome (format + lint), dependency-cruiser (layers point down), knip (unused files, exports, deps).

@@ -18,7 +18,7 @@ if (fs.existsSync(file)) {
     try {
       config = JSON.parse(text)
     } catch (e) {
-      console.error(`${file} is not JSON (${e.message}); not changing it`)
+      console.error(`${file} is not JSON (${e instanceof Error ? e.message : e}); not changing it`)
       process.exit(1)
     }
   }
@@ -28,6 +28,7 @@ if (fs.existsSync(file)) {
   }
 }
 const want = { path: binary, ...(runtimeArgs.length ? { runtimeArgs } : {}) }
+/** @type {Record<string, unknown>} */
 const runtimes = config.runtimes && typeof config.runtimes === 'object' ? config.runtimes : {}
 if (JSON.stringify(runtimes[name]) === JSON.stringify(want)) {
   console.log('unchanged')

@@ -17,9 +17,9 @@ const argv = process.argv.slice(2)
 // Newer V8s clamp the factor to 2 (a no-op there; the flag exists in all, so V8 prints nothing to stdout,
 // which is `codeact mcp`'s protocol stream). The library sets no flag in a user's process.
 if (argv[0] === 'mcp' || argv[0] === 'repl') v8.setFlagsFromString('--semi-space-growth-factor=1')
-const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1
+const mtime = (/** @type {string} */ path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? -1
 const dir = mtime('../dist/cli-bundle/main.js') >= mtime('../dist/cli/main.js') ? '../dist/cli-bundle/' : '../dist/cli/'
-if (argv[0] === 'run') (await import(new URL(`${dir}prestart.js`, import.meta.url))).prestartFromArgv(argv.slice(1))
-const { main } = await import(new URL(`${dir}main.js`, import.meta.url))
+if (argv[0] === 'run') (await import(new URL(`${dir}prestart.js`, import.meta.url).href)).prestartFromArgv(argv.slice(1))
+const { main } = await import(new URL(`${dir}main.js`, import.meta.url).href)
 
 process.exitCode = await main(argv)

@@ -18,12 +18,13 @@ done
 ctx=$here/.build
 rm -rf "$ctx"
 mkdir -p "$ctx"
-# The runner is every .mjs file here (runner.mjs and the modules it imports).
-cp "$here"/*.mjs "$ctx/"
-# The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
-# Files in byte order of their names (LC_ALL=C), then the Dockerfile (its entrypoint's flags), as
-# test/docker/helpers.ts hashes them.
-hash=$(cd "$here" && { LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat; cat Dockerfile; } | sha256sum | cut -c1-16)
+# The runner is one file: sandbox/docker/runner/ (TypeScript, with the host modules it imports) bundled by
+# esbuild (sandbox/docker/runner-bundle.ts, built into dist/ by `npm run build`). The bundler prints the
+# runner's version, stamped on the image as a label: the bundle's hash, then the Dockerfile's (its
+# entrypoint's flags), as test/docker/helpers.ts computes it, so a stale image is told from a current one.
+bundler=$here/../dist/sandbox/docker/runner-bundle.js
+[ -f "$bundler" ] || { echo "build.sh: $bundler is missing; run npm run build first" >&2; exit 1; }
+hash=$(node "$bundler" "$ctx/runner.mjs")
 
 if [ "$base" = node ]; then
   exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"
@@ -33,7 +34,7 @@ fi
 root=$ctx/rootfs
 mkdir -p "$root/opt/codeact" "$root/etc" "$root/tmp" "$root/workspace" "$root/usr/local/bin" "$root/usr/bin" "$root/bin"
 chmod 1777 "$root/tmp"
-mv "$ctx"/*.mjs "$root/opt/codeact/"
+mv "$ctx/runner.mjs" "$root/opt/codeact/"
 
 # Copy one binary to $2 inside the rootfs with every library it links, at the paths the loader expects.
 copy_binary() {

@@ -19,12 +19,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outdir = join(root, 'dist', 'cli-bundle')
 const INLINE = new Set(['zod', 'diff', 'ignore', '@jridgewell/trace-mapping', '@jridgewell/sourcemap-codec', '@jridgewell/resolve-uri'])
 
-const packageName = (spec) =>
+const packageName = (/** @type {string} */ spec) =>
   spec
     .split('/')
     .slice(0, spec.startsWith('@') ? 2 : 1)
     .join('/')
 
+/** @type {import('esbuild').Plugin} */
 const plugin = {
   name: 'codeact-cli',
   setup(b) {

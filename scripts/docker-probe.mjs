@@ -7,6 +7,6 @@ export async function dockerProbe() {
     await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000))])
     return { available: true }
   } catch (e) {
-    return { available: false, reason: String(e?.message ?? e).split('\n')[0] }
+    return { available: false, reason: String(e instanceof Error ? e.message : e).split('\n')[0] }
   }
 }

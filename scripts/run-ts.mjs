@@ -23,7 +23,7 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 })
-process.argv = [process.argv[0], out, ...rest]
+process.argv = [process.argv[0] ?? process.execPath, out, ...rest]
 try {
   await import(pathToFileURL(out).href)
 } finally {

@@ -17,7 +17,7 @@ for (const name of ['soak-core', 'soak-memory']) {
 }
 const { soak } = await import(pathToFileURL('dist/test/soak/soak-core.js').href)
 console.log(`soak: ${runs} runs on the ${sandbox} backend`)
-const r = await soak({ runs, concurrency, seed, sandbox, progress: (line) => console.log(line) })
+const r = await soak({ runs, concurrency, seed, sandbox, progress: (/** @type {string} */ line) => console.log(line) })
 const fromFirst = r.rssEndMb - r.rssStartMb
 // After warm-up (last quarter of windows against the second): RSS includes V8 sizing its heaps (it
 // plateaus); the retained heap and the handle count are what a leak moves.
@@ -26,7 +26,7 @@ const grew = Object.entries(GOAL).filter(([k, limit]) => r.growth[k] > limit)
 console.log(`\n${r.runs} runs in ${r.seconds.toFixed(1)} s (seed ${seed}, ${concurrency} at a time)`)
 console.log('outcomes:', JSON.stringify(r.outcomes))
 console.log(`not a RunResult: ${r.notResults}; unanswered calls: ${r.unanswered}`)
-const f = (n, d = 1) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d))
+const f = (/** @type {number | undefined} */ n, d = 1) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(d))
 console.log('\n| runs | runs/s | RSS MB | heap MB | retained MB | child RSS MB | log events | handles |')
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const w of r.windows)
@@ -40,7 +40,7 @@ console.log(
 console.log(
   `open fds: ${r.fdStart} -> ${r.fdEnd}; sandbox processes/containers: at most ${r.childrenDuring} during, ${r.childrenAfterClose} after close`,
 )
-console.log(`throughput per window (runs/s): ${r.runsPerSecond.map((n) => n.toFixed(0)).join(' ')}`)
+console.log(`throughput per window (runs/s): ${r.runsPerSecond.map((/** @type {number} */ n) => n.toFixed(0)).join(' ')}`)
 if (grew.length > 0) console.log(`grew: ${grew.map(([k]) => k).join(', ')}`)
 const bad = r.notResults > 0 || r.unanswered > 0 || r.childrenAfterClose > 0 || r.fdEnd - r.fdStart > 16 || grew.length > 0
 process.exit(bad ? 1 : 0)

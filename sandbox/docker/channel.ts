@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream'
 import type Docker from 'dockerode'
 import { LineSplitter, MAX_LINE_BYTES, parseLine, type FromRunner, type ToRunner } from './protocol.js'
+import { noncePrefix } from './wire-messages.js'
 
 const STDERR_TAIL = 8 * 1024
 
@@ -97,7 +98,7 @@ export class RunnerChannel {
 
   /** From now on only lines starting with `nonce` are messages (set as the run is sent; one run per container). */
   requireNonce(nonce: string): void {
-    this.prefix = `${nonce} `
+    this.prefix = noncePrefix(nonce)
   }
 
   get isOpen(): boolean {

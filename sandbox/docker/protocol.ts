@@ -1,72 +1,59 @@
 /**
- * The messages between the host and the runner in a container (images/runner.mjs): one JSON object per
- * line on the container's stdio, a discriminated union on `type`. Everything the runner sends is untrusted
- * (the program shares its process), so each line is size-capped and validated before anything reads it.
+ * The host's reading of the runner's lines (the messages themselves: wire-messages.ts, shared with the
+ * runner in sandbox/docker/runner/). Everything the runner sends is untrusted (the program shares its
+ * process), so each line is size-capped and validated before anything reads it.
  */
 import { z } from 'zod'
+import {
+  DENIAL_TEXT_MAX,
+  EFFECT_TEXT_MAX,
+  ERROR_NAME_MAX,
+  ERROR_TEXT_MAX,
+  LOG_ENTRIES_MAX,
+  LOG_LEVELS,
+  LOG_TEXT_MAX,
+  MAX_EFFECTS,
+  MAX_LINE_BYTES,
+  type FromRunner,
+  type LogLevel,
+} from './wire-messages.js'
 
-/** Host -> runner. */
-export type ToRunner =
-  /** Asks for `ready` again (sent until it comes: output can miss a fresh attach). */
-  | { type: 'hello' }
-  /** Sent once after `ready`: the runner compiles the prelude while the container waits in the pool. */
-  | { type: 'prepare'; prelude: string }
-  /**
-   * `nonce` is fresh per run and never enters the program's realm: every line the runner sends after this
-   * starts with it, and the host drops the lines that do not (the program can write to fd 1 too).
-   */
-  | {
-      type: 'run'
-      runId: string
-      nonce: string
-      js: string
-      toolNames: string[]
-      maxOutputBytes: number
-      /** The run's wall-clock deadline: the container ends itself a grace after it, host or no host. */
-      deadlineMs: number
-      /** A session run: the container keeps its realm for the session's next run (only a session's own container). */
-      session?: true
-      /** Session runs: passed to the prelude as `config.entropy` (seeded Math.random, replayed clock). */
-      entropy?: { seed: string; clock?: number[] }
-    }
-  /** The host's answer to a call: JSON text of a ToolResult. */
-  | { type: 'result'; id: number; resultJson: string }
-  /** One workspace op (sandbox/workspace/ops.ts), paths already translated to the container's. */
-  | { type: 'op'; id: number; op: string; root: string; args: unknown[] }
-  | { type: 'cancel'; id: number }
-
-/** One line from the runner is at most this long (tool arguments and values ride in one line). */
-export const MAX_LINE_BYTES = 32 * 1024 * 1024
+export type { FromRunner, ToRunner } from './wire-messages.js'
+export { MAX_LINE_BYTES } from './wire-messages.js'
 
 const text = (max: number) => z.string().max(max)
 const id = z.number().int().nonnegative()
 const code = text(64)
 
-const logEntry = z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: text(1 << 20) })
+const logEntry = z.object({ level: z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]]), text: text(LOG_TEXT_MAX) })
+const effects = z
+  .array(text(EFFECT_TEXT_MAX))
+  .max(MAX_EFFECTS + 1)
+  .optional()
+const runnerError = z.object({ name: text(ERROR_NAME_MAX), message: text(ERROR_TEXT_MAX), stack: text(ERROR_TEXT_MAX).optional() })
 
 /** Runner -> host, as validated. */
 export const fromRunner = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), node: text(64), uid: z.number().int(), pid: z.number().int() }),
   z.object({ type: z.literal('call'), id, name: text(200), argsJson: text(MAX_LINE_BYTES) }),
-  z.object({ type: z.literal('log'), entries: z.array(logEntry).max(10_000) }),
-  z.object({ type: z.literal('denial'), code, message: text(1000) }),
-  z.object({ type: z.literal('done'), outcomeJson: text(MAX_LINE_BYTES), effects: z.array(text(300)).max(21).optional() }),
-  z.object({ type: z.literal('fatal'), message: text(4000) }),
+  z.object({ type: z.literal('log'), entries: z.array(logEntry).max(LOG_ENTRIES_MAX) }),
+  z.object({ type: z.literal('denial'), code, message: text(DENIAL_TEXT_MAX) }),
+  z.object({ type: z.literal('done'), outcomeJson: text(MAX_LINE_BYTES), effects }),
+  z.object({ type: z.literal('fatal'), message: text(ERROR_TEXT_MAX) }),
   /** The program left a promise rejection unhandled: the run fails, as in the isolate. */
-  z.object({
-    type: z.literal('unhandled'),
-    error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }),
-    effects: z.array(text(300)).max(21).optional(),
-  }),
+  z.object({ type: z.literal('unhandled'), error: runnerError, effects }),
   z.object({
     type: z.literal('opResult'),
     id,
     ok: z.boolean(),
     value: z.unknown().optional(),
-    error: z.object({ code, message: text(4000) }).optional(),
+    error: z.object({ code, message: text(ERROR_TEXT_MAX) }).optional(),
   }),
 ])
-export type FromRunner = z.infer<typeof fromRunner>
+// The validator and the shared type say the same thing, both ways (a drift fails the type check).
+type Validated = z.infer<typeof fromRunner>
+const sameBothWays: [Validated extends FromRunner ? true : false, FromRunner extends Validated ? true : false] = [true, true]
+void sameBothWays
 
 /** What the prelude reports (sdk/prelude.ts `PreludeOutcome`), checked before it is believed. */
 export const preludeOutcome = z.discriminatedUnion('ok', [

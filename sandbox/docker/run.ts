@@ -7,6 +7,7 @@ import type { LogEntry } from '../../vocabulary/types.js'
 import type { SandboxDenial, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
 import { preludeOutcome, type FromRunner } from './protocol.js'
+import { MAX_DENIALS } from './wire-messages.js'
 import type { ReadyContainer } from './spawn.js'
 import { isGvisor } from './spec.js'
 
@@ -14,7 +15,6 @@ import { isGvisor } from './spec.js'
 const PENDING_GRACE_MS = 2_000
 /** Room over the program's console cap for the prelude's own "output cut" marker. */
 const LOG_SLACK_BYTES = 4 * 1024
-const MAX_DENIALS = 100
 
 export interface RunHooks {
   /** Workspace op answers go to the ops client of this container. */

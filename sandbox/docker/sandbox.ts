@@ -1,6 +1,6 @@
 /**
  * The Docker backend: the `Sandbox` seam over a warm pool of single-use, hardened containers, each running
- * images/runner.mjs — and, for session runs, one container per session kept across its runs (sessions.ts).
+ * sandbox/docker/runner/ — and, for session runs, one container per session kept across its runs (sessions.ts).
  * Infrastructure failures are `sandbox_unavailable` outcomes; nothing here rejects.
  */
 import type Docker from 'dockerode'

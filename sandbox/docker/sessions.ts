@@ -1,7 +1,7 @@
 /**
  * Session containers: one container per session, kept between the session's runs and never shared — not
  * with another session, not with another caller, never given back to the warm pool. The runner keeps the
- * session's realm alive in it (images/runner.mjs), so the next run sees the bindings of the earlier ones.
+ * session's realm alive in it (sandbox/docker/runner/), so the next run sees the bindings of the earlier ones.
  *
  * A session's runs go one at a time (a run waits for the one before it). A realm is lost when its container
  * is: killed by a timeout or an abort, OOM-killed, exited, removed from outside. Then a run that asks for the

@@ -9,24 +9,9 @@ import { WorkspaceError, type WorkspaceErrorCode, type WorkspaceOps } from '../w
 import type { RunnerChannel } from './channel.js'
 import { toContainerPath, type WorkspaceMount } from './mount.js'
 import type { FromRunner } from './protocol.js'
+import { OP_ERROR_CODES } from './wire-messages.js'
 
-const CODES = new Set<string>([
-  'ENOENT',
-  'EEXIST',
-  'EISDIR',
-  'ENOTDIR',
-  'ENOTEMPTY',
-  'EFBIG',
-  'EILSEQ',
-  'EACCES',
-  'EROFS',
-  'EPERM',
-  'ENOSPC',
-  'EDQUOT',
-  'SANDBOX_UNAVAILABLE',
-  'ECANCELED',
-  'EIO',
-])
+const CODES = new Set<string>(OP_ERROR_CODES)
 
 /** Container paths in a message, workspace-relative: `/workspace/src/a.ts` -> `src/a.ts`, `/workspace` -> `.`. */
 export function toWorkspaceText(mount: WorkspaceMount, text: string): string {

@@ -173,7 +173,7 @@ async function replace(
   try {
     if (old) {
       // open() applied the umask; the replacement keeps exactly the old bits (and owner, when we may).
-      fchmodSync(fd, old.mode & 0o7777)
+      keepMode(fd, old.mode & 0o7777)
       if (process.getuid?.() === 0 && (old.uid !== 0 || old.gid !== 0)) {
         try {
           fchownSync(fd, old.uid, old.gid)
@@ -196,6 +196,19 @@ async function replace(
       // never made it, or renamed already
     }
     throw beneathError(err, at)
+  }
+}
+
+/**
+ * fchmod, except where Node's permission model (the container runner runs under it) refuses the call
+ * outright: there the mode open() gave stands.
+ */
+function keepMode(fd: number, mode: number): void {
+  try {
+    fchmodSync(fd, mode)
+  } catch (err) {
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ERR_ACCESS_DENIED') return
+    throw err
   }
 }
 

@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import { basename, relative } from 'node:path'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from './ops.js'
+import { denialInStderr, type DenialCode } from './denials.js'
 import { createPidsCgroup } from './pids-limit.js'
 import { prepareReadOnlyBinds } from './readonly-binds.js'
 
@@ -44,15 +45,6 @@ const ETC = [
   '/etc/mime.types',
   '/etc/bash.bashrc',
   '/etc/profile',
-]
-
-/** The bwrap dialect of a kernel refusal, checked in this order; no other backend's phrases. */
-const DENIALS: ReadonlyArray<readonly [RegExp, 'EROFS' | 'EACCES' | 'EPERM']> = [
-  [/read-only file system/i, 'EROFS'],
-  // Renaming or removing a mount point: a read-only path or one of its parents (see readonly-binds.ts).
-  [/device or resource busy/i, 'EROFS'],
-  [/permission denied/i, 'EACCES'],
-  [/operation not permitted/i, 'EPERM'],
 ]
 
 const INSTALL_HINT = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or pass its path as bwrapPath'
@@ -155,15 +147,10 @@ const READ_ONLY_NAMED = /is a directory|not a directory|file exists|invalid cros
  * read-only paths (relative, absolute, a placeholder's own name) — a hard link into one (EXDEV) or a
  * write over a placeholder folder (EISDIR …) is the sandbox refusing, not the command's own mistake.
  */
-export function classifyDenial(
-  stderr: string,
-  readOnlyNames: readonly string[] = [],
-): { code: 'EROFS' | 'EACCES' | 'EPERM'; line: string } | undefined {
+export function classifyDenial(stderr: string, readOnlyNames: readonly string[] = []): { code: DenialCode; line: string } | undefined {
+  const denied = denialInStderr(stderr)
+  if (denied !== undefined) return denied
   const lines = stderr.split('\n')
-  for (const [re, code] of DENIALS) {
-    const line = lines.find((l) => re.test(l))
-    if (line !== undefined) return { code, line: line.trim() }
-  }
   const named = lines.find((l) => READ_ONLY_NAMED.test(l) && readOnlyNames.some((n) => l.includes(n)))
   return named === undefined ? undefined : { code: 'EROFS', line: named.trim() }
 }

@@ -118,7 +118,7 @@ describe.skipIf(!dockerEngine.available || process.getuid?.() !== 0)('codeact ru
       ['run', '-', '--sandbox', 'docker', '--json', '--docker-pool-size', '0', '--typecheck=off'],
       `
       const out = []
-      for (const spec of ['/opt/codeact/wire.mjs', 'file:///opt/codeact/realm.mjs', 'data:text/javascript,export default 1', './x.mjs', 'node:inspector']) {
+      for (const spec of ['/opt/codeact/runner.mjs', 'file:///opt/codeact/realm.mjs', 'data:text/javascript,export default 1', './x.mjs', 'node:inspector']) {
         try { await import(spec); out.push('loaded') } catch (e) { out.push(e.code) }
       }
       return out`,

@@ -6,27 +6,20 @@
 import Docker from 'dockerode'
 import { build } from 'esbuild'
 import { execFileSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { JsonValue, LogEntry } from '../../vocabulary/types.js'
 import { DEFAULT_IMAGE } from '../../sandbox/docker/index.js'
+import { bundleRunner, runnerHash } from '../../sandbox/docker/runner-bundle.js'
 import type { SandboxHost, SandboxLimits, SandboxRunRequest } from '../../sandbox/types.js'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs, then the Dockerfile) as they are now. */
-function runnerHash(): string {
-  const h = createHash('sha256')
-  const files = fs
-    .readdirSync(path.join(repo, 'images'))
-    .filter((f) => f.endsWith('.mjs'))
-    .sort()
-  for (const f of files) h.update(fs.readFileSync(path.join(repo, 'images', f)))
-  h.update(fs.readFileSync(path.join(repo, 'images', 'Dockerfile'))) // its entrypoint's flags
-  return h.digest('hex').slice(0, 16)
+/** The hash images/build.sh stamps on the image: the bundled runner as the tree has it now, then the Dockerfile. */
+async function currentRunnerHash(): Promise<string> {
+  return runnerHash(await bundleRunner(), fs.readFileSync(path.join(repo, 'images', 'Dockerfile'), 'utf8'))
 }
 
 /**
@@ -35,7 +28,7 @@ function runnerHash(): string {
  */
 export async function ensureImage(): Promise<void> {
   const docker = new Docker()
-  const want = runnerHash()
+  const want = await currentRunnerHash()
   const has = () =>
     docker
       .getImage(DEFAULT_IMAGE)

@@ -35,7 +35,7 @@ function copyTree(): string {
   return dir
 }
 
-function lint(step: 'code' | 'layers' | 'dead' | 'size'): { status: number; output: string } {
+function lint(step: 'types' | 'js' | 'code' | 'layers' | 'dead' | 'size'): { status: number; output: string } {
   const r = spawnSync('npm', ['run', '-s', `lint:${step}`], { cwd: scratch, encoding: 'utf8' })
   return { status: r.status ?? -1, output: `${r.stdout}\n${r.stderr}` }
 }
@@ -58,7 +58,7 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 describe('make lint on a clean copy of the tree', () => {
-  test.each(['code', 'layers', 'dead', 'size'] as const)('%s passes', (step) => {
+  test.each(['js', 'code', 'layers', 'dead', 'size'] as const)('%s passes', (step) => {
     const r = lint(step)
     expect(r.output).not.toMatch(/error/i)
     expect(r.status).toBe(0)
@@ -170,6 +170,40 @@ describe('each slip fails the step that owns it', () => {
         expect(r.output).toContain('runtime/limits.ts')
       },
     )
+  })
+})
+
+describe('JavaScript is type-checked or it fails the gate', () => {
+  test('make lint runs the JavaScript step', () => {
+    expect(readFileSync(join(repo, 'scripts/lint.mjs'), 'utf8')).toMatch(/const steps = \[[^\]]*'js'/)
+  })
+
+  test('a .mjs file no tsconfig checks, planted anywhere in the tree, fails it by name', () => {
+    for (const file of ['sandbox/docker/planted-lint-probe.mjs', 'tools/planted-lint-probe.cjs', 'planted-lint-probe.js']) {
+      const path = join(scratch, file)
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, 'export const probe = 1\n')
+      try {
+        const r = lint('js')
+        expect(r.status, file).not.toBe(0)
+        expect(r.output).toContain(`${file}: no tsconfig type-checks it`)
+      } finally {
+        rmSync(path)
+      }
+    }
+  })
+
+  test('a type error in a checked script, in bin/ or in the lint config fails the type step by name', () => {
+    const files = ['scripts/soak.mjs', 'bin/codeact.mjs', '.dependency-cruiser.cjs']
+    const before = files.map((f) => readFileSync(join(scratch, f), 'utf8'))
+    for (const [i, f] of files.entries()) writeFileSync(join(scratch, f), `${before[i]}\n;(1).toUpperCase()\n`)
+    try {
+      const r = lint('types')
+      expect(r.status).not.toBe(0)
+      for (const f of files) expect(r.output).toMatch(new RegExp(`${f.replace(/\./g, '\\.')}\\(\\d+,\\d+\\): error TS2339`))
+    } finally {
+      for (const [i, f] of files.entries()) writeFileSync(join(scratch, f), before[i] as string)
+    }
   })
 })
 

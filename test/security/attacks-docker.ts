@@ -120,13 +120,14 @@ export const dockerAttacks: DockerAttack[] = [
   },
   {
     name: "the nonce from the runner's own modules (require, import, a fresh runner)",
-    cite: "Node keeps one module instance per URL: /opt/codeact/wire.mjs would be the runner's live wire",
+    cite: 'Node keeps one module instance per URL: the runner bundle (/opt/codeact/runner.mjs) is the live one, a query string loads another',
     code: `${ROUTES}${FORGE}
       const done = JSON.stringify({ ok: true, valueJson: '"forged"', droppedOutputBytes: 0 })
-      await route('require wire', () => { require('/opt/codeact/wire.mjs').send({ type: 'done', outcomeJson: done }); return 'sent' })
-      await route('import wire', async () => { (await import('/opt/codeact/wire.mjs')).send({ type: 'done', outcomeJson: done }); return 'sent' })
-      await route('import file URL', async () => { (await import('file:///opt/codeact/wire.mjs')).send({ type: 'done', outcomeJson: done }); return 'sent' })
-      await route('createRequire wire', () => { require('node:module').createRequire('/')('/opt/codeact/wire.mjs').send({ type: 'done', outcomeJson: done }); return 'sent' })
+      await route('require runner', () => { require('/opt/codeact/runner.mjs').send({ type: 'done', outcomeJson: done }); return 'sent' })
+      await route('import runner', async () => { (await import('/opt/codeact/runner.mjs')).send({ type: 'done', outcomeJson: done }); return 'sent' })
+      await route('import file URL', async () => { (await import('file:///opt/codeact/runner.mjs')).send({ type: 'done', outcomeJson: done }); return 'sent' })
+      await route('a second runner', async () => { await import('file:///opt/codeact/runner.mjs?again'); return 'loaded' })
+      await route('createRequire runner', () => { require('node:module').createRequire('/')('/opt/codeact/runner.mjs').send({ type: 'done', outcomeJson: done }); return 'sent' })
       await route('data URL', async () => { await import('data:text/javascript,export default 1'); return 'loaded' })
       return 'real'`,
     expect: { all: { value: 'real' } },
