@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { type ResourceLimits, Worker } from 'node:worker_threads'
+import { type Created, WarmPool } from '../vocabulary/warm-pool.js'
 import type { CompiledText } from './compile.js'
 import type { NormalisedProgram } from './normalise.js'
 import type { ShapeResult } from './wrap.js'
@@ -61,7 +62,6 @@ interface Slot {
   worker: Worker
   /** The resource limits it was started with (worker.resourceLimits reports V8's resolved sizes, not what was asked). */
   limits: ResourceLimits
-  ready: boolean
   job?: {
     id: number
     timer?: NodeJS.Timeout
@@ -71,9 +71,6 @@ interface Slot {
     session?: SessionPrepared
     compiled?: CompiledText
   }
-  idleTimer?: NodeJS.Timeout
-  /** When this thread last finished a job (the pool's count of jobs finished): the one kept is the latest. */
-  served: number
 }
 
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
@@ -90,8 +87,6 @@ const idleMs = (): number => {
 }
 /** Open runtimes that check programs (holdChecker): while there is one, the last idle thread stays. */
 let holders = 0
-/** Jobs finished by the pool's threads: their order (Slot.served). */
-let finished = 0
 /** A check still running after this long may be a slow one: start a spare thread for the next caller. */
 const SPARE_AFTER_MS = 200
 /** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
@@ -112,8 +107,33 @@ const YOUNG_MB = 4
 const checkingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB }
 const preparingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB }
 
-const slots: Slot[] = []
+/** A thread says ready within this (TypeScript loaded, and the lib parsed when checks are asked). */
+const START_TIMEOUT_MS = 60_000
+/** terminate() answers at once unless the thread is stuck in native code: the pool stops waiting after this. */
+const STOP_TIMEOUT_MS = 5_000
+
+/** The threads that said ready and are not ended (for poolYoungGenerations). */
+const threads = new Set<Slot>()
+/**
+ * The lifecycle (vocabulary/warm-pool.ts): no thread is started ahead (warm 0), an idle one ends after
+ * idleMs() except the last while a check-on runtime is open (keep), and a thread past its budget or dead is
+ * retired. When a thread is started is this file's (pump, grow): jobs queue here, not in the pool.
+ */
+const pool = new WarmPool<Slot>(
+  { create: startThread, destroy: endThread },
+  {
+    name: "the checker's thread",
+    warm: 0,
+    max: MAX_THREADS,
+    idleMs,
+    keep: () => (holders > 0 ? 1 : 0),
+    startTimeoutMs: START_TIMEOUT_MS,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
+  },
+)
 const queue: Job[] = []
+/** A thread is being started for the queue (grow). */
+let growing = false
 let nextId = 0
 /** Requests posted to checker threads in this process (a warm run makes one, the check on or off). */
 let posted = 0
@@ -175,7 +195,7 @@ export function poolThreadsStarted(): number {
 
 /** The young generation (MB) of each running checker thread; undefined: V8's default (tests: a checking thread is not capped). */
 export function poolYoungGenerations(): (number | undefined)[] {
-  return slots.map((s) => s.limits.maxYoungGenerationSizeMb)
+  return [...threads].map((s) => s.limits.maxYoungGenerationSizeMb)
 }
 
 /** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
@@ -189,19 +209,37 @@ export function warmPool(declarations: string, nodeTypes = false): Promise<void>
 
 function pump(): void {
   while (queue.length > 0) {
-    const slot = slots.find((s) => s.ready && s.job === undefined)
+    const slot = pool.takeIdle()
     if (slot === undefined) {
       // Start another thread only when every existing one is busy (or none exists). Preparing a program
       // (no check) takes a thread well under a millisecond, so one thread keeps up with many runs in
       // flight: for that work a second thread (~45 MB with TypeScript) starts only when a job has held
       // its thread for SPARE_AFTER_MS (a slow program; assign's timer), not because runs queue.
-      const busy = slots.every((s) => s.ready && s.job !== undefined)
-      if (slots.length === 0 || (slots.length < MAX_THREADS && busy && checkWaiting())) spawn()
+      const { busy, starting } = pool.counts()
+      if (busy + starting === 0 || (busy < MAX_THREADS && starting === 0 && checkWaiting())) grow()
       return
     }
     const job = queue.shift()
     if (job !== undefined) assign(slot, job)
+    else pool.give(slot)
   }
+}
+
+/** One more thread, for the first job queued when it is ready; one that could not start answers every queued job why. */
+function grow(): void {
+  if (growing) return
+  growing = true
+  void pool.take().then((taken) => {
+    growing = false
+    if (!taken.ok) {
+      for (const job of queue.splice(0)) job.resolve({ ok: false, reason: 'crashed', message: taken.message })
+      return
+    }
+    const job = queue.shift()
+    if (job !== undefined) assign(taken.resource, job)
+    else pool.give(taken.resource)
+    pump()
+  })
 }
 
 /** A type check is waiting (checks take ~20 ms: worth a second thread as soon as they queue). */
@@ -211,7 +249,6 @@ function checkWaiting(): boolean {
 
 function assign(slot: Slot, job: Job): void {
   const id = ++nextId
-  clearTimeout(slot.idleTimer)
   slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
   const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
@@ -220,7 +257,8 @@ function assign(slot: Slot, job: Job): void {
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
   if (job.budgetMs > 0)
     setTimeout(() => {
-      if (slot.job?.id === id && slots.length < MAX_THREADS && !slots.some((s) => s.job === undefined)) spawn()
+      const { idle, busy, starting } = pool.counts()
+      if (slot.job?.id === id && idle === 0 && busy + starting < MAX_THREADS) grow()
     }, SPARE_AFTER_MS).unref()
 }
 
@@ -232,106 +270,109 @@ function budgetTimer(slot: Slot, budgetMs: number): NodeJS.Timeout {
   )
 }
 
-function spawn(): void {
+/** The pool's create: a thread, answered once it says ready (or why it could not start). */
+function startThread(): Promise<Created<Slot>> {
   const path = workerPath()
-  if (path === undefined) {
-    for (const job of queue.splice(0))
-      job.resolve({ ok: false, reason: 'crashed', message: 'the type checker is not built (run `npm run build`)' })
-    return
-  }
+  if (path === undefined) return Promise.resolve({ ok: false, message: 'the type checker is not built (run `npm run build`)' })
   // execArgv: [] — a worker inherits the parent's by default, and `node -e SCRIPT` puts the script there,
   // so the thread would run the embedder's script again instead of the checker (and never answer).
   const workerData: CheckerThreadData = { warmChecker: checksAsked }
   const limits = checksAsked ? checkingLimits : preparingLimits
-  const worker = new Worker(path, {
-    execArgv: [],
-    workerData,
-    resourceLimits: limits,
-  })
-  const slot: Slot = { worker, limits, ready: false, served: 0 }
-  slots.push(slot)
+  const worker = new Worker(path, { execArgv: [], workerData, resourceLimits: limits })
+  const slot: Slot = { worker, limits }
   started++
   worker.unref()
-  worker.on('message', (message: CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | StageMessage | { ready: true }) => {
-    if ('warmed' in message || 'stage' in message) {
-      // The lib was parsed for this request, or a long stage of it is done: what follows gets its whole
-      // budget. While the thread only waits on esbuild's process, no budget runs.
-      const current = slot.job
-      if (current?.id !== message.id || current.job.budgetMs <= 0) return
-      clearTimeout(current.timer)
-      current.timer = 'stage' in message && message.stage === 'waiting' ? undefined : budgetTimer(slot, current.job.budgetMs)
-      return
+  return new Promise((resolve) => {
+    let ready = false
+    worker.on('message', (message: ThreadMessage) => {
+      if (!('ready' in message)) return answer(slot, message)
+      ready = true
+      worker.unref() // a listener added on its port refs it again; an idle thread never holds the process
+      threads.add(slot)
+      resolve({ ok: true, resource: slot })
+      // Its grow may have been served by a thread given back meanwhile: then it is idle, and the queue is told.
+      setImmediate(pump)
+    })
+    const onGone = (error?: unknown) => {
+      const why = error instanceof Error ? error.message : 'the type checker thread stopped'
+      // A thread that dies before it is ready (a broken install: a module it imports is missing) would die
+      // again: the waiting jobs get why (grow), instead of a new thread each (which spun at 100 % CPU, unanswered).
+      if (!ready) resolve({ ok: false, message: `the checker's thread could not start (${why.split('\n')[0]}); reinstall with \`npm ci\`` })
+      else if (threads.has(slot)) retire(slot, { ok: false, reason: 'crashed', message: why })
     }
-    if ('normalised' in message) {
-      const current = slot.job
-      if (current?.id === message.id) {
-        current.normalised = message.normalised
-        if (message.shape) current.shape = message.shape
-        if (message.session) current.session = message.session
-        if (message.compiled) current.compiled = message.compiled
-        // The program is ready to run before its check is done: a caller that can hold the run's effects
-        // until the verdict starts it now (runtime/run-code.ts). Without the compiled program (esbuild's,
-        // sent after the check) there is nothing to start early.
-        if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current)
-        // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
-        // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
-        if (current.timer !== undefined) {
-          clearTimeout(current.timer)
-          current.timer = budgetTimer(slot, current.job.budgetMs)
-        }
-      }
-      return
-    }
-    if ('compiled' in message) {
-      if (slot.job?.id === message.id) slot.job.compiled = message.compiled
-      return
-    }
-    if ('ready' in message) {
-      slot.ready = true
-      idle(slot)
-      pump()
-      return
-    }
-    const current = slot.job
-    if (current === undefined || current.id !== message.id) return
-    clearTimeout(current.timer)
-    slot.job = undefined
-    if (message.ok && message.prepared) {
-      const { normalised, shape, session, compiled } = message.prepared
-      current.normalised = normalised
-      if (shape) current.shape = shape
-      if (session) current.session = session
-      if (compiled) current.compiled = compiled
-    }
-    const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
-    const normalised = {
-      ...(current.normalised ? { normalised: current.normalised } : {}),
-      ...(current.shape ? { shape: current.shape } : {}),
-      ...(typed ? { session: typed } : {}),
-      ...(current.compiled ? { compiled: current.compiled } : {}),
-    }
-    current.job.resolve(
-      message.ok
-        ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
-        : { ok: false, reason: 'crashed', message: message.message, ...normalised },
-    )
-    slot.served = ++finished
-    idle(slot)
-    pump()
+    worker.on('error', onGone)
+    worker.on('exit', () => onGone())
   })
-  const onGone = (error?: unknown) => {
-    if (!slots.includes(slot)) return
-    const why = error instanceof Error ? error.message : 'the type checker thread stopped'
-    // A thread that dies before it is ready (a broken install: a module it imports is missing) would die
-    // again: the waiting jobs get why, instead of a new thread each (which spun at 100 % CPU, unanswered).
-    if (!slot.ready) {
-      const message = `the checker's thread could not start (${why.split('\n')[0]}); reinstall with \`npm ci\``
-      for (const job of queue.splice(0)) job.resolve({ ok: false, reason: 'crashed', message })
-    }
-    retire(slot, { ok: false, reason: 'crashed', message: why })
+}
+
+function endThread(slot: Slot): Promise<unknown> {
+  threads.delete(slot)
+  return slot.worker.terminate().catch(() => undefined)
+}
+
+type ThreadMessage = CheckResponse | NormalisedMessage | CompiledMessage | WarmedMessage | StageMessage | { ready: true }
+
+/** What a ready thread sends about its job: stages, the prepared parts, and last the answer. */
+function answer(slot: Slot, message: Exclude<ThreadMessage, { ready: true }>): void {
+  if ('warmed' in message || 'stage' in message) {
+    // The lib was parsed for this request, or a long stage of it is done: what follows gets its whole
+    // budget. While the thread only waits on esbuild's process, no budget runs.
+    const current = slot.job
+    if (current?.id !== message.id || current.job.budgetMs <= 0) return
+    clearTimeout(current.timer)
+    current.timer = 'stage' in message && message.stage === 'waiting' ? undefined : budgetTimer(slot, current.job.budgetMs)
+    return
   }
-  worker.on('error', onGone)
-  worker.on('exit', () => onGone())
+  if ('normalised' in message) return prepared(slot, message)
+  if ('compiled' in message) {
+    if (slot.job?.id === message.id) slot.job.compiled = message.compiled
+    return
+  }
+  const current = slot.job
+  if (current === undefined || current.id !== message.id) return
+  clearTimeout(current.timer)
+  slot.job = undefined
+  if (message.ok && message.prepared) {
+    const { normalised, shape, session, compiled } = message.prepared
+    current.normalised = normalised
+    if (shape) current.shape = shape
+    if (session) current.session = session
+    if (compiled) current.compiled = compiled
+  }
+  const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
+  const normalised = {
+    ...(current.normalised ? { normalised: current.normalised } : {}),
+    ...(current.shape ? { shape: current.shape } : {}),
+    ...(typed ? { session: typed } : {}),
+    ...(current.compiled ? { compiled: current.compiled } : {}),
+  }
+  current.job.resolve(
+    message.ok
+      ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
+      : { ok: false, reason: 'crashed', message: message.message, ...normalised },
+  )
+  slot.worker.unref()
+  pool.give(slot)
+  pump()
+}
+
+function prepared(slot: Slot, message: NormalisedMessage): void {
+  const current = slot.job
+  if (current?.id !== message.id) return
+  current.normalised = message.normalised
+  if (message.shape) current.shape = message.shape
+  if (message.session) current.session = message.session
+  if (message.compiled) current.compiled = message.compiled
+  // The program is ready to run before its check is done: a caller that can hold the run's effects
+  // until the verdict starts it now (runtime/run-code.ts). Without the compiled program (esbuild's,
+  // sent after the check) there is nothing to start early.
+  if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current)
+  // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
+  // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
+  if (current.timer !== undefined) {
+    clearTimeout(current.timer)
+    current.timer = budgetTimer(slot, current.job.budgetMs)
+  }
 }
 
 function tellPrepared(job: Job, parts: PreparedParts): void {
@@ -346,23 +387,10 @@ function tellPrepared(job: Job, parts: PreparedParts): void {
   }
 }
 
-function idle(slot: Slot): void {
-  slot.worker.unref()
-  clearTimeout(slot.idleTimer)
-  slot.idleTimer = setTimeout(() => {
-    if (slot.job === undefined && !(holders > 0 && isKept(slot))) retire(slot)
-  }, idleMs())
-  slot.idleTimer.unref()
-}
-
-/** The thread kept for open check-on runtimes: the one that finished a job last (its checker is built, its code warm). */
-function isKept(slot: Slot): boolean {
-  return slots.every((other) => other === slot || other.served < slot.served)
-}
-
 /**
  * Keeps one checker thread past the idle time until the returned release is called (a check-on runtime,
- * from creation to close). The thread stays unref'd: it never keeps the process alive.
+ * from creation to close): the one given back last (its checker is built, its code warm). The thread stays
+ * unref'd: it never keeps the process alive.
  */
 export function holdChecker(): () => void {
   holders++
@@ -371,16 +399,11 @@ export function holdChecker(): () => void {
     if (!held) return
     held = false
     holders--
-    // The thread kept for the holders may be long idle: its idle time counts from now.
-    if (holders === 0) for (const slot of slots) if (slot.ready && slot.job === undefined) idle(slot)
   }
 }
 
 /** Ends a thread; its job (if any) gets `answer`; queued jobs go to the others (or a new one). */
 function retire(slot: Slot, answer?: PoolAnswer): void {
-  const at = slots.indexOf(slot)
-  if (at >= 0) slots.splice(at, 1)
-  clearTimeout(slot.idleTimer)
   const current = slot.job
   slot.job = undefined
   if (current !== undefined) {
@@ -394,11 +417,9 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
       ...(current.compiled ? { compiled: current.compiled } : {}),
     })
   }
-  void slot.worker.terminate().catch(() => undefined)
-  if (queue.length > 0) {
-    if (slots.length === 0 || slots.every((s) => s.job !== undefined)) spawn()
-    pump()
-  }
+  pool.retire(slot)
+  if (queue.length > 0 && pool.counts().idle === 0) grow()
+  pump()
 }
 
 /** The built worker entry: beside this file when built, else the build's copy under `<repo>/dist` (vitest). */

@@ -334,14 +334,17 @@ export class WarmPool<R> {
 
   #armTrim(entry: Entry<R>): void {
     clearTimeout(entry.timer)
-    entry.timer = setTimeout(() => {
-      entry.timer = undefined
-      const at = this.#idle.indexOf(entry)
-      if (at < 0) return
-      if (this.#idle.length <= count(this.#o.keep, 0)) return this.#armTrim(entry)
-      this.#idle.splice(at, 1)
-      this.#destroy(entry.resource)
-    }, count(this.#o.idleMs, 0))
+    entry.timer = setTimeout(
+      () => {
+        entry.timer = undefined
+        const at = this.#idle.indexOf(entry)
+        if (at < 0) return
+        if (this.#idle.length <= count(this.#o.keep, 0)) return this.#armTrim(entry)
+        this.#idle.splice(at, 1)
+        this.#destroy(entry.resource)
+      },
+      count(this.#o.idleMs, 0),
+    )
     entry.timer.unref?.()
   }
 

@@ -114,6 +114,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   const pool = new WarmPool({
     size: o.poolSize,
     idleTimeoutMs: o.idleTimeoutMs,
+    startTimeoutMs: 2 * o.startTimeoutMs + 5_000,
     memoryMb: o.memoryMb ?? DEFAULT_MEMORY_MB,
     spawn: (memoryMb) => spawnOn(memoryMb),
     discard: destroy,
