@@ -29,7 +29,7 @@ module.exports = {
     {
       // Within layer 1 the backends use what the model sees (the prelude), never the other way round.
       name: 'no-sdk-to-sandbox',
-      comment: 'sdk/ must not import sandbox/ (sandbox/ imports sdk/prelude; the other direction would be a folder cycle).',
+      comment: 'sdk/ must not import sandbox/ (sandbox/ imports sdk/; the other direction would be a folder cycle).',
       severity: 'error',
       from: { path: '^sdk/' },
       to: { path: '^sandbox/' },

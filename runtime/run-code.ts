@@ -3,7 +3,7 @@
  * Every outcome, including a sandbox that could not start, is a RunResult; this function does not throw.
  */
 import { randomUUID } from 'node:crypto'
-import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import { INVALID_ARGS_PREFIX } from '../guest/limits.js'
 import type { TypeDiagnostic } from '../program/typecheck.js'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../sandbox/types.js'
 import { compile, compiledProgram, userStack } from './compile.js'

@@ -68,7 +68,7 @@ export const fromRunner = z.discriminatedUnion('type', [
 ])
 export type FromRunner = z.infer<typeof fromRunner>
 
-/** What the prelude reports (sdk/prelude.ts `PreludeOutcome`), checked before it is believed. */
+/** What the prelude reports (guest/outcome.ts `Outcome`), checked before it is believed. */
 export const preludeOutcome = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
