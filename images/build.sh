@@ -18,12 +18,16 @@ done
 ctx=$here/.build
 rm -rf "$ctx"
 mkdir -p "$ctx"
-# The runner is every .mjs file here (runner.mjs and the modules it imports).
+# The runner is every .mjs file here (runner.mjs and the modules it imports), and the program realm's
+# setup, TypeScript built by `npm run build` (sandbox/docker/runner/realm.ts), as realm.mjs beside them.
 cp "$here"/*.mjs "$ctx/"
+realm_js=$here/../dist/sandbox/docker/runner/realm.js
+[ -f "$realm_js" ] || { echo "build.sh: $realm_js is missing: run \`npm run build\` first" >&2; exit 1; }
+cp "$realm_js" "$ctx/realm.mjs"
 # The runner's version, as a label: tests (and anyone) can tell a stale image from a current one.
 # Files in byte order of their names (LC_ALL=C), then the Dockerfile (its entrypoint's flags), as
 # test/docker/helpers.ts hashes them.
-hash=$(cd "$here" && { LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat; cat Dockerfile; } | sha256sum | cut -c1-16)
+hash=$(cd "$here" && { LC_ALL=C ls *.mjs | LC_ALL=C sort | xargs cat; cat Dockerfile "$realm_js"; } | sha256sum | cut -c1-16)
 
 if [ "$base" = node ]; then
   exec docker build -q --label "codeact.runner.hash=$hash" -f "$here/Dockerfile.node" -t "$image" "$ctx"

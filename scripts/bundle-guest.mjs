@@ -43,7 +43,8 @@ export async function bundleGuest(entry) {
     platform: 'neutral',
     mainFields: ['main', 'module'],
     target: 'es2022',
-    inject: [join(root, 'guest', 'text.ts')],
+    // Only where whatwg-url is bundled: an injected file is part of every bundle it is given to.
+    inject: entry === 'prelude' || entry === 'container' ? [join(root, 'guest', 'text.ts')] : [],
     plugins: [guestPlugin],
     legalComments: 'none',
     logLevel: 'warning',

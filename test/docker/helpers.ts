@@ -17,7 +17,7 @@ import type { SandboxHost, SandboxLimits, SandboxRunRequest } from '../../sandbo
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs, then the Dockerfile) as they are now. */
+/** The hash images/build.sh stamps on the image: the runner's files (every images/*.mjs, the Dockerfile, the built realm.js) as they are now. */
 function runnerHash(): string {
   const h = createHash('sha256')
   const files = fs
@@ -26,6 +26,7 @@ function runnerHash(): string {
     .sort()
   for (const f of files) h.update(fs.readFileSync(path.join(repo, 'images', f)))
   h.update(fs.readFileSync(path.join(repo, 'images', 'Dockerfile'))) // its entrypoint's flags
+  h.update(fs.readFileSync(path.join(repo, 'dist', 'sandbox', 'docker', 'runner', 'realm.js'))) // the realm's setup, built
   return h.digest('hex').slice(0, 16)
 }
 
