@@ -48,7 +48,14 @@ function request(body: string): SandboxRunRequest {
   }
 }
 const runMessage =
-  JSON.stringify({ type: 'run', runId: 'b', js: request(BODY).js, prelude: guestSource('container'), toolNames: [], maxOutputBytes: 1 << 20 }) + '\n'
+  JSON.stringify({
+    type: 'run',
+    runId: 'b',
+    js: request(BODY).js,
+    prelude: guestSource('container'),
+    toolNames: [],
+    maxOutputBytes: 1 << 20,
+  }) + '\n'
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b)

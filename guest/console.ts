@@ -48,17 +48,17 @@ export function makeConsole(hostLog: HostLog, maxOutputBytes: number): RunConsol
   const levels = ['log', 'info', 'warn', 'error', 'debug']
   for (let i = 0; i < levels.length; i++) {
     const level = levels[i]!
-    consoleObject[level] = function (...args: unknown[]) {
+    consoleObject[level] = (...args: unknown[]) => {
       emit(level, args)
     }
   }
-  consoleObject.trace = function (...args: unknown[]) {
+  consoleObject.trace = (...args: unknown[]) => {
     emit('error', args)
   }
-  consoleObject.dir = function (v: unknown) {
+  consoleObject.dir = (v: unknown) => {
     emit('log', [v])
   }
-  consoleObject.table = function (...args: unknown[]) {
+  consoleObject.table = (...args: unknown[]) => {
     emit('log', args)
   }
   ObjectFreeze(consoleObject)

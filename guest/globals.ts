@@ -11,7 +11,17 @@
  */
 import { atob, btoa } from './base64.js'
 import { structuredClone } from './clone.js'
-import { type Any, defineGlobal, globalObject, ObjectDefineProperty, ObjectKeys, promiseResolve, promiseThen, ReflectApply, TypeErrorCtor } from './intrinsics.js'
+import {
+  type Any,
+  defineGlobal,
+  globalObject,
+  ObjectDefineProperty,
+  ObjectKeys,
+  promiseResolve,
+  promiseThen,
+  ReflectApply,
+  TypeErrorCtor,
+} from './intrinsics.js'
 import { TextDecoder, TextEncoder } from './text.js'
 import { urlClasses } from './url.js'
 

@@ -6,7 +6,15 @@
  */
 
 /** A property descriptor with no prototype: a setter a program planted on Object.prototype is never read. */
-export type Descriptor = { __proto__: null; value?: unknown; writable?: boolean; enumerable?: boolean; configurable?: boolean; get?: () => unknown; set?: (v: unknown) => void }
+export type Descriptor = {
+  __proto__: null
+  value?: unknown
+  writable?: boolean
+  enumerable?: boolean
+  configurable?: boolean
+  get?: () => unknown
+  set?: (v: unknown) => void
+}
 // biome-ignore lint/suspicious/noExplicitAny: the guest reads the program's values, which have no static type
 export type Any = any
 
@@ -34,6 +42,7 @@ export const ArrayIsArray = Array.isArray
 export const StringCtor = String
 export const NumberCtor = Number
 export const NumberIsFinite = Number.isFinite
+export const NumberIsNaN = Number.isNaN
 export const NumberParseInt = Number.parseInt
 export const NumberParseFloat = Number.parseFloat
 const numberToString = Number.prototype.toString
@@ -86,13 +95,10 @@ export const Uint8ArrayCtor = Uint8Array
 export const DataViewCtor = DataView
 export const functionToString = Function.prototype.toString
 export const symbolToString = Symbol.prototype.toString
-export const SymbolIterator = Symbol.iterator
-export const SymbolToStringTag = Symbol.toStringTag
 export const MathObject = Math
 export const MathRandom = Math.random
 export const MathImul = Math.imul
 export const MathMin = Math.min
-export const MathMax = Math.max
 export const MathFloor = Math.floor
 export const ProxyCtor = Proxy
 // A container's realm has Node's timers; an isolate has none (its bridge passes host timers instead).

@@ -2,4 +2,3 @@
 export type Outcome =
   | { ok: true; valueJson?: string; valueNote?: string; droppedOutputBytes: number; logLines: number; clock?: number[] }
   | { ok: false; error: { name: string; message: string; stack?: string }; droppedOutputBytes: number; logLines: number; clock?: number[] }
-

@@ -69,7 +69,8 @@ function pendingNotes(run: RunState, inFlightAtSettle: number): Any[] {
         '. Await each call: for (const x of items) await tools.f(x) — or all at once: await Promise.all(items.map((x) => tools.f(x))).',
     )
   }
-  if (run.intervalsStopped > 0) put(notes, 'a setInterval was still running when the program finished; it was stopped (clearInterval it when done).')
+  if (run.intervalsStopped > 0)
+    put(notes, 'a setInterval was still running when the program finished; it was stopped (clearInterval it when done).')
   return notes
 }
 

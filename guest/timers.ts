@@ -74,7 +74,8 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
   function add(fn: unknown, ms: unknown, args: Any[], repeat: boolean): number {
     if (typeof fn !== 'function') throw new TypeErrorCtor('The "callback" argument must be a function')
     if (run.completed) return 0
-    if (ReflectApply(mapSizeGetter, timers, []) >= MAX_TIMERS) throw new RangeErrorCtor('too many timers pending (at most ' + MAX_TIMERS + ')')
+    if (ReflectApply(mapSizeGetter, timers, []) >= MAX_TIMERS)
+      throw new RangeErrorCtor('too many timers pending (at most ' + MAX_TIMERS + ')')
     let delay = NumberCtor(ms)
     if (!(delay >= 1)) delay = repeat ? 1 : 0
     if (delay > MAX_DELAY) delay = MAX_DELAY
@@ -142,18 +143,34 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
     for (let i = from; i < args.length; i++) put(out, args[i])
     return out
   }
-  defineGlobal('setTimeout', function setTimeout(fn: unknown, ms: unknown, ...rest: unknown[]) {
-    return add(fn, ms, restArgs(rest, 0), false)
-  }, true)
-  defineGlobal('setInterval', function setInterval(fn: unknown, ms: unknown, ...rest: unknown[]) {
-    return add(fn, ms, restArgs(rest, 0), true)
-  }, true)
-  defineGlobal('clearTimeout', function clearTimeout(id: unknown) {
-    remove(id)
-  }, true)
-  defineGlobal('clearInterval', function clearInterval(id: unknown) {
-    remove(id)
-  }, true)
+  defineGlobal(
+    'setTimeout',
+    function setTimeout(fn: unknown, ms: unknown, ...rest: unknown[]) {
+      return add(fn, ms, restArgs(rest, 0), false)
+    },
+    true,
+  )
+  defineGlobal(
+    'setInterval',
+    function setInterval(fn: unknown, ms: unknown, ...rest: unknown[]) {
+      return add(fn, ms, restArgs(rest, 0), true)
+    },
+    true,
+  )
+  defineGlobal(
+    'clearTimeout',
+    function clearTimeout(id: unknown) {
+      remove(id)
+    },
+    true,
+  )
+  defineGlobal(
+    'clearInterval',
+    function clearInterval(id: unknown) {
+      remove(id)
+    },
+    true,
+  )
   return {
     fire,
     maybeIdle,

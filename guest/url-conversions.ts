@@ -16,7 +16,8 @@ export function any(value: unknown): unknown {
 
 export function DOMString(value: unknown, options: Options = {}): string {
   if (options.treatNullAsEmptyString && value === null) return ''
-  if (typeof value === 'symbol') throw new TypeErrorCtor(`${options.context ?? 'Value'} is a symbol, which cannot be converted to a string.`)
+  if (typeof value === 'symbol')
+    throw new TypeErrorCtor(`${options.context ?? 'Value'} is a symbol, which cannot be converted to a string.`)
   return StringCtor(value)
 }
 

@@ -34,7 +34,8 @@ export function makeCallTable(send: Send): CallTable {
     call(name, argsJson) {
       return plain(
         new PromiseCtor<string>((resolve) => {
-          if (callsInFlight >= MAX_CALLS_IN_FLIGHT || argsInFlight + argsJson.length > MAX_ARGS_CHARS_IN_FLIGHT) return resolve(TOO_MANY_CALLS_JSON)
+          if (callsInFlight >= MAX_CALLS_IN_FLIGHT || argsInFlight + argsJson.length > MAX_ARGS_CHARS_IN_FLIGHT)
+            return resolve(TOO_MANY_CALLS_JSON)
           const id = nextCallId++
           const entry: Entry = ObjectCreate(null)
           entry.resolve = resolve

@@ -9,7 +9,19 @@
  * Every promise it hands out has an own `constructor` of undefined (calls.ts's `plain`), so `then` on it
  * uses the realm's true Promise whatever the program does to `Promise[Symbol.species]`.
  */
-import { type Any, globalObject, JSONparse, MapCtor, mapDelete, mapGet, mapSet, ObjectCreate, ObjectDefineProperty, promiseThen, ReflectApply } from '../intrinsics.js'
+import {
+  type Any,
+  globalObject,
+  JSONparse,
+  MapCtor,
+  mapDelete,
+  mapGet,
+  mapSet,
+  ObjectCreate,
+  ObjectDefineProperty,
+  promiseThen,
+  ReflectApply,
+} from '../intrinsics.js'
 import { installPrelude } from '../prelude.js'
 import type { HostTimer } from '../timers.js'
 import { makeCallTable, plain, type Send } from './calls.js'
@@ -41,7 +53,12 @@ function runnerTimers(arm: Arm, fire: (id: number) => void): HostTimer {
   }
 }
 
-export default function codeactBridge(send: Send, log: (level: string, text: string) => void, configJson: string, arm: Arm): ContainerControl {
+export default function codeactBridge(
+  send: Send,
+  log: (level: string, text: string) => void,
+  configJson: string,
+  arm: Arm,
+): ContainerControl {
   const calls = makeCallTable(send)
   let fireTimer: (id: number) => void = () => {}
   const hostTimer = runnerTimers(arm, (id) => fireTimer(id))
@@ -51,7 +68,13 @@ export default function codeactBridge(send: Send, log: (level: string, text: str
   control.start = (programFn, onConsole, done) => {
     const wrapped = (tools: Any, ToolCallError: Any, console: Any): unknown => {
       // The realm's console is the run's: what Node's own modules print reaches the run too.
-      ObjectDefineProperty(globalObject, 'console', { __proto__: null, value: console, writable: true, configurable: true, enumerable: false })
+      ObjectDefineProperty(globalObject, 'console', {
+        __proto__: null,
+        value: console,
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      })
       onConsole(console)
       return programFn(tools, ToolCallError, console)
     }

@@ -24,7 +24,12 @@ import type { RunConfig, RunProgram } from '../run.js'
 import type { HostTimer } from '../timers.js'
 import { makeCallTable, type Send } from './calls.js'
 
-type Prelude = (hostCall: (name: string, argsJson: string) => Promise<string>, hostLog: (level: string, text: string) => void, config: RunConfig, hostTimer: HostTimer) => RunProgram
+type Prelude = (
+  hostCall: (name: string, argsJson: string) => Promise<string>,
+  hostLog: (level: string, text: string) => void,
+  config: RunConfig,
+  hostTimer: HostTimer,
+) => RunProgram
 
 type TimerRouting = {
   hostTimer: HostTimer
@@ -78,7 +83,13 @@ function makeTimerRouting(timer: HostTimer): TimerRouting {
   return routing
 }
 
-export default function codeactGlue(prelude: Prelude, send: Send, log: (level: string, text: string) => void, timer: HostTimer, configJson: string) {
+export default function codeactGlue(
+  prelude: Prelude,
+  send: Send,
+  log: (level: string, text: string) => void,
+  timer: HostTimer,
+  configJson: string,
+) {
   const calls = makeCallTable(send)
   const routing = makeTimerRouting(timer)
   const runProgram = prelude(calls.call, (level, text) => log(level, text), JSONparse(configJson), routing.hostTimer)

@@ -6,7 +6,17 @@
  */
 import ivm from 'isolated-vm'
 import { type Collect, collectorFor } from './collect.js'
-import { type Armed, armRealm, compileGuest, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm, setUp } from './realm.js'
+import {
+  type Armed,
+  armRealm,
+  compileGuest,
+  prepareRealm,
+  prepareRealmSync,
+  REALM_SETUP_TIMEOUT_MS,
+  type Realm,
+  releaseRealm,
+  setUp,
+} from './realm.js'
 
 const MB = 1024 * 1024
 /**

@@ -30,7 +30,7 @@ export const BACKENDS: Backend[] = [
 ]
 
 /** `body` in a fresh sandbox of each backend: `run(body)` answers the program's return value, parsed. */
-export function eachBackend(title: string, suite: (run: GuestRunner) => void): void {
+export function eachBackend(title: string, suite: (run: GuestRunner, backend: Backend, sandbox: () => Sandbox) => void): void {
   for (const backend of BACKENDS) {
     describe.skipIf(backend.skip !== undefined)(`${title} — ${backend.name}`, () => {
       let sandbox: Sandbox
@@ -42,7 +42,11 @@ export function eachBackend(title: string, suite: (run: GuestRunner) => void): v
         await sandbox.close()
         if (backend.name !== 'isolate') expect(await ownContainers()).toEqual([])
       })
-      suite(guestRunner(() => sandbox))
+      suite(
+        guestRunner(() => sandbox),
+        backend,
+        () => sandbox,
+      )
     })
   }
 }
@@ -52,7 +56,10 @@ export interface GuestRun {
   logs: string[]
   clock?: number[]
 }
-export type GuestRunner = (body: string, options?: { session?: SandboxRunRequest['session']; entropy?: SandboxEntropy }) => Promise<GuestRun>
+export type GuestRunner = (
+  body: string,
+  options?: { session?: SandboxRunRequest['session']; entropy?: SandboxEntropy },
+) => Promise<GuestRun>
 
 let runs = 0
 function guestRunner(sandbox: () => Sandbox): GuestRunner {

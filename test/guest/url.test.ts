@@ -30,7 +30,9 @@ eachBackend('guest URL', (run) => {
     const want = parseAll(URL_CORPUS, FIELDS)
     const got = value as unknown[]
     expect(got).toHaveLength(URL_CORPUS.length)
-    const differ = URL_CORPUS.flatMap((c, i) => (JSON.stringify(got[i]) === JSON.stringify(want[i]) ? [] : [{ input: c, guest: got[i], node: want[i] }]))
+    const differ = URL_CORPUS.flatMap((c, i) =>
+      JSON.stringify(got[i]) === JSON.stringify(want[i]) ? [] : [{ input: c, guest: got[i], node: want[i] }],
+    )
     const unexplained = differ.filter((d) => !NEWER_THAN_NODE.has(d.input[0]))
     expect(unexplained).toEqual([])
     // Where the standard is newer than this Node's parser, the guest gives the standard's answer.

@@ -98,7 +98,9 @@ function importBuiltin(specifier: unknown): Promise<vm.Module> {
   const name = StringCtor(specifier)
   if (!isBuiltin(name) || REFUSED_MODULES.has(bareName(name))) {
     return PromiseReject(
-      refusal(`Cannot import "${name.slice(0, 200)}" in a program: only Node's built-in modules ("node:fs", "node:path", …) can be imported`),
+      refusal(
+        `Cannot import "${name.slice(0, 200)}" in a program: only Node's built-in modules ("node:fs", "node:path", …) can be imported`,
+      ),
     )
   }
   return import(ReflectApply(stringStartsWith, name, ['node:']) ? name : 'node:' + name)
@@ -109,7 +111,8 @@ function guardedRequire(id: string): unknown {
   if (REFUSED_MODULES.has(bareName(name))) throw refusal(`Cannot require "${name}" in a program: the inspector is not available`)
   return programRequire(id)
 }
-for (const key of Object.keys(programRequire)) (guardedRequire as unknown as Record<string, unknown>)[key] = (programRequire as unknown as Record<string, unknown>)[key]
+for (const key of Object.keys(programRequire))
+  (guardedRequire as unknown as Record<string, unknown>)[key] = (programRequire as unknown as Record<string, unknown>)[key]
 
 // Node's timers as loaded, for the guest's host timers: delay 0 is the next macrotask (setImmediate), as
 // in the isolate backend; returns the timer's cancel.
