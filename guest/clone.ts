@@ -96,35 +96,30 @@ export function structuredClone(value) {
       return out
     } else if (brand === 'Array') {
       out = new Array(v.length)
-      ReflectApply(mapSet, memory, [v, out])
-      const keys = ObjectKeys(v)
-      for (let i = 0; i < keys.length; i++)
-        ObjectDefineProperty(out, keys[i], {
-          __proto__: null,
-          value: clone(v[keys[i]]),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        })
-      return out
+      return ownInto(v, out)
     } else {
       const p = ObjectPrototypeToString(v)
       if (p === '[object WeakMap]' || p === '[object WeakSet]' || p === '[object WeakRef]')
         throw domError('DataCloneError', p.slice(8, -1) + ' could not be cloned.')
       out = {}
-      ReflectApply(mapSet, memory, [v, out])
-      const keys = ObjectKeys(v)
-      for (let i = 0; i < keys.length; i++)
-        ObjectDefineProperty(out, keys[i], {
-          __proto__: null,
-          value: clone(v[keys[i]]),
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        })
-      return out
+      return ownInto(v, out)
     }
     ReflectApply(mapSet, memory, [v, out])
+    return out
+  }
+  /** `out` (an array or a plain object) gets a clone of each own enumerable property of `v`. */
+  function ownInto(v, out) {
+    ReflectApply(mapSet, memory, [v, out])
+    const keys = ObjectKeys(v)
+    for (let i = 0; i < keys.length; i++) {
+      ObjectDefineProperty(out, keys[i], {
+        __proto__: null,
+        value: clone(v[keys[i]]),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      })
+    }
     return out
   }
   return clone(value)

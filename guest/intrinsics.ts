@@ -101,6 +101,8 @@ export const MathImul = Math.imul
 export const MathMin = Math.min
 export const MathFloor = Math.floor
 export const ProxyCtor = Proxy
+export const SymbolIterator = Symbol.iterator
+export const SymbolToStringTag = Symbol.toStringTag
 // A container's realm has Node's timers; an isolate has none (its bridge passes host timers instead).
 export const realmSetTimeout: Any = typeof globalObject.setTimeout === 'function' ? globalObject.setTimeout : undefined
 export const realmClearTimeout: Any = typeof globalObject.clearTimeout === 'function' ? globalObject.clearTimeout : undefined

@@ -5,14 +5,7 @@
 //   isolate-bridge.js  isolate: codeactGlue(prelude, send, log, timer, configJson) → control
 //   container.js       container: codeactBridge(send, log, configJson, arm) → { start, deliver }
 // sandbox/guest-source.ts reads them; the container's realm gets container.js from the host with `prepare`.
-//
-// `webidl-conversions` (a dependency of whatwg-url) is replaced by guest/url-conversions.ts: it reads
-// SharedArrayBuffer.prototype as it loads, which the lockdown removes. TextEncoder/TextDecoder are the
-// guest's own (guest/text.ts), injected where whatwg-url reads the globals. tr46's IDNA mapping table is
-// loaded as JSON text parsed on first use: a string literal costs the parser a scan, an array literal of
-// ~9,000 entries a parse in every isolate that compiles the prelude.
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -21,19 +14,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outdir = join(root, 'dist', 'guest-bundle')
 const ENTRIES = ['lockdown', 'prelude', 'isolate-bridge', 'container']
 
-const guestPlugin = {
-  name: 'codeact-guest',
-  setup(b) {
-    b.onResolve({ filter: /^webidl-conversions$/ }, () => ({ path: join(root, 'guest', 'url-conversions.ts') }))
-    b.onLoad({ filter: /[\\/]tr46[\\/]lib[\\/]mappingTable\.json$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8')
-      return { contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))})`, loader: 'js' }
-    })
-  },
-}
-
 /** One entry as a script whose completion value is the entry's default export. */
-export async function bundleGuest(entry) {
+async function bundleGuest(entry) {
   const r = await build({
     entryPoints: [join(root, 'guest', 'entry', `${entry}.ts`)],
     bundle: true,
@@ -41,11 +23,7 @@ export async function bundleGuest(entry) {
     format: 'iife',
     globalName: '__codeactGuest',
     platform: 'neutral',
-    mainFields: ['main', 'module'],
     target: 'es2022',
-    // Only where whatwg-url is bundled: an injected file is part of every bundle it is given to.
-    inject: entry === 'prelude' || entry === 'container' ? [join(root, 'guest', 'text.ts')] : [],
-    plugins: [guestPlugin],
     legalComments: 'none',
     logLevel: 'warning',
   })
