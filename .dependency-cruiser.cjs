@@ -1,10 +1,12 @@
 /**
  * The layer order, enforced: every import points down (or stays within its layer), and no folder cycles.
  * `LAYERS` is the one table; CONTRIBUTING.md's Layers section lists the same layers (a test compares them).
- *   vocabulary/ → program/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
+ *   vocabulary/, guest/ → program/ → sdk/, sandbox/ → runtime/ → cli/, mcp/, adapters/
+ * guest/ (what runs inside a sandbox's program realm) sits at the bottom and imports only itself: the host
+ * imports its shared constants (guest/limits.ts), never the other way round.
  */
 const LAYERS = [
-  { level: 0, name: 'vocabulary', folders: ['vocabulary'] },
+  { level: 0, name: 'vocabulary and the guest', folders: ['vocabulary', 'guest'] },
   { level: 1, name: 'the program pipeline', folders: ['program'] },
   { level: 2, name: 'what the model sees / backends', folders: ['sdk', 'sandbox'] },
   { level: 3, name: 'orchestration', folders: ['runtime'] },
@@ -29,7 +31,7 @@ module.exports = {
     {
       // Within layer 1 the backends use what the model sees (the prelude), never the other way round.
       name: 'no-sdk-to-sandbox',
-      comment: 'sdk/ must not import sandbox/ (sandbox/ imports sdk/prelude; the other direction would be a folder cycle).',
+      comment: 'sdk/ must not import sandbox/ (sandbox/ imports sdk/; the other direction would be a folder cycle).',
       severity: 'error',
       from: { path: '^sdk/' },
       to: { path: '^sandbox/' },
@@ -47,6 +49,13 @@ module.exports = {
       severity: 'error',
       from: { path: folderRe(LAYERS.flatMap((l) => l.folders)) },
       to: { path: '^(test|bench|examples|scripts)/' },
+    },
+    {
+      name: 'guest-stands-alone',
+      comment: 'guest/ runs inside the sandbox (bundled at build time): it imports only its own files and the packages it bundles.',
+      severity: 'error',
+      from: { path: '^guest/' },
+      to: { path: '^(?!guest/)', dependencyTypesNot: ['npm', 'npm-dev'] },
     },
     {
       name: 'images-stand-alone',

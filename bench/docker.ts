@@ -14,7 +14,7 @@ import type { LogEntry } from '../vocabulary/types.js'
 import { createDockerSandbox, DEFAULT_IMAGE } from '../sandbox/docker/index.js'
 import { RUNNER_ARGS } from '../sandbox/docker/spec.js'
 import type { SandboxHost, SandboxRunRequest } from '../sandbox/types.js'
-import { PRELUDE_SOURCE } from '../sdk/prelude.js'
+import { guestSource } from '../sandbox/guest-source.js'
 import type { BenchRow } from './types.js'
 
 const WARM_RUNS = 40
@@ -48,7 +48,14 @@ function request(body: string): SandboxRunRequest {
   }
 }
 const runMessage =
-  JSON.stringify({ type: 'run', runId: 'b', js: request(BODY).js, prelude: PRELUDE_SOURCE, toolNames: [], maxOutputBytes: 1 << 20 }) + '\n'
+  JSON.stringify({
+    type: 'run',
+    runId: 'b',
+    js: request(BODY).js,
+    prelude: guestSource('container'),
+    toolNames: [],
+    maxOutputBytes: 1 << 20,
+  }) + '\n'
 
 function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b)

@@ -10,7 +10,7 @@
  * and the line names them, run by run.
  */
 import type { Sandbox, SandboxHost, SandboxLimits, SandboxOutcome } from '../sandbox/types.js'
-import { MAX_CLOCK_READS } from '../sdk/prelude-entropy.js'
+import { MAX_CLOCK_READS } from '../guest/limits.js'
 import type { HistoryRun } from './session-history.js'
 
 export interface RestoreRequest {

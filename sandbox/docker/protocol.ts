@@ -55,7 +55,7 @@ type Validated = z.infer<typeof fromRunner>
 const sameBothWays: [Validated extends FromRunner ? true : false, FromRunner extends Validated ? true : false] = [true, true]
 void sameBothWays
 
-/** What the prelude reports (sdk/prelude.ts `PreludeOutcome`), checked before it is believed. */
+/** What the prelude reports (guest/outcome.ts `Outcome`), checked before it is believed. */
 export const preludeOutcome = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),

@@ -3,7 +3,7 @@
  * way removes what was made and comes back as the text of a `sandbox_unavailable` outcome.
  */
 import type Docker from 'dockerode'
-import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
+import { guestSource } from '../guest-source.js'
 import { RunnerChannel } from './channel.js'
 import { describeEngineError, type Engine } from './engine.js'
 import { buildImageCommand } from './build-command.js'
@@ -70,7 +70,14 @@ export async function spawnContainer(
   })
   ch.handler = undefined
   if (ready !== true) return fail(ready, ready === slow)
-  ch.send({ type: 'prepare', prelude: PRELUDE_SOURCE })
+  let guest: string
+  try {
+    guest = guestSource('container')
+  } catch (e) {
+    return fail((e as Error).message)
+  }
+  // The runner's realm evaluates it (guest/bridge/container.ts) while the container waits in the pool.
+  ch.send({ type: 'prepare', prelude: guest })
   return { ok: true, ready: { engine, container, channel: ch, memoryMb } }
 }
 

@@ -7,7 +7,8 @@
  * promises included) by disposing the isolate; a disposed isolate rejects every pending call into it.
  */
 import ivm from 'isolated-vm'
-import type { PreludeOutcome } from '../../sdk/prelude.js'
+import { MAX_ARGS_CHARS_IN_FLIGHT, MAX_CALLS_IN_FLIGHT, TOO_MANY_CALLS_JSON } from '../../guest/limits.js'
+import type { Outcome as PreludeOutcome } from '../../guest/outcome.js'
 import type { SandboxEntropy, SandboxLimits, SandboxOutcome } from '../types.js'
 import { ProgramClock } from '../program-clock.js'
 import { type PooledIsolate, takeRealm } from './pooled-isolate.js'
@@ -18,19 +19,8 @@ import { type Armed, armRealm, type Control, type Realm, releaseRealm } from './
 export const PROGRAM_FILENAME = 'program.js'
 /** How often a long run's CPU time is checked against the limit (wall time has its own timer). */
 const CPU_CHECK_MS = 250
-/**
- * Unanswered calls (and their argument text) a run may have in flight. Beyond that a call is refused here
- * rather than queued on the IPC channel: a program firing calls without awaiting them must not grow this
- * process's own heap without bound. Far above any runtime's call cap.
- */
-export const MAX_CALLS_IN_FLIGHT = 4096
-export const MAX_ARGS_BYTES_IN_FLIGHT = 64 * 1024 * 1024
 /** Host timers a run may hold (the prelude allows 1000 plus its own idle check). */
 const MAX_TIMERS = 1100
-const TOO_MANY_CALLS = JSON.stringify({
-  ok: false,
-  error: { code: 'EAGAIN', message: `too many tool calls in flight (at most ${MAX_CALLS_IN_FLIGHT} calls or 64 MiB of arguments)` },
-})
 
 /** What the run needs from the child: where calls and console lines go. */
 export interface RunIO {
@@ -64,7 +54,7 @@ export class IsolateRun {
   #control: Control | undefined
   /** Calls the program issued that the host has not answered yet, with the size of their arguments. */
   readonly #pending = new Map<number, number>()
-  #argsBytesInFlight = 0
+  #argsCharsInFlight = 0
   #finished = false
   /** Console lines received from the prelude; the outcome says how many it sent (see #drainLogs). */
   #logsReceived = 0
@@ -132,7 +122,7 @@ export class IsolateRun {
       const size = this.#pending.get(callId)
       if (size === undefined) continue
       this.#pending.delete(callId)
-      this.#argsBytesInFlight -= size
+      this.#argsCharsInFlight -= size
       this.#clock?.callSettled()
       flat.push(callId, text)
     }
@@ -238,12 +228,14 @@ export class IsolateRun {
         send: (callId, name, argsJson) => {
           if (typeof callId !== 'number' || typeof name !== 'string' || typeof argsJson !== 'string') return
           if (this.#finished || this.#stopped) return
-          if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsBytesInFlight + argsJson.length > MAX_ARGS_BYTES_IN_FLIGHT) {
-            this.#deliverTask([callId, TOO_MANY_CALLS])
+          // The guest's bridge refuses calls past the same limits (guest/limits.ts); this process checks them
+          // again so that its own heap stays bounded whatever the isolate sends.
+          if (this.#pending.size >= MAX_CALLS_IN_FLIGHT || this.#argsCharsInFlight + argsJson.length > MAX_ARGS_CHARS_IN_FLIGHT) {
+            this.#deliverTask([callId, TOO_MANY_CALLS_JSON])
             return
           }
           this.#pending.set(callId, argsJson.length)
-          this.#argsBytesInFlight += argsJson.length
+          this.#argsCharsInFlight += argsJson.length
           this.#clock?.callStarted()
           this.#io.call(callId, name, argsJson)
         },

@@ -4,13 +4,13 @@
  *
  * 1. Engine flags on the child process (`lockdownV8Flags`, per Node line): features V8 then never builds, so no
  *    program can reach them by any path (no constructor, no prototype, no species trick).
- * 2. This script, for what has no flag (and WebAssembly again). The child refuses to start when the
- *    flags are not in effect (`lockdownFlagsMissing`), so it fails closed rather than quietly open.
+ * 2. The guest's lockdown script (guest/lockdown.ts), for what has no flag (and WebAssembly again). The
+ *    child refuses to start when the flags are not in effect (`lockdownFlagsMissing`), so it fails closed
+ *    rather than quietly open.
  *
  * Each entry says what it does to the process; `test/security/builtin-sweep.test.ts` holds each one and
  * fuzzes every builtin a program can still reach.
  */
-export const LOCKDOWN_FILENAME = 'codeact-lockdown.js'
 
 /**
  * - `--no-harmony-rab-gsab` (Node 20): resizable `ArrayBuffer`s and growable `SharedArrayBuffer`s take their
@@ -40,57 +40,6 @@ export function lockdownV8Flags(line: number = nodeLine()): readonly string[] {
 function nodeLine(): number {
   return Number(process.versions.node.split('.')[0])
 }
-
-export const LOCKDOWN_SOURCE = `'use strict';
-(function codeactLockdown(g) {
-  // WebAssembly memory is not counted against the isolate's memory limit (it grows to gigabytes).
-  delete g.WebAssembly;
-  // Resizable buffers take their memory outside the limit. Node 20's flag removes them; on later lines the
-  // constructor drops \`maxByteLength\` (a plain buffer, as with the flag) and the resizing members go.
-  const AB = g.ArrayBuffer;
-  const abProto = AB.prototype;
-  if (typeof abProto.resize === 'function') {
-    const construct = (target, args, newTarget) => Reflect.construct(target, args.length ? [args[0]] : [], newTarget);
-    const Plain = new Proxy(AB, { construct });
-    Object.defineProperty(g, 'ArrayBuffer', { value: Plain, writable: true, enumerable: false, configurable: true });
-    Object.defineProperty(abProto, 'constructor', { value: Plain, writable: true, enumerable: false, configurable: true });
-    delete abProto.resize;
-    delete abProto.resizable;
-    delete abProto.maxByteLength;
-  }
-  // From V8 13 (Node 24) fill of a dictionary-mode array (new Array(1e9).fill(1)) is one runtime call that
-  // neither the memory limit nor the timeout interrupts: isolated-vm's near-limit callback keeps raising
-  // the heap limit while it waits to terminate. Long arrays are filled here in JavaScript, which both do.
-  const nativeFill = g.Array.prototype.fill;
-  const apply = g.Reflect.apply, trunc = g.Math.trunc, max = g.Math.max, min = g.Math.min, Obj = g.Object;
-  const relative = (x, len) => { const n = trunc(+x) || 0; return n < 0 ? max(len + n, 0) : min(n, len) };
-  const fill = ({ fill(value) {
-    if (this === undefined || this === null) throw new TypeError('Array.prototype.fill called on null or undefined');
-    const O = Obj(this);
-    const len = min(max(trunc(+O.length) || 0, 0), 9007199254740991);
-    if (len <= 65536) return apply(nativeFill, O, arguments);
-    const end = arguments[2] === undefined ? len : relative(arguments[2], len);
-    for (let k = relative(arguments[1], len); k < end; k++) O[k] = value;
-    return O;
-  } }).fill;
-  Obj.defineProperty(g.Array.prototype, 'fill', { value: fill, writable: true, enumerable: false, configurable: true });
-  // Atomics.waitAsync with a timeout posts a delayed task to a platform that has none: the whole child
-  // process aborts (SIGABRT), with every run in it. Atomics.wait blocks the isolate's thread. Neither
-  // does anything without shared memory, which a program has no use for.
-  delete g.SharedArrayBuffer;
-  if (typeof g.Atomics === 'object' && g.Atomics !== null) {
-    delete g.Atomics.wait;
-    delete g.Atomics.waitAsync;
-  }
-  // Finalizers run as platform tasks after garbage collection: outside any run's time budget, and in a
-  // reused isolate possibly while a later run is executing. WeakRef makes collection observable.
-  delete g.FinalizationRegistry;
-  delete g.WeakRef;
-  // V8's collector: the pool installs it only in a context of its own (collect.ts), but a context another
-  // isolate's thread created in that moment has it too.
-  delete g.gc;
-})(globalThis);
-`
 
 /**
  * Run in the child's own realm at start-up: the flags are process-wide, so this realm shows them too. Only

@@ -5,13 +5,19 @@
  * The pool (pool.ts) decides which isolate goes where and when one is let go.
  */
 import ivm from 'isolated-vm'
-import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
-import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
-import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
 import { type Collect, collectorFor } from './collect.js'
-import { type Armed, armRealm, prepareRealm, prepareRealmSync, REALM_SETUP_TIMEOUT_MS, type Realm, releaseRealm, setUp } from './realm.js'
+import {
+  type Armed,
+  armRealm,
+  compileGuest,
+  prepareRealm,
+  prepareRealmSync,
+  REALM_SETUP_TIMEOUT_MS,
+  type Realm,
+  releaseRealm,
+  setUp,
+} from './realm.js'
 
-export const PRELUDE_FILENAME = 'codeact-prelude.js'
 const MB = 1024 * 1024
 /**
  * An isolate returned with more heap than this (used + external) is collected before its next realm is
@@ -79,9 +85,7 @@ export function takeRealm(entry: PooledIsolate, config: string, timeoutMs: numbe
 export async function createPooled(memoryMb: number, ahead: { config: string | undefined } | undefined): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
-    const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
-    const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
+    const { lockdown, prelude, glue } = await compileGuest(isolate)
     const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
     if (ahead) prepareAhead(entry, ahead.config)
     return entry

@@ -10,6 +10,7 @@
  * context with the prelude (a run, a session's persistent context) makes it here.
  */
 import ivm from 'isolated-vm'
+import { guestSource } from '../guest-source.js'
 
 /** The glue's `control` function (glue.ts). */
 export type Control = ivm.Reference<(op: string, a?: unknown, b?: unknown) => unknown>
@@ -18,9 +19,9 @@ export interface Realm {
   readonly context: ivm.Context
   /** Set on a pooled realm armed ahead of its run (armRealm); a session's realm is armed per run instead. */
   armed?: Armed
-  /** The prelude's setup function, evaluated in `context` (sdk/prelude.ts: `(hostCall, hostLog, config, hostTimer?) => runProgram`). */
+  /** The prelude's setup function, evaluated in `context` (guest/run.ts: `(hostCall, hostLog, config, hostTimer?) => runProgram`). */
   readonly preludeFn: ivm.Reference<unknown>
-  /** The glue (glue.ts: `(preludeFn, send, log, timer, config) => control`), evaluated in `context`. */
+  /** The glue (guest/bridge/isolate.ts: `(preludeFn, send, log, timer, config) => control`), evaluated in `context`. */
   readonly glueFn: ivm.Reference<unknown>
 }
 
@@ -30,6 +31,19 @@ export interface RealmSource {
   readonly lockdown: ivm.Script
   readonly prelude: ivm.Script
   readonly glue: ivm.Script
+}
+
+/** The file names the guest's scripts carry in stacks. */
+const GUEST_FILENAMES = { lockdown: 'codeact-lockdown.js', prelude: 'codeact-prelude.js', glue: 'codeact-glue.js' } as const
+
+/** The guest's three isolate scripts (guest/, built into dist/guest-bundle/), compiled into `isolate`. */
+export async function compileGuest(isolate: ivm.Isolate): Promise<RealmSource> {
+  const [lockdown, prelude, glue] = await Promise.all([
+    isolate.compileScript(guestSource('lockdown'), { filename: GUEST_FILENAMES.lockdown }),
+    isolate.compileScript(guestSource('prelude'), { filename: GUEST_FILENAMES.prelude }),
+    isolate.compileScript(guestSource('isolate-bridge'), { filename: GUEST_FILENAMES.glue }),
+  ])
+  return { isolate, lockdown, prelude, glue }
 }
 
 /** Setup runs only the runtime's own scripts; the timeout is a guard, not a budget. */

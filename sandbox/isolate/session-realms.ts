@@ -13,12 +13,9 @@
  * isolate's memory limit and the child's process boundary hold whatever the realm's state.
  */
 import ivm from 'isolated-vm'
-import { PRELUDE_SOURCE } from '../../sdk/prelude.js'
 import type { SandboxOutcome, SandboxSessionRef } from '../types.js'
-import { prepareRealm, type Realm } from './realm.js'
-import { GLUE_FILENAME, GLUE_SOURCE } from './glue.js'
-import { LOCKDOWN_FILENAME, LOCKDOWN_SOURCE } from './lockdown.js'
-import { PRELUDE_FILENAME, type PooledIsolate } from './pooled-isolate.js'
+import { compileGuest, prepareRealm, type Realm } from './realm.js'
+import type { PooledIsolate } from './pooled-isolate.js'
 
 interface SessionRealm {
   readonly entry: PooledIsolate
@@ -86,9 +83,7 @@ export class SessionRealms {
 async function createRealm(memoryMb: number): Promise<{ entry: PooledIsolate; realm: Realm }> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
-    const lockdown = await isolate.compileScript(LOCKDOWN_SOURCE, { filename: LOCKDOWN_FILENAME })
-    const prelude = await isolate.compileScript(PRELUDE_SOURCE, { filename: PRELUDE_FILENAME })
-    const glue = await isolate.compileScript(GLUE_SOURCE, { filename: GLUE_FILENAME })
+    const { lockdown, prelude, glue } = await compileGuest(isolate)
     // The lockdown, then the prelude's setup (which captures every intrinsic it uses), before any program.
     const realm = await prepareRealm({ isolate, lockdown, prelude, glue })
     return { entry: { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }, realm }

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import { MAX_CALLS_IN_FLIGHT } from '../../sandbox/isolate/isolate-run.js'
+import { MAX_CALLS_IN_FLIGHT } from '../../guest/limits.js'
 import { M, type ToChild } from '../../sandbox/isolate/protocol.js'
 import { SupervisedChild } from '../../sandbox/isolate/supervisor.js'
 import type { Sandbox, SandboxHost } from '../../sandbox/types.js'

@@ -34,7 +34,7 @@ const STANDARD_GLOBALS = new Set(
     'isFinite isNaN console SharedArrayBuffer Atomics WebAssembly'
   ).split(' '),
 )
-/** What the prelude adds, all implemented inside the sandbox (sdk/prelude-globals.ts): never the host. */
+/** What the prelude adds, all implemented inside the sandbox (guest/globals.ts): never the host. */
 const SANDBOX_GLOBALS = (
   'tools ToolCallError setTimeout clearTimeout setInterval clearInterval queueMicrotask URL URLSearchParams ' +
   'TextEncoder TextDecoder atob btoa structuredClone'

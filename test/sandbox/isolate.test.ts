@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIsolateSandbox } from '../../sandbox/isolate/index.js'
-import { MAX_CALLS_IN_FLIGHT } from '../../sandbox/isolate/isolate-run.js'
+import { MAX_CALLS_IN_FLIGHT } from '../../guest/limits.js'
 import type { Sandbox } from '../../sandbox/types.js'
 import { RecordingHost, never, request } from './fixtures/isolate-host.js'
 

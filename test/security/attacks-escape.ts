@@ -174,7 +174,7 @@ export const escapeAttacks: Attack[] = [
       const hostNames = ['process', 'require', 'module', 'exports', 'Buffer', 'global', '__dirname', '__filename',
         'setImmediate', 'fetch', 'performance', 'crypto', 'navigator', 'importScripts', 'Deno', 'Bun']
       return hostNames.filter((n) => typeof globalThis[n] !== 'undefined')`,
-    // setTimeout, queueMicrotask, structuredClone … are the sandbox's own now (sdk/prelude-globals.ts).
+    // setTimeout, queueMicrotask, structuredClone … are the sandbox's own now (guest/globals.ts).
     expect: { value: [] },
     docker: {
       value: ['process', 'require', 'Buffer', 'global', 'setImmediate', 'fetch', 'performance', 'crypto'],

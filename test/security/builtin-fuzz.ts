@@ -11,7 +11,7 @@ const ReflectApply = Reflect.apply, ReflectConstruct = Reflect.construct, Reflec
 const getDesc = Reflect.getOwnPropertyDescriptor, getProto = Reflect.getPrototypeOf, StringCtor = String;
 const SetCtor = Set, setHas = Set.prototype.has, setAdd = Set.prototype.add, ProxyCtor = Proxy;
 const seen = new SetCtor(), paths = [], fns = [], holders = [];
-// The prelude builds these on first use (sdk/prelude-globals.ts): touched first, the walk finds them as the
+// The prelude builds these on first use (guest/globals.ts): touched first, the walk finds them as the
 // values a program gets, their classes' methods included, not as the accessors that build them.
 void [URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, structuredClone];
 function walk(obj, path, depth) {

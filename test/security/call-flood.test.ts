@@ -9,7 +9,7 @@
  * in-flight cap (isolate-run.ts) gone, `issued > maxToolCalls` checked after dispatch (run-code.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { MAX_CALLS_IN_FLIGHT } from '../../sandbox/isolate/isolate-run.js'
+import { MAX_CALLS_IN_FLIGHT } from '../../guest/limits.js'
 import type { AnyToolDefinition } from '../../vocabulary/types.js'
 import { testRuntime, unmatchedCalls } from '../support/runtime.js'
 

@@ -4,7 +4,7 @@
  * each ended by exactly one `done` or `unhandled` message carrying the effects its program had.
  */
 import { arm, disarm, GRACE_MS } from './deadline.js'
-import { createRealm, warmUp, type Realm } from '#guest/realm'
+import { createRealm, warmUp, type ProgramRealm as Realm } from './realm.js'
 import { errorFields, newRun, type Ending, type RunState } from './bridge.js'
 import { takeEffects } from './instrument.js'
 import { diagnostic, own, send, setNonce, slice, toJson } from './wire.js'
