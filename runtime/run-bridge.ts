@@ -4,7 +4,7 @@
  * logged in the user's line numbers. Cancelling the run (the caller's signal, the call limit, a blocking
  * verdict, the run's end) goes through `cancel`.
  */
-import { INVALID_ARGS_PREFIX } from '../sdk/prelude.js'
+import { INVALID_ARGS_PREFIX } from '../guest/limits.js'
 import type { SandboxHost } from '../sandbox/types.js'
 import type { JsonValue, ToolCall } from '../vocabulary/types.js'
 import { type CompiledProgram, userStack } from './compile.js'

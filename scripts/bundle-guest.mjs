@@ -14,7 +14,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outdir = join(root, 'dist', 'guest-bundle')
 const ENTRIES = ['lockdown', 'prelude', 'isolate-bridge', 'container']
 
-/** One entry as a script whose completion value is the entry's default export. */
+/**
+ * One entry as a script whose completion value is the entry's default export.
+ * @param {string} entry
+ */
 async function bundleGuest(entry) {
   const r = await build({
     entryPoints: [join(root, 'guest', 'entry', `${entry}.ts`)],
@@ -27,7 +30,7 @@ async function bundleGuest(entry) {
     legalComments: 'none',
     logLevel: 'warning',
   })
-  const code = r.outputFiles[0].text
+  const code = r.outputFiles?.[0]?.text ?? ''
   return `(function () {\n'use strict';\n${code}return __codeactGuest.default;\n})()\n`
 }
 

@@ -9,6 +9,10 @@ import ts from 'typescript'
 const MAX_LINES = 80
 const folders = process.argv.length > 2 ? process.argv.slice(2) : ['runtime']
 
+/**
+ * @param {string} dir
+ * @returns {Generator<string>}
+ */
 function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
@@ -17,7 +21,10 @@ function* sources(dir) {
   }
 }
 
-/** A readable name for a function-like node: its own, its variable's, its property's, or `(anonymous)`. */
+/**
+ * A readable name for a function-like node: its own, its variable's, its property's, or `(anonymous)`.
+ * @param {ts.SignatureDeclaration} node
+ */
 function nameOf(node) {
   if (node.name && ts.isIdentifier(node.name)) return node.name.text
   if (ts.isConstructorDeclaration(node)) return 'constructor'
@@ -27,11 +34,13 @@ function nameOf(node) {
   return '(anonymous)'
 }
 
+/** @type {string[]} */
 const long = []
 for (const folder of folders) {
   for (const file of sources(folder)) {
     const text = readFileSync(file, 'utf8')
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+    /** @param {ts.Node} node */
     const visit = (node) => {
       if (ts.isFunctionLike(node) && 'body' in node && node.body) {
         const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line

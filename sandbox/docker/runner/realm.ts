@@ -13,15 +13,19 @@ import vm from 'node:vm'
 type Send = (id: number, name: string, argsJson: string) => void
 type Log = (level: string, text: string) => void
 type Control = {
-  start(programFn: unknown, onConsole: (console: unknown) => void, done: (outcomeJson: string) => void): void
+  start(
+    programFn: unknown,
+    onConsole: (console: Record<string, (...args: unknown[]) => void>) => void,
+    done: (outcomeJson: string) => void,
+  ): void
   deliver(id: number, text: string): void
 }
 type GuestBridge = (send: Send, log: Log, configJson: string, arm: (fn: () => void, ms: number) => () => void) => Control
 
 /** What the runner holds of one run: `deliver` answers a call, `start` runs the program (once). */
 export interface BoundRealm {
-  deliver(id: number, text: string): void
-  start(js: string, onConsole: (console: unknown) => void, done: (outcomeJson: string) => void): void
+  deliver(id: unknown, text: string): void
+  start(js: string, onConsole: (console: Record<string, (...args: unknown[]) => void>) => void, done: (outcome: unknown) => void): void
 }
 export interface ProgramRealm {
   /** `seed` is the session's (config.entropy carries it to the guest, which replays it); kept for the runner's call. */
