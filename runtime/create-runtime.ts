@@ -34,6 +34,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
+import { startMinimal } from './minimal-mode.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -71,8 +72,15 @@ export interface RuntimeOptions {
    * `both` (default): the model may call any tool natively, or write a program with `run_code`.
    * `code`: only `run_code` is callable natively; a direct call of another tool is refused with a
    * message that routes the model back to `run_code`.
+   * `minimal`: exactly a persistent bash and an editor over `workspace`, in a vendor's schemas (`minimal`).
    */
-  mode?: 'both' | 'code'
+  mode?: 'both' | 'code' | 'minimal'
+  /** Minimal mode's schemas: `anthropic` (default: `bash`, `str_replace_based_edit_tool`) or `openai` (`shell`, `apply_patch`). */
+  minimal?: 'anthropic' | 'openai'
+  /** Minimal mode: persistent shells open at once, one per session (default 8). */
+  maxShells?: number
+  /** Minimal mode: how long one shell command may run before it is killed (default 120,000 ms). */
+  shellTimeoutMs?: number
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
   /**
@@ -197,7 +205,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // check-off host after 1,000 runs: VmRSS 88 → 85 MB).
   const workspaces = options.workspace ? await loadWorkspaceModules() : undefined
   const workspace = options.workspace && workspaces ? workspaces.createWorkspace(options.workspace) : undefined
-  if (workspace && workspaces) {
+  const minimal = mode === 'minimal' ? await startMinimal(options, workspace, () => sessions.batchScope.getStore()) : undefined
+  if (minimal) {
+    registry.register(minimal.tools)
+    hooks.on('pre-execute', minimal.policy)
+  } else if (workspace && workspaces) {
     registry.register(workspaces.withWorkspaceAnnotations(workspace.tools, workspace.config))
     hooks.on('pre-execute', workspace.policy)
   }
@@ -351,7 +363,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       definitions: () => {
         const all = registry.programNames().map((n) => functionDefinition(registry.get(n)!))
         const runCodeDef = runtime.runCodeTool()
-        return mode === 'code' ? [runCodeDef] : [...all, runCodeDef]
+        return mode === 'code' ? [runCodeDef] : mode === 'minimal' ? all : [...all, runCodeDef]
       },
       get: (name) => {
         const found = registry.get(name)
@@ -376,6 +388,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       closed = true
       releaseChecker?.()
       await sessions.close()
+      minimal?.close()
       // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
       if (workspaces) await workspaces.settleStageRemovals()
       await mcp?.close()
@@ -410,7 +423,8 @@ function isOps(v: unknown): v is WorkspaceOps {
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
-function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): ToolError | undefined {
+function gate(call: ToolCall, mode: 'both' | 'code' | 'minimal', registry: ToolRegistry): ToolError | undefined {
+  if (mode === 'minimal' && call.name === RUN_CODE) return { code: 'ENOSYS', message: 'Minimal mode has no run_code; use the bash and editor tools' }
   if (call.origin === 'code' && call.name === RUN_CODE) {
     return { code: 'ENOSYS', message: 'run_code cannot be called from inside a program; call the tools directly' }
   }
