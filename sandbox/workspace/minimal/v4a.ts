@@ -17,6 +17,8 @@ export interface Hunk {
   anchor?: string
   old: string[]
   new: string[]
+  /** For each line of `new`, the index in `old` of the context line it repeats (-1 for an added line). */
+  kept: number[]
   eof: boolean
 }
 
@@ -84,17 +86,21 @@ function parseUpdate(lines: string[], start: number): Result<{ op: PatchOp; next
     }
     if (line.startsWith('@@')) {
       const anchor = line.slice(2).trim()
-      hunks.push((hunk = { old: [], new: [], eof: false, ...(anchor ? { anchor } : {}) }))
+      hunks.push((hunk = { old: [], new: [], kept: [], eof: false, ...(anchor ? { anchor } : {}) }))
       continue
     }
-    if (!hunk) hunks.push((hunk = { old: [], new: [], eof: false }))
+    if (!hunk) hunks.push((hunk = { old: [], new: [], kept: [], eof: false }))
     const mark = line[0] ?? ' '
     const body = line.slice(1)
     if (mark === ' ' || line === '') {
+      hunk.kept.push(hunk.old.length)
       hunk.old.push(body)
       hunk.new.push(body)
     } else if (mark === '-') hunk.old.push(body)
-    else if (mark === '+') hunk.new.push(body)
+    else if (mark === '+') {
+      hunk.kept.push(-1)
+      hunk.new.push(body)
+    }
     else return fail(`line ${i + 1} of the update of ${path}: a hunk line starts with " ", "-" or "+", got ${JSON.stringify(line)}`)
   }
   if (!hunks.length && moveTo === undefined) return fail(`the update of ${path} has no hunk`)
@@ -130,7 +136,8 @@ export function applyHunks(path: string, text: string, hunks: readonly Hunk[]): 
       const shown = h.old.map((l) => `  ${l}`).join('\n')
       return fail(`${path}: hunk ${n + 1}: these lines were not found${cursor ? ` after line ${cursor}` : ''}:\n${shown}\nnothing of this patch was written; view the file and send the hunk again with its current text`)
     }
-    lines.splice(at, h.old.length, ...h.new)
+    // Context lines keep the file's own text (a fuzzy match must not rewrite their whitespace).
+    lines.splice(at, h.old.length, ...h.new.map((l, k) => (h.kept[k]! >= 0 ? lines[at + h.kept[k]!]! : l)))
     cursor = at + h.new.length
   }
   return { ok: true, value: lines.length ? `${lines.join('\n')}\n` : '' }
