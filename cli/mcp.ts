@@ -184,9 +184,15 @@ function minimalArgs(args: string[]): string[] {
   return out
 }
 
-function minimalOptions(values: { minimal?: string; 'max-shells'?: string; 'shell-timeout'?: string; workspace?: string }): Partial<RuntimeOptions> | string {
+function minimalOptions(values: {
+  minimal?: string
+  'max-shells'?: string
+  'shell-timeout'?: string
+  workspace?: string
+}): Partial<RuntimeOptions> | string {
   if (values.minimal === undefined) {
-    if (values['max-shells'] !== undefined || values['shell-timeout'] !== undefined) return '--max-shells and --shell-timeout apply to --minimal'
+    if (values['max-shells'] !== undefined || values['shell-timeout'] !== undefined)
+      return '--max-shells and --shell-timeout apply to --minimal'
     return {}
   }
   if (values.minimal !== 'anthropic' && values.minimal !== 'openai') return `--minimal takes anthropic or openai, got "${values.minimal}"`

@@ -34,7 +34,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
-import { startMinimal } from './minimal-mode.js'
+import { startMinimal, type MinimalModeOptions } from './minimal-mode.js'
 import { runCode, type RunCodeDeps, type RunCodeOptions } from './run-code.js'
 import type { Session, SessionOptions } from './session.js'
 import { createProgramPrep, createTypecheck, type TypecheckMode } from './typecheck.js'
@@ -52,7 +52,7 @@ import type {
   ToolError,
 } from '../vocabulary/types.js'
 
-export interface RuntimeOptions {
+export interface RuntimeOptions extends MinimalModeOptions {
   /** Tools as an array or a record of definitions. */
   tools?: readonly AnyToolDefinition[] | Record<string, AnyToolDefinition>
   limits?: Partial<Limits>
@@ -71,16 +71,9 @@ export interface RuntimeOptions {
   /**
    * `both` (default): the model may call any tool natively, or write a program with `run_code`.
    * `code`: only `run_code` is callable natively; a direct call of another tool is refused with a
-   * message that routes the model back to `run_code`.
-   * `minimal`: exactly a persistent bash and an editor over `workspace`, in a vendor's schemas (`minimal`).
+   * message that routes the model back to `run_code`. `minimal`: a persistent bash and an editor only.
    */
   mode?: 'both' | 'code' | 'minimal'
-  /** Minimal mode's schemas: `anthropic` (default: `bash`, `str_replace_based_edit_tool`) or `openai` (`shell`, `apply_patch`). */
-  minimal?: 'anthropic' | 'openai'
-  /** Minimal mode: persistent shells open at once, one per session (default 8). */
-  maxShells?: number
-  /** Minimal mode: how long one shell command may run before it is killed (default 120,000 ms). */
-  shellTimeoutMs?: number
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
   /**
@@ -424,7 +417,8 @@ function isOps(v: unknown): v is WorkspaceOps {
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
 function gate(call: ToolCall, mode: 'both' | 'code' | 'minimal', registry: ToolRegistry): ToolError | undefined {
-  if (mode === 'minimal' && call.name === RUN_CODE) return { code: 'ENOSYS', message: 'Minimal mode has no run_code; use the bash and editor tools' }
+  if (mode === 'minimal' && call.name === RUN_CODE)
+    return { code: 'ENOSYS', message: 'Minimal mode has no run_code; use the bash and editor tools' }
   if (call.origin === 'code' && call.name === RUN_CODE) {
     return { code: 'ENOSYS', message: 'run_code cannot be called from inside a program; call the tools directly' }
   }

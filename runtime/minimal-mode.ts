@@ -9,15 +9,27 @@ import type { ToolContext } from '../vocabulary/types.js'
 
 export interface MinimalModeOptions {
   workspace?: WorkspaceOptions
+  sandbox?: unknown
+  /** Minimal mode's schemas: `anthropic` (default: `bash`, `str_replace_based_edit_tool`) or `openai` (`shell`, `apply_patch`). */
   minimal?: MinimalFlavour
+  /** Minimal mode: persistent shells open at once, one per session (default 8, `--max-shells`). */
   maxShells?: number
+  /** Minimal mode: how long one shell command may run before it is killed (default 120,000 ms, `--shell-timeout`). */
   shellTimeoutMs?: number
 }
 
-export async function startMinimal(options: MinimalModeOptions, workspace: Workspace | undefined, session: () => unknown): Promise<Minimal> {
+export async function startMinimal(
+  options: MinimalModeOptions,
+  workspace: Workspace | undefined,
+  session: () => unknown,
+): Promise<Minimal> {
   if (!workspace || !options.workspace) throw new TypeError("codeact: mode: 'minimal' needs a workspace")
+  // The persistent shell lives in bubblewrap on the host; a container's own shell is not wired yet, and
+  // running the model's commands outside the container it asked for would be a silent downgrade.
+  if (options.sandbox === 'docker') throw new TypeError("codeact: mode: 'minimal' runs its shell under bubblewrap; sandbox: 'docker' is not supported in Minimal mode yet")
   const flavour = options.minimal ?? 'anthropic'
-  if (flavour !== 'anthropic' && flavour !== 'openai') throw new TypeError(`codeact: minimal must be anthropic or openai, got ${String(flavour)}`)
+  if (flavour !== 'anthropic' && flavour !== 'openai')
+    throw new TypeError(`codeact: minimal must be anthropic or openai, got ${String(flavour)}`)
   const { createMinimal } = await import('../sandbox/workspace/minimal/index.js')
   const sessionKey = (_ctx: ToolContext): string => {
     const s = session()

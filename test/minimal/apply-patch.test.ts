@@ -81,7 +81,9 @@ describe('Minimal mode (openai): apply_patch', () => {
     })
     expect(ok.content).toBe('Success. Updated the following files:\nA docs/new.md\nM app.py\nD old.txt\nD move-me.txt\nA moved/there.txt\n')
     expect(readFileSync(`${root}/docs/new.md`, 'utf8')).toBe('# New\ntext\n')
-    expect(readFileSync(`${root}/app.py`, 'utf8')).toBe('import os\n\ndef main():\n    print("hi")\n    return 2\n\ndef other():\n    return 1\n')
+    expect(readFileSync(`${root}/app.py`, 'utf8')).toBe(
+      'import os\n\ndef main():\n    print("hi")\n    return 2\n\ndef other():\n    return 1\n',
+    )
     expect(existsSync(`${root}/old.txt`)).toBe(false)
     expect(existsSync(`${root}/move-me.txt`)).toBe(false)
     expect(readFileSync(`${root}/moved/there.txt`, 'utf8')).toBe('a\nB\nc\n')
@@ -93,7 +95,19 @@ describe('Minimal mode (openai): apply_patch', () => {
       writeFileSync(`${r}/b.txt`, 'one\ntwo\nthree\n')
     })
     const r = await rt.callTool('apply_patch', {
-      input: patch('*** Update File: a.txt', '-alpha', '+ALPHA', ' beta', '*** Update File: b.txt', ' one', '-2', '+TWO', ' three', '*** Add File: c.txt', '+c'),
+      input: patch(
+        '*** Update File: a.txt',
+        '-alpha',
+        '+ALPHA',
+        ' beta',
+        '*** Update File: b.txt',
+        ' one',
+        '-2',
+        '+TWO',
+        ' three',
+        '*** Add File: c.txt',
+        '+c',
+      ),
     })
     expect(r.ok).toBe(false)
     expect(r.content).toBe(
@@ -105,7 +119,9 @@ describe('Minimal mode (openai): apply_patch', () => {
 
   it('tolerates trailing whitespace in context, honours End of File, and refuses malformed patches', async () => {
     const { rt, root } = await openaiRuntime((r) => writeFileSync(`${r}/w.txt`, 'x  \ny\nend\n'))
-    const ok = await rt.callTool('apply_patch', { input: patch('*** Update File: w.txt', '@@', ' x', '-y', '+Y', '@@', '+tail', '*** End of File') })
+    const ok = await rt.callTool('apply_patch', {
+      input: patch('*** Update File: w.txt', '@@', ' x', '-y', '+Y', '@@', '+tail', '*** End of File'),
+    })
     expect(ok.ok).toBe(true)
     expect(readFileSync(`${root}/w.txt`, 'utf8')).toBe('x  \nY\nend\ntail\n')
     const cases: Array<[string, RegExp]> = [
@@ -119,10 +135,13 @@ describe('Minimal mode (openai): apply_patch', () => {
   })
 
   it('refuses read-only and outside paths as denials before writing anything', async () => {
-    const { rt, root } = await openaiRuntime((r) => {
-      mkdirSync(`${r}/locked`)
-      writeFileSync(`${r}/locked/k.txt`, 'k\n')
-    }, ['locked'])
+    const { rt, root } = await openaiRuntime(
+      (r) => {
+        mkdirSync(`${r}/locked`)
+        writeFileSync(`${r}/locked/k.txt`, 'k\n')
+      },
+      ['locked'],
+    )
     const ro = await rt.callTool('apply_patch', { input: patch('*** Add File: free.txt', '+f', '*** Delete File: locked/k.txt') })
     expect(ro.denied).toBe(true)
     expect(ro.content).toMatch(/^Error \(EROFS\)/)
@@ -145,7 +164,11 @@ describe('Minimal mode (openai): apply_patch', () => {
     if (!r.ok) return
     expect(r.value).toEqual([
       { stdout: '', stderr: '', outcome: { type: 'exit', exit_code: 0 } },
-      { stdout: '1 /tmp\n', stderr: expect.stringMatching(/exit_not_a_cmd: command not found\n$/), outcome: { type: 'exit', exit_code: 127 } },
+      {
+        stdout: '1 /tmp\n',
+        stderr: expect.stringMatching(/exit_not_a_cmd: command not found\n$/),
+        outcome: { type: 'exit', exit_code: 127 },
+      },
     ])
     const t = await rt.callTool('shell', { commands: ['sleep 20', 'echo never'], timeout_ms: 500 })
     expect(t.ok && t.value).toEqual([{ stdout: '', stderr: expect.stringMatching(/timed out after 500 ms/), outcome: { type: 'timeout' } }])

@@ -24,7 +24,9 @@ describe('Minimal mode: the editor', () => {
       "Here's the result of running `cat -n` on a.py:\n     2\ttwo\n     3\tthree\n",
     )
     const bad = await edit(rt, { command: 'view', path: 'a.py', view_range: [4, 5] })
-    expect(bad.content).toBe('Error (EINVAL): Invalid `view_range`: [4, 5]. Its first element `4` should be within the range of lines of the file: [1, 3]')
+    expect(bad.content).toBe(
+      'Error (EINVAL): Invalid `view_range`: [4, 5]. Its first element `4` should be within the range of lines of the file: [1, 3]',
+    )
     expect((await edit(rt, { command: 'view', path: root })).content).toBe(
       `Here's the files and directories up to 2 levels deep in ${root}, excluding hidden items:\n${root}\n${root}/a.py\n${root}/pkg\n${root}/pkg/sub\n`,
     )
@@ -38,7 +40,9 @@ describe('Minimal mode: the editor', () => {
     expect((await edit(rt, { command: 'create', path: 'm.txt', file_text: 'x = 1\ny = 1\nz = 2\n' })).content).toBe(
       'File created successfully at: m.txt',
     )
-    expect((await edit(rt, { command: 'create', path: 'm.txt', file_text: '' })).content).toMatch(/^Error \(EEXIST\): File already exists at: m.txt/)
+    expect((await edit(rt, { command: 'create', path: 'm.txt', file_text: '' })).content).toMatch(
+      /^Error \(EEXIST\): File already exists at: m.txt/,
+    )
     const none = await edit(rt, { command: 'str_replace', path: 'm.txt', old_str: 'w = 9', new_str: '' })
     expect(none.content).toBe('Error (EINVAL): No replacement was performed, old_str `w = 9` did not appear verbatim in m.txt (0 matches).')
     const many = await edit(rt, { command: 'str_replace', path: 'm.txt', old_str: '= 1', new_str: '= 3' })
@@ -48,12 +52,16 @@ describe('Minimal mode: the editor', () => {
     expect(readFileSync(`${root}/m.txt`, 'utf8')).toBe('x = 1\ny = 1\nz = 2\n')
     const one = await edit(rt, { command: 'str_replace', path: 'm.txt', old_str: 'y = 1', new_str: 'y = 5' })
     expect(one.ok).toBe(true)
-    expect(one.content).toMatch(/^The file m.txt has been edited. Here's the result of running `cat -n` on a snippet of m.txt:\n {5}1\tx = 1\n {5}2\ty = 5\n/)
+    expect(one.content).toMatch(
+      /^The file m.txt has been edited. Here's the result of running `cat -n` on a snippet of m.txt:\n {5}1\tx = 1\n {5}2\ty = 5\n/,
+    )
     const ins = await edit(rt, { command: 'insert', path: 'm.txt', insert_line: 0, insert_text: '# head' })
     expect(ins.ok).toBe(true)
     expect(readFileSync(`${root}/m.txt`, 'utf8')).toBe('# head\nx = 1\ny = 5\nz = 2\n')
     const far = await edit(rt, { command: 'insert', path: 'm.txt', insert_line: 9, insert_text: 'x' })
-    expect(far.content).toBe('Error (EINVAL): Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 4]')
+    expect(far.content).toBe(
+      'Error (EINVAL): Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 4]',
+    )
     const unknown = await edit(rt, { command: 'undo_edit', path: 'm.txt' })
     expect(unknown.content).toMatch(/EINVAL/)
   })

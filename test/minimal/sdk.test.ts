@@ -43,11 +43,19 @@ describe('Minimal mode with the vendor SDKs', () => {
       message(
         [
           { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'mkdir -p app && cd app && export N=7' } },
-          { type: 'tool_use', id: 'toolu_2', name: 'str_replace_based_edit_tool', input: { command: 'create', path: `${root}/app/n.txt`, file_text: 'n=0\n' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_2',
+            name: 'str_replace_based_edit_tool',
+            input: { command: 'create', path: `${root}/app/n.txt`, file_text: 'n=0\n' },
+          },
         ],
         'tool_use',
       ),
-      message([{ type: 'tool_use', id: 'toolu_3', name: 'bash', input: { command: 'sed -i "s/0/$N/" n.txt && cat n.txt && pwd' } }], 'tool_use'),
+      message(
+        [{ type: 'tool_use', id: 'toolu_3', name: 'bash', input: { command: 'sed -i "s/0/$N/" n.txt && cat n.txt && pwd' } }],
+        'tool_use',
+      ),
       message([{ type: 'text', text: 'done' }], 'end_turn'),
     ])
     const answer = await solve(rt, new Anthropic({ apiKey: 'test', fetch: t.fetch }), 'set n')
@@ -72,17 +80,46 @@ describe('Minimal mode with the vendor SDKs', () => {
         id: 'resp_1',
         object: 'response',
         output: [
-          { type: 'apply_patch_call', id: 'apc_1', call_id: 'call_p', status: 'completed', operation: { type: 'create_file', path: 'hello.txt', diff: '+hello\n' } },
-          { type: 'shell_call', id: 'sc_1', call_id: 'call_s', status: 'completed', action: { commands: ['cat hello.txt', 'cd /tmp'], timeout_ms: null, max_output_length: null } },
+          {
+            type: 'apply_patch_call',
+            id: 'apc_1',
+            call_id: 'call_p',
+            status: 'completed',
+            operation: { type: 'create_file', path: 'hello.txt', diff: '+hello\n' },
+          },
+          {
+            type: 'shell_call',
+            id: 'sc_1',
+            call_id: 'call_s',
+            status: 'completed',
+            action: { commands: ['cat hello.txt', 'cd /tmp'], timeout_ms: null, max_output_length: null },
+          },
         ],
       },
-      { id: 'resp_2', object: 'response', output: [{ type: 'message', id: 'm', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }] },
+      {
+        id: 'resp_2',
+        object: 'response',
+        output: [
+          {
+            type: 'message',
+            id: 'm',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+          },
+        ],
+      },
     ])
     const answer = await solve(rt, new OpenAI({ apiKey: 'test', fetch: t.fetch }), 'say hello')
     expect(answer).toBe('ok')
     expect(readFileSync(`${root}/hello.txt`, 'utf8')).toBe('hello\n')
     expect(t.sent[1]!.input).toEqual([
-      { type: 'apply_patch_call_output', call_id: 'call_p', status: 'completed', output: 'Success. Updated the following files:\nA hello.txt\n' },
+      {
+        type: 'apply_patch_call_output',
+        call_id: 'call_p',
+        status: 'completed',
+        output: 'Success. Updated the following files:\nA hello.txt\n',
+      },
       {
         type: 'shell_call_output',
         call_id: 'call_s',

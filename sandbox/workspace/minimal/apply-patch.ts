@@ -53,15 +53,18 @@ async function plan(state: WorkspaceState, ops: WorkspaceOps, patchOps: PatchOp[
   for (const op of patchOps) {
     if (op.type === 'add') {
       const p = await load(op.path, 'write')
-      if (p.after !== null) throw new WorkspaceError('EEXIST', `${op.path}: Add File, but the file exists; use Update File; nothing of this patch was written`)
+      if (p.after !== null)
+        throw new WorkspaceError('EEXIST', `${op.path}: Add File, but the file exists; use Update File; nothing of this patch was written`)
       p.after = op.content
     } else if (op.type === 'delete') {
       const p = await load(op.path, 'remove')
-      if (p.after === null) throw new WorkspaceError('ENOENT', `${op.path}: Delete File, but there is no such file; nothing of this patch was written`)
+      if (p.after === null)
+        throw new WorkspaceError('ENOENT', `${op.path}: Delete File, but there is no such file; nothing of this patch was written`)
       p.after = null
     } else {
       const p = await load(op.path, 'write')
-      if (p.after === null) throw new WorkspaceError('ENOENT', `${op.path}: Update File, but there is no such file; nothing of this patch was written`)
+      if (p.after === null)
+        throw new WorkspaceError('ENOENT', `${op.path}: Update File, but there is no such file; nothing of this patch was written`)
       const applied = applyHunks(op.path, p.after, op.hunks)
       if (!applied.ok) throw new WorkspaceError('EINVAL', applied.message)
       if (op.moveTo === undefined) p.after = applied.value

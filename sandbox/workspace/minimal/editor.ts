@@ -86,9 +86,15 @@ async function view(state: WorkspaceState, ops: WorkspaceOps, a: EditorArgs): Pr
     if (a.view_range.length !== 2 || !Number.isInteger(from) || !Number.isInteger(to))
       throw new WorkspaceError('EINVAL', 'Invalid `view_range`. It should be a list of two integers.')
     if (from! < 1 || from! > n)
-      throw new WorkspaceError('EINVAL', `Invalid \`view_range\`: [${from}, ${to}]. Its first element \`${from}\` should be within the range of lines of the file: [1, ${n}]`)
+      throw new WorkspaceError(
+        'EINVAL',
+        `Invalid \`view_range\`: [${from}, ${to}]. Its first element \`${from}\` should be within the range of lines of the file: [1, ${n}]`,
+      )
     if (to !== -1 && (to! < from! || to! > n))
-      throw new WorkspaceError('EINVAL', `Invalid \`view_range\`: [${from}, ${to}]. Its second element \`${to}\` should be -1 or within [${from}, ${n}]`)
+      throw new WorkspaceError(
+        'EINVAL',
+        `Invalid \`view_range\`: [${from}, ${to}]. Its second element \`${to}\` should be -1 or within [${from}, ${n}]`,
+      )
     first = from!
     shown = lines.slice(from! - 1, to === -1 ? n : to)
   }
@@ -106,7 +112,10 @@ async function strReplace(state: WorkspaceState, ops: WorkspaceOps, a: EditorArg
   const at: number[] = []
   if (a.old_str !== '') for (let i = text.indexOf(a.old_str); i !== -1; i = text.indexOf(a.old_str, i + 1)) at.push(i)
   if (at.length === 0)
-    throw new WorkspaceError('EINVAL', `No replacement was performed, old_str \`${a.old_str}\` did not appear verbatim in ${a.path} (0 matches).`)
+    throw new WorkspaceError(
+      'EINVAL',
+      `No replacement was performed, old_str \`${a.old_str}\` did not appear verbatim in ${a.path} (0 matches).`,
+    )
   if (at.length > 1) {
     const lines = at.map((i) => lineOf(text, i))
     throw new WorkspaceError(

@@ -14,7 +14,6 @@ import { ShellPool } from './shell-pool.js'
 import { minimalTools, type MinimalFlavour } from './tools.js'
 import { parsePatch } from './v4a.js'
 
-export { DEFAULT_MAX_SHELLS } from './shell-pool.js'
 export type { MinimalFlavour } from './tools.js'
 
 export interface MinimalOptions {
@@ -52,11 +51,20 @@ function pathsOf(call: ToolCall): Array<[string, 'read' | 'write' | 'remove']> {
   }
   const input = field(call.args, 'input')
   const op = field(call.args, 'operation') as PatchOperation | undefined
-  const text = typeof input === 'string' ? input : op && typeof op === 'object' && typeof op.path === 'string' ? operationToPatch(op) : undefined
+  const text =
+    typeof input === 'string' ? input : op && typeof op === 'object' && typeof op.path === 'string' ? operationToPatch(op) : undefined
   const parsed = text === undefined ? undefined : parsePatch(text)
   if (!parsed?.ok) return []
-  return parsed.value.flatMap((p): Array<[string, 'write' | 'remove']> =>
-    p.type === 'delete' ? [[p.path, 'remove']] : p.type === 'update' && p.moveTo !== undefined ? [[p.path, 'remove'], [p.moveTo, 'write']] : [[p.path, 'write']],
+  return parsed.value.flatMap(
+    (p): Array<[string, 'write' | 'remove']> =>
+      p.type === 'delete'
+        ? [[p.path, 'remove']]
+        : p.type === 'update' && p.moveTo !== undefined
+          ? [
+              [p.path, 'remove'],
+              [p.moveTo, 'write'],
+            ]
+          : [[p.path, 'write']],
   )
 }
 
@@ -83,7 +91,16 @@ export function createMinimal(options: MinimalOptions): Minimal {
   const state: WorkspaceState = { config, roots: given === config.root ? [config.root] : [config.root, given] }
   const bwrapPath = options.bwrapPath ?? 'bwrap'
   const shells = new ShellPool({ config, bwrapPath }, options.maxShells)
-  const tools = minimalTools({ state, host: createHostOps(config, bwrapPath), shells, sessionKey: options.sessionKey, timeoutMs: options.shellTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS }, options.flavour)
+  const tools = minimalTools(
+    {
+      state,
+      host: createHostOps(config, bwrapPath),
+      shells,
+      sessionKey: options.sessionKey,
+      timeoutMs: options.shellTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS,
+    },
+    options.flavour,
+  )
   return {
     tools,
     policy: minimalPolicy(state, new Set(tools.map((t) => t.name))),

@@ -157,7 +157,14 @@ export class ShellSession {
     if (!wasStarted) throw new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the shell (${e.text.trim().slice(-300)})`)
     if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled; the shell was ended with it')
     const status = this.child.exitCode
-    return { stdout: o.text, stderr: e.text, exitCode: why ? null : status, timedOut: why === 'timeout', truncated: o.truncated || e.truncated, lost: true }
+    return {
+      stdout: o.text,
+      stderr: e.text,
+      exitCode: why ? null : status,
+      timedOut: why === 'timeout',
+      truncated: o.truncated || e.truncated,
+      lost: true,
+    }
   }
 
   private finish(o: Section, e: Section, timedOut: boolean): ShellRun {

@@ -39,7 +39,8 @@ async function runInShell(env: MinimalToolsEnv, ctx: ToolContext, command: strin
   }
 }
 
-const capNote = (run: ShellRun) => (run.truncated ? `\n[output truncated: over ${MAX_SHELL_OUTPUT_CHARS} characters per stream (the shell's output cap)]` : '')
+const capNote = (run: ShellRun) =>
+  run.truncated ? `\n[output truncated: over ${MAX_SHELL_OUTPUT_CHARS} characters per stream (the shell's output cap)]` : ''
 
 function timeoutText(run: ShellRun, timeoutMs: number): string {
   const kept = run.lost
@@ -65,12 +66,18 @@ function anthropicBash(env: MinimalToolsEnv): ToolDefinition {
         env.shells.end(env.sessionKey(ctx))
         return 'tool has been restarted.'
       }
-      if (command === undefined || command === '') throw new WorkspaceError('EINVAL', 'no command provided; pass `command`, or `restart: true`')
+      if (command === undefined || command === '')
+        throw new WorkspaceError('EINVAL', 'no command provided; pass `command`, or `restart: true`')
       const run = await runInShell(env, ctx, command, env.timeoutMs, MAX_SHELL_OUTPUT_CHARS)
       const out = run.stdout + (run.stderr && run.stdout && !run.stdout.endsWith('\n') ? '\n' : '') + run.stderr
       if (run.timedOut) throw new WorkspaceError('ETIMEDOUT', `${timeoutText(run, env.timeoutMs)}${out ? `; output:\n${out}` : ''}`)
       const nl = out === '' || out.endsWith('\n') ? '' : '\n'
-      const exit = run.exitCode === 0 ? '' : run.lost ? `${nl}[the shell exited (${run.exitCode}); the next command starts a new one]` : `${nl}[exit code ${run.exitCode}]`
+      const exit =
+        run.exitCode === 0
+          ? ''
+          : run.lost
+            ? `${nl}[the shell exited (${run.exitCode}); the next command starts a new one]`
+            : `${nl}[exit code ${run.exitCode}]`
       return out + exit + capNote(run)
     },
   }) as ToolDefinition
@@ -85,7 +92,10 @@ function anthropicEditor(env: MinimalToolsEnv): ToolDefinition {
       command: z.enum(['view', 'create', 'str_replace', 'insert']),
       path: z.string().min(1).describe('Absolute path to file or directory, e.g. `/repo/file.py` or `/repo`.'),
       file_text: z.string().optional().describe('Required for `create`: the content of the file.'),
-      view_range: z.array(z.number().int()).optional().describe('For `view` of a file: [start, end] line numbers, 1-based; end -1 is the last line.'),
+      view_range: z
+        .array(z.number().int())
+        .optional()
+        .describe('For `view` of a file: [start, end] line numbers, 1-based; end -1 is the last line.'),
       old_str: z.string().optional().describe('Required for `str_replace`: the exact text to replace; it must occur exactly once.'),
       new_str: z.string().optional().describe('For `str_replace`: the replacement (empty when omitted).'),
       insert_line: z.number().int().optional().describe('Required for `insert`: the line after which to insert (0: the top).'),
@@ -105,7 +115,14 @@ function openaiShell(env: MinimalToolsEnv): ToolDefinition {
       'Run shell commands, in order, in a persistent bash session confined to the workspace (cwd, environment and functions carry over between calls).',
     parameters: z.object({
       commands: z.array(z.string()).min(1).describe('Ordered shell commands to run.'),
-      timeout_ms: z.number().int().min(1).max(MAX_BASH_TIMEOUT_MS).nullable().optional().describe(`Per command; default ${DEFAULT_BASH_TIMEOUT_MS}`),
+      timeout_ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_BASH_TIMEOUT_MS)
+        .nullable()
+        .optional()
+        .describe(`Per command; default ${DEFAULT_BASH_TIMEOUT_MS}`),
       max_output_length: z.number().int().min(1).nullable().optional().describe('Characters kept per stream of each command'),
     }),
     output: z.array(z.object({ stdout: z.string(), stderr: z.string(), outcome })),
@@ -117,7 +134,11 @@ function openaiShell(env: MinimalToolsEnv): ToolDefinition {
       for (const command of commands) {
         const run = await runInShell(env, ctx, command, timeoutMs, max)
         const stderr = run.stderr + (run.timedOut ? `\n${timeoutText(run, timeoutMs)}` : '') + capNote(run)
-        out.push({ stdout: run.stdout, stderr, outcome: run.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: run.exitCode ?? 1 } })
+        out.push({
+          stdout: run.stdout,
+          stderr,
+          outcome: run.timedOut ? { type: 'timeout' } : { type: 'exit', exit_code: run.exitCode ?? 1 },
+        })
         if (run.timedOut) break
       }
       return out

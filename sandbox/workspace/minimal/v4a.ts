@@ -50,7 +50,8 @@ export function parsePatch(text: string): Result<PatchOp[]> {
     if (line.startsWith(ADD)) {
       const body: string[] = []
       for (i++; i < lines.length - 1 && !lines[i]!.startsWith('*** '); i++) {
-        if (!lines[i]!.startsWith('+')) return fail(`line ${i + 1}: every line of an added file starts with "+", got ${JSON.stringify(lines[i])}`)
+        if (!lines[i]!.startsWith('+'))
+          return fail(`line ${i + 1}: every line of an added file starts with "+", got ${JSON.stringify(lines[i])}`)
         body.push(lines[i]!.slice(1))
       }
       ops.push({ type: 'add', path: line.slice(ADD.length).trim(), content: body.length ? `${body.join('\n')}\n` : '' })
@@ -100,8 +101,7 @@ function parseUpdate(lines: string[], start: number): Result<{ op: PatchOp; next
     else if (mark === '+') {
       hunk.kept.push(-1)
       hunk.new.push(body)
-    }
-    else return fail(`line ${i + 1} of the update of ${path}: a hunk line starts with " ", "-" or "+", got ${JSON.stringify(line)}`)
+    } else return fail(`line ${i + 1} of the update of ${path}: a hunk line starts with " ", "-" or "+", got ${JSON.stringify(line)}`)
   }
   if (!hunks.length && moveTo === undefined) return fail(`the update of ${path} has no hunk`)
   return { ok: true, value: { op: { type: 'update', path, ...(moveTo !== undefined ? { moveTo } : {}), hunks }, next: i } }
@@ -134,7 +134,9 @@ export function applyHunks(path: string, text: string, hunks: readonly Hunk[]): 
     const at = h.old.length === 0 ? (h.eof ? lines.length : cursor) : findSeq(lines, h.old, cursor, h.eof)
     if (at === -1) {
       const shown = h.old.map((l) => `  ${l}`).join('\n')
-      return fail(`${path}: hunk ${n + 1}: these lines were not found${cursor ? ` after line ${cursor}` : ''}:\n${shown}\nnothing of this patch was written; view the file and send the hunk again with its current text`)
+      return fail(
+        `${path}: hunk ${n + 1}: these lines were not found${cursor ? ` after line ${cursor}` : ''}:\n${shown}\nnothing of this patch was written; view the file and send the hunk again with its current text`,
+      )
     }
     // Context lines keep the file's own text (a fuzzy match must not rewrite their whitespace).
     lines.splice(at, h.old.length, ...h.new.map((l, k) => (h.kept[k]! >= 0 ? lines[at + h.kept[k]!]! : l)))
