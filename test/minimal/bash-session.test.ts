@@ -68,9 +68,11 @@ describe('Minimal mode: the persistent bash', () => {
     const root = freshRoot()
     mkdirSync(`${root}/locked`)
     const { rt } = await minimalRuntime({ workspace: { root, readOnly: ['locked'] } }, root)
-    const r = await rt.callTool('bash', { command: 'echo x > locked/f; echo y > /etc/codeact-m33; cat /root/.bashrc' })
+    await rt.callTool('bash', { command: 'cd locked' })
+    // Relative to the shell's cwd, which the last call left in the read-only folder.
+    const r = await rt.callTool('bash', { command: 'echo x > f; echo y > /etc/codeact-m33; cat /root/.bashrc' })
     expect(r.ok).toBe(true)
-    expect(r.content).toMatch(/Read-only file system/)
+    expect(r.content).toMatch(/^\/bin\/bash: line \d+: f: Read-only file system\n/)
     expect(r.denied).toBe(true)
     expect(JSON.stringify(rt.log.all())).toMatch(/"code":"EROFS"/)
   })
