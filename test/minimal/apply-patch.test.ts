@@ -27,58 +27,21 @@ describe('Minimal mode (openai): apply_patch', () => {
       writeFileSync(`${r}/old.txt`, 'bye\n')
       writeFileSync(`${r}/move-me.txt`, 'a\nb\nc\n')
     })
-    const r = await rt.callTool('apply_patch', {
-      input: patch(
-        '*** Add File: docs/new.md',
-        '+# New',
-        '+text',
-        '*** Update File: app.py',
-        '@@ def other():',
-        '-    return 0',
-        '+    return 1',
-        '@@ def main():',
-        '     print("hi")',
-        '-    return 0',
-        '+    return 2',
-        '*** Delete File: old.txt',
-        '*** Update File: move-me.txt',
-        '*** Move to: moved/there.txt',
-        '@@',
-        ' a',
-        '-b',
-        '+B',
-        ' c',
-      ),
-    })
+    const mainHunk = ['@@ def main():', '     print("hi")', '-    return 0', '+    return 2']
+    const otherHunk = ['@@ def other():', '-    return 0', '+    return 1']
+    const whole = (hunks: string[]) =>
+      patch(
+        ...['*** Add File: docs/new.md', '+# New', '+text', '*** Update File: app.py', ...hunks, '*** Delete File: old.txt'],
+        ...['*** Update File: move-me.txt', '*** Move to: moved/there.txt', '@@', ' a', '-b', '+B', ' c'],
+      )
+    // Hunks out of file order: the anchor of the second is behind the first.
+    const r = await rt.callTool('apply_patch', { input: whole([...otherHunk, ...mainHunk]) })
     expect(r.content).toBe(
       'Error (EINVAL): app.py: hunk 2: the context line @@ def main(): was not found; nothing of this patch was written',
     )
     expect(existsSync(`${root}/docs/new.md`)).toBe(false)
     expect(readFileSync(`${root}/old.txt`, 'utf8')).toBe('bye\n')
-    // Hunks in file order apply.
-    const ok = await rt.callTool('apply_patch', {
-      input: patch(
-        '*** Add File: docs/new.md',
-        '+# New',
-        '+text',
-        '*** Update File: app.py',
-        '@@ def main():',
-        '     print("hi")',
-        '-    return 0',
-        '+    return 2',
-        '@@ def other():',
-        '-    return 0',
-        '+    return 1',
-        '*** Delete File: old.txt',
-        '*** Update File: move-me.txt',
-        '*** Move to: moved/there.txt',
-        '@@',
-        ' a',
-        '-b',
-        '+B',
-        ' c',
-      ),
-    })
+    const ok = await rt.callTool('apply_patch', { input: whole([...mainHunk, ...otherHunk]) })
     expect(ok.content).toBe('Success. Updated the following files:\nA docs/new.md\nM app.py\nD old.txt\nD move-me.txt\nA moved/there.txt\n')
     expect(readFileSync(`${root}/docs/new.md`, 'utf8')).toBe('# New\ntext\n')
     expect(readFileSync(`${root}/app.py`, 'utf8')).toBe(
