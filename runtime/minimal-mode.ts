@@ -26,7 +26,8 @@ export async function startMinimal(
   if (!workspace || !options.workspace) throw new TypeError("codeact: mode: 'minimal' needs a workspace")
   // The persistent shell lives in bubblewrap on the host; a container's own shell is not wired yet, and
   // running the model's commands outside the container it asked for would be a silent downgrade.
-  if (options.sandbox === 'docker') throw new TypeError("codeact: mode: 'minimal' runs its shell under bubblewrap; sandbox: 'docker' is not supported in Minimal mode yet")
+  if (options.sandbox === 'docker')
+    throw new TypeError("codeact: mode: 'minimal' runs its shell under bubblewrap; sandbox: 'docker' is not supported in Minimal mode yet")
   const flavour = options.minimal ?? 'anthropic'
   if (flavour !== 'anthropic' && flavour !== 'openai')
     throw new TypeError(`codeact: minimal must be anthropic or openai, got ${String(flavour)}`)
