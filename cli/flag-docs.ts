@@ -141,6 +141,17 @@ export const FLAG_DOCS = {
   },
   'max-processes': { group: 'MCP server', value: 'N', help: 'isolate processes at once, one per live session (default 8)' },
   'expose-tools': { group: 'MCP server', help: 'list every tool too, not only run_code' },
+  minimal: {
+    group: 'MCP server',
+    value: 'anthropic|openai',
+    help: "Minimal mode: serve only a persistent bash and an editor over --workspace, in Anthropic's schemas (bash, str_replace_based_edit_tool; `--minimal` alone) or OpenAI's (shell, apply_patch)",
+  },
+  'max-shells': { group: 'MCP server', value: 'N', help: 'Minimal mode: persistent shells open at once, one per connection (default 8)' },
+  'shell-timeout': {
+    group: 'MCP server',
+    value: 'MS',
+    help: 'Minimal mode: how long one shell command may run before it is killed (default 120000)',
+  },
   discovery: {
     group: 'MCP server',
     value: 'auto|always|never',

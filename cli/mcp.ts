@@ -24,7 +24,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   let values
   try {
-    ;({ values } = parseCommand(MCP, args))
+    ;({ values } = parseCommand(MCP, minimalArgs(args)))
   } catch (e) {
     return usage((e as Error).message)
   }
@@ -47,6 +47,9 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
     if (typeof processes === 'string') return usage(processes)
     if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
+    const minimal = minimalOptions(values)
+    if (typeof minimal === 'string') return usage(minimal)
+    Object.assign(options, minimal)
     const sessions = sessionLimitsFromFlags(values)
     if (Object.keys(sessions).length) {
       if (values.stateless) return usage('--max-realms, --realm-idle and --realm-memory apply to sessions; drop --stateless')
@@ -65,7 +68,12 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   for (const line of recoveryLines(rt, options.workspace?.root)) io.stderr.write(line + '\n')
   const imported = await attachMcpFromFlags(rt, servers.value, io.stderr, { forwardStderr: true })
-  const exported = createMcpExport(rt, { exposeTools: values['expose-tools'] === true, discovery, sessions: values.stateless !== true })
+  const exported = createMcpExport(rt, {
+    exposeTools: values['expose-tools'] === true,
+    discovery,
+    sessions: values.stateless !== true,
+    ...(options.mode === 'minimal' ? { minimal: true } : {}),
+  })
   const shutdown = async () => {
     exported.close()
     await imported?.close()
@@ -163,4 +171,45 @@ export function httpOptions(
     value[key] = n
   }
   return { ok: true, value }
+}
+
+/** `--minimal` alone means Anthropic's schemas; `--minimal openai` / `--minimal=openai` name the vendor. */
+function minimalArgs(args: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--minimal') out.push(args[i]!)
+    else if (args[i + 1] === 'openai' || args[i + 1] === 'anthropic') out.push(`--minimal=${args[++i]}`)
+    else out.push('--minimal=anthropic')
+  }
+  return out
+}
+
+function minimalOptions(values: {
+  minimal?: string
+  'max-shells'?: string
+  'shell-timeout'?: string
+  workspace?: string
+}): Partial<RuntimeOptions> | string {
+  if (values.minimal === undefined) {
+    if (values['max-shells'] !== undefined || values['shell-timeout'] !== undefined)
+      return '--max-shells and --shell-timeout apply to --minimal'
+    return {}
+  }
+  if (values.minimal !== 'anthropic' && values.minimal !== 'openai') return `--minimal takes anthropic or openai, got "${values.minimal}"`
+  if (values.workspace === undefined) return '--minimal needs --workspace DIR (the folder the bash and the editor work in)'
+  const positive = (flag: string, v: string | undefined): number | string | undefined => {
+    if (v === undefined) return undefined
+    const n = Number(v)
+    return Number.isSafeInteger(n) && n > 0 ? n : `${flag} needs a positive whole number, got "${v}"`
+  }
+  const maxShells = positive('--max-shells', values['max-shells'])
+  const timeout = positive('--shell-timeout', values['shell-timeout'])
+  if (typeof maxShells === 'string') return maxShells
+  if (typeof timeout === 'string') return timeout
+  return {
+    mode: 'minimal',
+    minimal: values.minimal,
+    ...(maxShells !== undefined ? { maxShells } : {}),
+    ...(timeout !== undefined ? { shellTimeoutMs: timeout } : {}),
+  }
 }

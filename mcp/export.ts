@@ -41,6 +41,8 @@ const RUN_CODE = 'run_code'
 export interface McpExportOptions {
   /** Also offer every registered tool as an MCP tool. Default false: `run_code` only. */
   exposeTools?: boolean
+  /** Minimal mode: offer the registered tools (the bash and the editor) and nothing else, no `run_code`. */
+  minimal?: boolean
   /** `auto` (default): discovery tools when the registry is large (> 40 tools or > 16 KB of declarations). */
   discovery?: 'auto' | 'always' | 'never'
   /** The server's name in `initialize` (default "codeact"). */
@@ -93,6 +95,7 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
   }
 
   const listTools = (): Tool[] => {
+    if (options.minimal) return rt.tools.names().flatMap((name) => (rt.tools.get(name) ? [exposedTool(rt.tools.get(name)!)] : []))
     const useDiscovery = discovery()
     const runCode = rt.runCodeTool()
     const list: Tool[] = [
@@ -134,6 +137,11 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
   }
 
   const callTool = async (name: string, args: Record<string, unknown>, extra: Extra, session: Session): Promise<CallToolResult> => {
+    if (options.minimal) {
+      const def = rt.tools.get(name)
+      if (!def) return errorResult(`ENOSYS: unknown tool "${name}"; this server offers ${rt.tools.names().join(' and ')}`)
+      return callExposedTool(rt, def, args, extra.signal, session.onApproval, session.caller)
+    }
     if (name === RUN_CODE) return runCode(rt, args, extra, session)
     if (name === SEARCH_TOOLS && discovery()) {
       if (typeof args.query !== 'string') return errorResult('EINVAL: search_tools needs { query: string }')

@@ -57,6 +57,8 @@ export async function callExposedTool(
   args: Record<string, unknown>,
   signal: AbortSignal,
   onApproval?: ApprovalHandler,
+  /** Minimal mode: the connection whose persistent shell the call uses. */
+  shellSession?: string,
 ): Promise<CallToolResult> {
   const id = `mcp_${randomUUID().slice(0, 8)}`
   // The committed result (after post-execute hooks) is the log's `tool/result` for this call.
@@ -69,6 +71,7 @@ export async function callExposedTool(
     ;[answer] = await rt.executeToolCalls([{ type: 'tool_use', id, name: def.name, input: args }], {
       signal,
       ...(onApproval ? { onApproval } : {}),
+      ...(shellSession !== undefined ? { session: shellSession } : {}),
     })
   } finally {
     off()

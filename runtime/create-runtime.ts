@@ -34,6 +34,7 @@ import {
 import { functionDefinition } from './tool-definitions.js'
 import { ToolRegistry } from './registry.js'
 import { noteHostActivity } from './host-quiet.js'
+import { startMinimal, type MinimalModeOptions } from './minimal-mode.js'
 import { protocolMethods, type ProtocolMethods } from './protocols.js'
 import { runCode, type RunCodeOptions } from './run-code.js'
 import type { RunCodeDeps } from './run-inputs.js'
@@ -54,7 +55,7 @@ import type {
   ToolError,
 } from '../vocabulary/types.js'
 
-export interface RuntimeOptions {
+export interface RuntimeOptions extends MinimalModeOptions {
   /** Tools as an array or a record of definitions. */
   tools?: readonly AnyToolDefinition[] | Record<string, AnyToolDefinition>
   limits?: Partial<Limits>
@@ -73,9 +74,9 @@ export interface RuntimeOptions {
   /**
    * `both` (default): the model may call any tool natively, or write a program with `run_code`.
    * `code`: only `run_code` is callable natively; a direct call of another tool is refused with a
-   * message that routes the model back to `run_code`.
+   * message that routes the model back to `run_code`. `minimal`: a persistent bash and an editor only.
    */
-  mode?: 'both' | 'code'
+  mode?: 'both' | 'code' | 'minimal'
   /** Per-call deadline for tools without their own `timeoutMs` (default 120 s). */
   toolTimeoutMs?: number
   /**
@@ -200,7 +201,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw new TypeError(`codeact: changes must be apply, atomic or dry-run, got ${String(changeMode)}`)
   // Loaded only with a workspace: its tools' schemas are zod's, and staging, recovery and the changes'
   // diffing are modules a runtime without one never runs.
-  const opened = await openWorkspace(options.workspace, changeMode, { registry, hooks })
+  const opened = await openWorkspace(options.workspace, changeMode, { registry, hooks }, options.mode !== 'minimal')
+  // Minimal mode: its persistent bash and editor take the place of the workspace tools and run_code.
+  const minimal = options.mode === 'minimal' ? await startMinimal(options, opened?.workspace, () => sessions.batchScope.getStore()) : undefined
+  if (minimal) {
+    registry.register(minimal.tools)
+    hooks.on('pre-execute', minimal.policy)
+  }
   if (options.approve) hooks.on('pre-execute', policyHook(options.approve))
   registry.register(toList(options.tools))
   // A host killed mid-apply left a journal: finish it before anything reads the tree.
@@ -237,6 +244,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const close = async () => {
     checks.release?.()
     await sessions.close()
+    minimal?.close()
     // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
     if (opened) await opened.modules.settleStageRemovals()
     await mcp?.close()
@@ -410,14 +418,14 @@ function runtimeHandle(p: HandleParts): Runtime {
   return runtime
 }
 
-function toolsFacade(registry: ToolRegistry, mode: 'both' | 'code', runCodeDef: () => RunCodeToolDefinition): Runtime['tools'] {
+function toolsFacade(registry: ToolRegistry, mode: 'both' | 'code' | 'minimal', runCodeDef: () => RunCodeToolDefinition): Runtime['tools'] {
   return {
     register: (tools) => registry.register(toList(tools)),
     unregister: (names) => registry.unregister(names),
     names: () => registry.programNames(),
     definitions: () => {
       const all = registry.directNames().flatMap((n) => (n === RUN_CODE ? [] : [functionDefinition(registry.get(n)!)]))
-      return mode === 'code' ? [runCodeDef()] : [...all, runCodeDef()]
+      return mode === 'code' ? [runCodeDef()] : mode === 'minimal' ? all : [...all, runCodeDef()]
     },
     get: (name) => {
       const found = registry.get(name)
@@ -428,7 +436,9 @@ function toolsFacade(registry: ToolRegistry, mode: 'both' | 'code', runCodeDef: 
 }
 
 /** Code mode refuses direct calls of other tools; programs never call `run_code` (no recursion). */
-function gate(call: ToolCall, mode: 'both' | 'code', registry: ToolRegistry): ToolError | undefined {
+function gate(call: ToolCall, mode: 'both' | 'code' | 'minimal', registry: ToolRegistry): ToolError | undefined {
+  if (mode === 'minimal' && call.name === RUN_CODE)
+    return { code: 'ENOSYS', message: 'Minimal mode has no run_code; use the bash and editor tools' }
   if (call.origin === 'code' && call.name === RUN_CODE) {
     return { code: 'ENOSYS', message: 'run_code cannot be called from inside a program; call the tools directly' }
   }

@@ -31,7 +31,7 @@ export interface ProtocolMethods {
 export interface ProtocolDeps {
   env: DispatchEnv
   limits: Limits
-  mode: 'both' | 'code'
+  mode: 'both' | 'code' | 'minimal'
   runProgram(code: string, options?: RunCodeOptions): Promise<RunResult>
   assertOpen(): void
 }
@@ -53,6 +53,6 @@ export function protocolMethods(deps: ProtocolDeps): ProtocolMethods {
 }
 
 /** The tools a model may call directly, for the ReAct prompt: the registered ones, or only `run_code` in code mode. */
-function directTools(registry: ToolRegistry, mode: 'both' | 'code') {
+function directTools(registry: ToolRegistry, mode: 'both' | 'code' | 'minimal') {
   return registry.directNames().flatMap((n) => ((mode === 'code') !== (n === RUN_CODE) ? [] : [registry.get(n)!]))
 }

@@ -34,11 +34,12 @@ export async function loadWorkspaceModules() {
 export type WorkspaceModules = Awaited<ReturnType<typeof loadWorkspaceModules>>
 type Workspace = ReturnType<WorkspaceModules['createWorkspace']>
 
-/** Opens the workspace: its tools registered, its policy (and, staged, the refusal of unstaged changes) hooked. */
+/** Opens the workspace: its tools registered (not in Minimal mode, which has its own), its policy (and, staged, the refusal of unstaged changes) hooked. */
 export async function openWorkspace(
   options: WorkspaceOptions | undefined,
   changeMode: ChangeMode,
   parts: { registry: ToolRegistry; hooks: Hooks },
+  withTools = true,
 ) {
   if (!options) {
     if (changeMode !== 'apply') throw new TypeError('codeact: changes: "atomic" and "dry-run" need a workspace')
@@ -46,8 +47,10 @@ export async function openWorkspace(
   }
   const modules = await loadWorkspaceModules()
   const workspace = modules.createWorkspace(options)
-  parts.registry.register(modules.withWorkspaceAnnotations(workspace.tools, workspace.config))
-  parts.hooks.on('pre-execute', workspace.policy)
+  if (withTools) {
+    parts.registry.register(modules.withWorkspaceAnnotations(workspace.tools, workspace.config))
+    parts.hooks.on('pre-execute', workspace.policy)
+  }
   return { modules, workspace }
 }
 

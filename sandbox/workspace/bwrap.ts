@@ -155,7 +155,7 @@ export function classifyDenial(stderr: string, readOnlyNames: readonly string[] 
   return named === undefined ? undefined : { code: 'EROFS', line: named.trim() }
 }
 
-function readOnlyNames(config: WorkspaceConfig, placeholders: readonly string[]): string[] {
+export function readOnlyNames(config: WorkspaceConfig, placeholders: readonly string[]): string[] {
   const names = config.readOnly.filter((p) => p !== config.root).flatMap((p) => [p, relative(config.root, p)])
   return [...names, ...placeholders.map((p) => basename(p))]
 }

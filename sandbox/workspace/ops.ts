@@ -32,6 +32,7 @@ export type WorkspaceErrorCode =
   | 'ECANCELED' // exec: aborted by the caller's signal
   | 'ENOSPC' // the disk (or the container's tmpfs) is full
   | 'EDQUOT' // a disk quota is exhausted
+  | 'EAGAIN' // too many persistent shells open at once (Minimal mode's maxShells)
   | 'EIO' // anything else
 
 /** What a workspace is; the ops are built for one. JSON. */

@@ -55,6 +55,8 @@ describe('snippets of README.md and docs/', () => {
       'embedding',
       'event-log',
       'langchain',
+      'minimal-anthropic',
+      'minimal-openai',
       'openai-agents',
       'openai-chat',
       'openai-responses',
