@@ -203,7 +203,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // diffing are modules a runtime without one never runs.
   const opened = await openWorkspace(options.workspace, changeMode, { registry, hooks }, options.mode !== 'minimal')
   // Minimal mode: its persistent bash and editor take the place of the workspace tools and run_code.
-  const minimal = options.mode === 'minimal' ? await startMinimal(options, opened?.workspace, () => sessions.batchScope.getStore()) : undefined
+  const minimal =
+    options.mode === 'minimal' ? await startMinimal(options, opened?.workspace, () => sessions.batchScope.getStore()) : undefined
   if (minimal) {
     registry.register(minimal.tools)
     hooks.on('pre-execute', minimal.policy)
