@@ -25,15 +25,6 @@ import {
   type RunTrace,
 } from './realm.js'
 
-/** Until `stages30` puts `SandboxCapabilities` on the seam, the shape it will have. */
-export interface Capabilities {
-  readonly nodeModules: boolean
-  readonly effectsOnlyThroughHost: boolean
-  readonly programWrites: boolean
-  readonly sessions: boolean
-  readonly stagesItself: boolean
-}
-
 export interface InProcessOptions {
   /** Where `require('node:fs').writeFileSync` writes; unset: the program has no `require`. */
   workspace?: InProcessWorkspace
@@ -41,7 +32,7 @@ export interface InProcessOptions {
   unstartable?: string
 }
 
-export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox & { readonly capabilities: Capabilities } {
+export function createInProcessSandbox(options: InProcessOptions = {}): Sandbox {
   const realms = new Map<string, vm.Context>()
   const inFlight = new Set<AbortController>()
   let closed = false

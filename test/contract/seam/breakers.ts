@@ -20,6 +20,7 @@ export interface Breaker {
 function replaced(sandbox: Sandbox, parts: Partial<Sandbox>): Sandbox {
   return {
     name: sandbox.name,
+    capabilities: sandbox.capabilities,
     start: () => sandbox.start(),
     run: (request, host, signal) => sandbox.run(request, host, signal),
     close: () => sandbox.close(),

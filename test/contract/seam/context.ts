@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual, inspect } from 'node:util'
 import type { Sandbox, SandboxHost, SandboxOutcome, SandboxRunRequest } from '../../../sandbox/types.js'
-import type { Capabilities } from '../in-process/index.js'
+import type { SandboxCapabilities as Capabilities } from '../../../sandbox/types.js'
 
 export interface SeamContext {
   /** The backend under test, started. */

@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox } from '../../../sandbox/types.js'
-import type { Capabilities } from '../in-process/index.js'
+import type { SandboxCapabilities as Capabilities } from '../../../sandbox/types.js'
 import { CASES } from './cases.js'
 import type { SeamContext } from './context.js'
 
@@ -66,8 +66,7 @@ export function seamContract(name: string, options: SeamOptions): void {
     afterAll(() => close())
 
     it('declares its capabilities; its skip list names real cases, each with a reason', () => {
-      const declared = (ctx.sandbox as { capabilities?: Capabilities }).capabilities
-      if (declared !== undefined) expect(declared).toEqual(options.capabilities)
+      expect(ctx.sandbox.capabilities).toEqual(options.capabilities)
       for (const [what, reason] of Object.entries(skip)) {
         expect(
           CASES.map((c) => c.name),
