@@ -66,7 +66,7 @@ export const preludeOutcome = z.discriminatedUnion('ok', [
   }),
   z.object({
     ok: z.literal(false),
-    error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional() }),
+    error: z.object({ name: text(200), message: text(4000), stack: text(4000).optional(), compile: z.literal(true).optional() }),
     droppedOutputBytes: z.number().nonnegative(),
     clock: z.array(z.number()).max(1_000_000).optional(),
   }),

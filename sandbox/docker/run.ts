@@ -198,11 +198,11 @@ function mapOutcome(outcomeJson: string): SandboxOutcome {
       ...(o.clock !== undefined ? { clock: o.clock } : {}),
     }
   }
-  const { name, message, stack } = o.error
+  const { name, message, stack, compile } = o.error
   const text = name === 'Error' || name === 'Thrown' || message.startsWith(name) ? message : `${name}: ${message}`
   return {
     ok: false,
-    error: { kind: 'runtime', message: text, ...(stack !== undefined ? { stack } : {}) },
+    error: { kind: compile ? 'compile' : 'runtime', message: text, ...(stack !== undefined ? { stack } : {}) },
     droppedOutputBytes: o.droppedOutputBytes,
     ...(o.clock !== undefined ? { clock: o.clock } : {}),
   }

@@ -43,6 +43,8 @@ export interface RunnerError {
   name: string
   message: string
   stack?: string
+  /** The program's JS did not parse: nothing of it ran (kind `compile` on the seam). */
+  compile?: true
 }
 
 /** Runner -> host (protocol.ts holds the validator to exactly this type). */

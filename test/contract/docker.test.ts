@@ -10,13 +10,7 @@ import { sessionContract } from './session-contract.js'
 // printed, only where no engine (or no runsc) answers; CI counts that skip as a failure.
 for (const runtime of dockerRuntimeCases) {
   describe.skipIf(runtime.skip !== undefined)(`docker backend (${runtime.name})`, () => {
-    seamContract(`docker-${runtime.name}`, {
-      ...dockerBackend(runtime),
-      skip: {
-        'JS the backend cannot parse is a compile error':
-          'bug: the runner answers JS that does not parse as `runtime` (SyntaxError); the isolate answers `compile`',
-      },
-    })
+    seamContract(`docker-${runtime.name}`, dockerBackend(runtime))
     sandboxContract(`docker-${runtime.name}`, {
       runtime: { sandbox: 'docker', docker: { ...runtime.option } },
       setup: ensureImage,

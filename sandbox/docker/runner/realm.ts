@@ -177,9 +177,16 @@ export function createRealm(guestSource: string): ProgramRealm {
       return {
         deliver: control.deliver,
         start(js, onConsole, done) {
+          let script: InstanceType<typeof Script>
+          try {
+            script = new Script(js, { filename: 'program.js', importModuleDynamically: importBuiltin as never })
+          } catch (e) {
+            // JS that does not parse is a compile error, as the isolate answers it: nothing of it ran.
+            return done(compileOutcome(e))
+          }
           let programFn: unknown
           try {
-            programFn = new Script(js, { filename: 'program.js', importModuleDynamically: importBuiltin as never }).runInContext(context)
+            programFn = script.runInContext(context)
           } catch (e) {
             programFn = () => {
               throw e
@@ -190,4 +197,14 @@ export function createRealm(guestSource: string): ProgramRealm {
       }
     },
   }
+}
+
+/** The outcome of a program whose JS does not parse (the wire's `compile` mark: the host answers kind `compile`). */
+function compileOutcome(e: unknown): string {
+  const err = (typeof e === 'object' && e !== null ? e : {}) as { name?: unknown; message?: unknown; stack?: unknown }
+  const name = typeof err.name === 'string' ? err.name : 'SyntaxError'
+  const message = typeof err.message === 'string' ? err.message : String(e)
+  const stack = typeof err.stack === 'string' ? err.stack.slice(0, 4000) : undefined
+  const error = { name, message: message.slice(0, 4000), compile: true, ...(stack !== undefined ? { stack } : {}) }
+  return JSON.stringify({ ok: false, error, droppedOutputBytes: 0 })
 }
