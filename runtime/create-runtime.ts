@@ -231,7 +231,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       registry.register(tools)
     })
   }
-  const sandbox = await chooseSandbox(options, workspace?.config)
+  // Minimal mode runs no programs: no warm runner containers beside its shells' own.
+  const sandboxChoice = minimal && options.sandbox === 'docker' ? { ...options, docker: { poolSize: 0, ...options.docker } } : options
+  const sandbox = await chooseSandbox(sandboxChoice, workspace?.config)
   const env: DispatchEnv = {
     registry,
     hooks,
@@ -381,7 +383,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       closed = true
       releaseChecker?.()
       await sessions.close()
-      minimal?.close()
+      await minimal?.close()
       // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
       if (workspaces) await workspaces.settleStageRemovals()
       await mcp?.close()

@@ -22,22 +22,10 @@ import { prepareReadOnlyBinds, type ReadOnlyBinds } from '../readonly-binds.js'
 import { DEFAULT_BASH_MAX_PROCESSES } from '../bwrap.js'
 import { descendants, findShell, killAll } from './proc-tree.js'
 import { SentinelStream, type Section } from './sentinel-stream.js'
+import type { PersistentShell, ShellRun } from './shell.js'
 
 /** How long a shell whose command's processes were killed may take to answer before it is ended too. */
 const ANSWER_GRACE_MS = 2_000
-
-export interface ShellRun {
-  stdout: string
-  stderr: string
-  /** null when the shell itself was lost (timeout in a builtin, `exit`). */
-  exitCode: number | null
-  timedOut: boolean
-  truncated: boolean
-  /** The shell ended with this command: its state (cwd, variables, functions, jobs) is gone. */
-  lost: boolean
-  denied?: 'EROFS' | 'EACCES' | 'EPERM'
-  deniedMessage?: string
-}
 
 export interface ShellStart {
   config: WorkspaceConfig
@@ -46,7 +34,7 @@ export interface ShellStart {
 
 const WRAPPER = '{ ulimit -u "$1" || ulimit -p "$1"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash --noprofile --norc'
 
-export class ShellSession {
+export class ShellSession implements PersistentShell {
   private readonly child: ChildProcess
   private readonly out: SentinelStream
   private readonly err: SentinelStream
