@@ -39,12 +39,17 @@ interface Start {
   startTimeoutMs: number
 }
 
-let reaped: Promise<unknown> | undefined
+/** Orphans of dead hosts are removed once per process, at the first shell (as the backend's first start does). */
+let reaped = false
 
 /** The Docker backend's shells for Minimal mode, over the workspace `config` describes. */
 export function containerShells(options: DockerSandboxOptions, config: WorkspaceConfig): ShellHost {
   const o = resolveOptions(options)
-  const mounted = workspaceMount({ root: config.root, readOnly: config.readOnly, ...(options.workspace?.mountAt ? { mountAt: options.workspace.mountAt } : {}) })
+  const mounted = workspaceMount({
+    root: config.root,
+    readOnly: config.readOnly,
+    ...(options.workspace?.mountAt ? { mountAt: options.workspace.mountAt } : {}),
+  })
   if (!mounted.ok) throw new TypeError(`codeact: ${mounted.message}`)
   const { mount } = mounted
   const user = containerUser(options.user, mount)
@@ -52,14 +57,26 @@ export function containerShells(options: DockerSandboxOptions, config: Workspace
   if (problem) throw new TypeError(`codeact: ${problem}`)
   const engines = connectEngines(options.engines)
   if (!engines.ok) throw new TypeError(`codeact: ${engines.message}`)
-  const base = containerSpec({ ...o, network: o.network || config.network }, o.memoryMb ?? DEFAULT_SHELL_MEMORY_MB, user, mount, randomUUID())
+  const base = containerSpec(
+    { ...o, network: o.network || config.network },
+    o.memoryMb ?? DEFAULT_SHELL_MEMORY_MB,
+    user,
+    mount,
+    randomUUID(),
+  )
   const spec = { ...base, Entrypoint: ['/bin/bash', '--noprofile', '--norc'], Cmd: [] }
   let turn = 0
   return {
     rootAlias: mount.mountAt,
     start: () => {
       const engine = engines.engines[turn++ % engines.engines.length]!
-      reaped ??= reapOrphans(options.engines ? { engines: options.engines } : {})
+      if (!reaped) {
+        reaped = true
+        void reapOrphans(options.engines ? { engines: options.engines } : {}).then(
+          () => undefined,
+          () => undefined,
+        )
+      }
       return new ContainerShell({ engine, spec, mount, config, startTimeoutMs: o.startTimeoutMs })
     },
   }
@@ -123,7 +140,13 @@ class ContainerShell implements PersistentShell {
       throw this.unavailable(e, 'creating the shell container')
     }
     try {
-      const stream = (await this.container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex
+      const stream = (await this.container.attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      })) as unknown as Duplex
       this.stream = stream
       docker.modem.demuxStream(stream, this.outPipe, this.errPipe)
       stream.on('error', () => this.onExit())
@@ -139,7 +162,10 @@ class ContainerShell implements PersistentShell {
     const done = await Promise.race([started, this.exitPromise(), delay(this.s.startTimeoutMs)])
     if (Array.isArray(done)) return done[0].status
     const tail = this.err.abandon().text.trim().slice(-300)
-    throw new WorkspaceError('SANDBOX_UNAVAILABLE', `the shell container did not start${tail ? ` (${tail})` : ''}; is ${this.s.spec.Image} a codeact runner image?`)
+    throw new WorkspaceError(
+      'SANDBOX_UNAVAILABLE',
+      `the shell container did not start${tail ? ` (${tail})` : ''}; is ${this.s.spec.Image} a codeact runner image?`,
+    )
   }
 
   private onExit(): void {
@@ -155,7 +181,12 @@ class ContainerShell implements PersistentShell {
   /** Kills the command's processes inside the container (the shell and init stay). */
   private async killCommand(shellPid: string): Promise<void> {
     try {
-      const exec = await this.container!.exec({ Cmd: ['/bin/bash', '-c', KILL_SCRIPT, 'kill', shellPid], User: this.s.spec.User ?? '', AttachStdout: true, AttachStderr: true })
+      const exec = await this.container!.exec({
+        Cmd: ['/bin/bash', '-c', KILL_SCRIPT, 'kill', shellPid],
+        User: this.s.spec.User ?? '',
+        AttachStdout: true,
+        AttachStderr: true,
+      })
       const stream = await exec.start({ hijack: true, stdin: false })
       stream.resume()
       await new Promise<void>((r) => {
@@ -200,7 +231,14 @@ class ContainerShell implements PersistentShell {
     const o = this.out.abandon()
     const e = this.err.abandon()
     if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled; the shell was ended with it')
-    return { stdout: o.text, stderr: e.text, exitCode: null, timedOut: why === 'timeout', truncated: o.truncated || e.truncated, lost: true }
+    return {
+      stdout: o.text,
+      stderr: e.text,
+      exitCode: null,
+      timedOut: why === 'timeout',
+      truncated: o.truncated || e.truncated,
+      lost: true,
+    }
   }
 
   private finish(o: Section, e: Section, timedOut: boolean): ShellRun {

@@ -72,7 +72,11 @@ describe.skipIf(!dockerEngine.available)('Minimal mode in a Docker container (ru
       const shell = await oai.callTool('shell', { commands: ['cat /workspace/notes.md'] })
       expect(shell.content).toContain('one\\nthree\\n')
 
-      const editDenied = await rt.callTool('str_replace_based_edit_tool', { command: 'create', path: '/workspace/vendor/x.txt', file_text: 'x' })
+      const editDenied = await rt.callTool('str_replace_based_edit_tool', {
+        command: 'create',
+        path: '/workspace/vendor/x.txt',
+        file_text: 'x',
+      })
       expect(editDenied.ok).toBe(false)
       expect(editDenied.content).toMatch(/EROFS/)
       const [shellDenied] = await rt.executeToolCalls([use('bash', { command: 'echo changed > vendor/lib.txt' })])
