@@ -15,6 +15,7 @@ import { PassThrough, type Duplex } from 'node:stream'
 import type Docker from 'dockerode'
 import { classifyDenial, readOnlyNames } from '../workspace/bwrap.js'
 import type { PersistentShell, ShellHost, ShellRun } from '../workspace/minimal/index.js'
+import { commandTurn, delay } from '../workspace/minimal/command-turn.js'
 import { SentinelStream, type Section } from '../workspace/minimal/sentinel-stream.js'
 import { WorkspaceError, type WorkspaceConfig } from '../workspace/ops.js'
 import { connectEngines, describeEngineError, type Engine } from './engine.js'
@@ -27,7 +28,6 @@ import { toWorkspaceText } from './workspace-ops.js'
 
 /** A shell's container memory when the Docker options set none: room for compilers and test runners. */
 export const DEFAULT_SHELL_MEMORY_MB = 512
-const ANSWER_GRACE_MS = 2_000
 /** Kills every process of the container but init (1), the shell ($1) and itself. */
 const KILL_SCRIPT = 'for d in /proc/[0-9]*; do p=${d#/proc/}; case $p in 1|"$1"|$$) ;; *) kill -KILL "$p" 2>/dev/null;; esac; done; true'
 
@@ -203,24 +203,19 @@ class ContainerShell implements PersistentShell {
     const shellPid = await this.ready
     if (this.exited || this.ending) throw new WorkspaceError('EIO', 'the shell has ended; run the command again to start a new one')
     if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
-    const nonce = `__codeact_${randomBytes(12).toString('hex')}`
-    const b64 = Buffer.from(command, 'utf8').toString('base64')
-    const sections = Promise.all([this.out.next(`${nonce}:`, maxChars), this.err.next(nonce, maxChars)])
-    this.stream!.write(`eval "$(printf %s '${b64}' | base64 -d)" </dev/null; printf '${nonce}:%d\\n' "$?"; printf '${nonce}\\n' >&2\n`)
-    let why: 'timeout' | 'abort' | undefined
-    let stopped: () => void = () => {}
-    const stopPromise = new Promise<'stop'>((r) => (stopped = () => r('stop')))
-    const stop = (w: 'timeout' | 'abort') => () => {
-      why ??= w
-      void this.killCommand(shellPid).then(stopped)
-    }
-    const timer = setTimeout(stop('timeout'), timeoutMs)
-    const onAbort = stop('abort')
-    signal?.addEventListener('abort', onAbort, { once: true })
-    let done: [Section, Section] | 'exit' | 'grace' | 'stop' = await Promise.race([sections, this.exitPromise(), stopPromise])
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    if (done === 'stop') done = await Promise.race([sections, this.exitPromise(), delay(ANSWER_GRACE_MS)])
+    const { done, why } = await commandTurn(
+      {
+        out: this.out,
+        err: this.err,
+        write: (t) => void this.stream!.write(t),
+        exited: () => this.exitPromise(),
+        kill: () => this.killCommand(shellPid),
+      },
+      command,
+      timeoutMs,
+      maxChars,
+      signal,
+    )
     if (done === 'exit' || done === 'grace') return this.lost(why)
     if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled and killed')
     return this.finish(done[0], done[1], why === 'timeout')
@@ -258,8 +253,4 @@ class ContainerShell implements PersistentShell {
     }
     return run
   }
-}
-
-function delay(ms: number): Promise<'grace'> {
-  return new Promise((r) => setTimeout(() => r('grace'), ms).unref())
 }
