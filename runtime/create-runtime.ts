@@ -215,7 +215,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const recovered = opened ? await opened.modules.recoverStaging(state, opened.workspace.root, opened.workspace.config.readOnly) : []
   if (opened) refuseUnstagedIn(hooks, changeMode)
   const mcp = await importMcp(options, registry)
-  const sandbox = checkedCapabilities(await chooseSandbox(options, opened?.workspace.config))
+  // Minimal mode runs no programs: no warm runner containers beside its shells' own.
+  const sandboxChoice = minimal && options.sandbox === 'docker' ? { ...options, docker: { poolSize: 0, ...options.docker } } : options
+  const sandbox = checkedCapabilities(await chooseSandbox(sandboxChoice, opened?.workspace.config))
   const runOps = new Map<string, WorkspaceOps>()
   const env = dispatchEnv(options, { registry, hooks, log, sandbox, runOps })
   const checks = programChecks(options, registry, sandbox)
@@ -245,7 +247,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const close = async () => {
     checks.release?.()
     await sessions.close()
-    minimal?.close()
+    await minimal?.close()
     // Stage removals are only ever started by runs with a workspace (and without one the module is not loaded).
     if (opened) await opened.modules.settleStageRemovals()
     await mcp?.close()

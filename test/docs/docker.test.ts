@@ -33,4 +33,11 @@ describe.skipIf(!dockerEngine.available)('the Docker examples of the documentati
     expect(r.status, r.stderr).toBe(0)
     expect(r.stdout.trim()).toBe("[ 'a', 'b' ]")
   }, 200_000)
+
+  it('docs/minimal-mode.md: the shell keeps cwd and functions in its container; vendor/ is read-only', () => {
+    const file = extractSnippets().get('minimal-docker')!
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'run-ts.mjs'), file], { cwd: root, encoding: 'utf8', timeout: 180_000 })
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toBe('hi from /workspace/src\n\none\n\ntrue\n')
+  }, 200_000)
 })

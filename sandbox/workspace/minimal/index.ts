@@ -11,10 +11,13 @@ import { DEFAULT_BASH_TIMEOUT_MS } from '../bash-tool.js'
 import { WorkspaceError, type WorkspaceConfig } from '../ops.js'
 import { operationToPatch, type PatchOperation } from './apply-patch.js'
 import { ShellPool } from './shell-pool.js'
+import { ShellSession } from './shell-session.js'
+import type { ShellHost } from './shell.js'
 import { minimalTools, type MinimalFlavour } from './tools.js'
 import { parsePatch } from './v4a.js'
 
 export type { MinimalFlavour } from './tools.js'
+export type { PersistentShell, ShellHost, ShellRun } from './shell.js'
 
 export interface MinimalOptions {
   /** The workspace root as the caller spelled it (for paths given that way). */
@@ -27,6 +30,8 @@ export interface MinimalOptions {
   /** How long one command may run (default 120,000 ms); OpenAI's `timeout_ms` may ask for less or more. */
   shellTimeoutMs?: number
   sessionKey(ctx: ToolContext): string
+  /** Where the shells run when not under bubblewrap on the host (the Docker backend's containers). */
+  shellHost?: ShellHost
 }
 
 export interface Minimal {
@@ -34,7 +39,8 @@ export interface Minimal {
   policy: PreExecuteHook
   /** Live persistent shells now. */
   shells(): number
-  close(): void
+  /** Ends every shell; resolves once none is left (containers removed). */
+  close(): Promise<void>
 }
 
 const DENIALS = new Set(['EACCES', 'EROFS', 'EPERM'])
@@ -88,9 +94,12 @@ function minimalPolicy(state: WorkspaceState, names: ReadonlySet<string>): PreEx
 export function createMinimal(options: MinimalOptions): Minimal {
   const { config } = options
   const given = resolve(options.givenRoot)
-  const state: WorkspaceState = { config, roots: given === config.root ? [config.root] : [config.root, given] }
+  const alias = options.shellHost?.rootAlias
+  const roots = [config.root, ...[given, alias].filter((r): r is string => r !== undefined && r !== config.root)]
+  const state: WorkspaceState = { config, roots }
   const bwrapPath = options.bwrapPath ?? 'bwrap'
-  const shells = new ShellPool({ config, bwrapPath }, options.maxShells)
+  const start = options.shellHost?.start ?? (() => new ShellSession({ config, bwrapPath }))
+  const shells = new ShellPool(start, options.maxShells)
   const tools = minimalTools(
     {
       state,
@@ -98,6 +107,9 @@ export function createMinimal(options: MinimalOptions): Minimal {
       shells,
       sessionKey: options.sessionKey,
       timeoutMs: options.shellTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS,
+      // A container's shell mounts this same tree: the editor keeps the host's policy-checked writes and
+      // needs no runner container of its own.
+      ...(options.shellHost ? { hostFiles: true } : {}),
     },
     options.flavour,
   )

@@ -4,7 +4,7 @@
  * with the runtime, and with the host process should it exit without closing the runtime.
  */
 import { WorkspaceError } from '../ops.js'
-import { ShellSession, type ShellStart } from './shell-session.js'
+import type { PersistentShell, ShellFactory } from './shell.js'
 
 export const DEFAULT_MAX_SHELLS = 8
 
@@ -15,16 +15,16 @@ function hookExit(): void {
   if (exitHooked) return
   exitHooked = true
   process.once('exit', () => {
-    for (const pool of everyPool) pool.close()
+    for (const pool of everyPool) void pool.close()
   })
 }
 
 export class ShellPool {
-  private readonly shells = new Map<string, ShellSession>()
+  private readonly shells = new Map<string, PersistentShell>()
   private closed = false
 
   constructor(
-    private readonly start: ShellStart,
+    private readonly start: ShellFactory,
     readonly maxShells = DEFAULT_MAX_SHELLS,
   ) {
     everyPool.add(this)
@@ -32,7 +32,7 @@ export class ShellPool {
   }
 
   /** The live shell of `key`, started when it has none (or its last one ended). */
-  get(key: string): ShellSession {
+  get(key: string): PersistentShell {
     if (this.closed) throw new WorkspaceError('ECANCELED', 'the runtime is closed')
     const found = this.shells.get(key)
     if (found?.alive) return found
@@ -42,15 +42,16 @@ export class ShellPool {
         'EAGAIN',
         `${this.maxShells} persistent shells are open (maxShells, --max-shells); end a session's shell or raise the limit`,
       )
-    const shell = new ShellSession(this.start)
+    const shell = this.start()
     this.shells.set(key, shell)
     return shell
   }
 
   /** Ends `key`'s shell; the next command of that key starts a new one. */
-  end(key: string): void {
-    this.shells.get(key)?.close()
+  end(key: string): Promise<void> {
+    const shell = this.shells.get(key)
     this.shells.delete(key)
+    return Promise.resolve(shell?.close())
   }
 
   /** How many shells are live now. */
@@ -58,10 +59,12 @@ export class ShellPool {
     return [...this.shells.values()].filter((s) => s.alive).length
   }
 
-  close(): void {
+  /** Ends every shell; resolves once they are gone (a container's removal included). */
+  async close(): Promise<void> {
     this.closed = true
-    for (const s of this.shells.values()) s.close()
+    const ending = [...this.shells.values()].map((s) => s.close())
     this.shells.clear()
     everyPool.delete(this)
+    await Promise.all(ending)
   }
 }

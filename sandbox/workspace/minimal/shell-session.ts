@@ -13,7 +13,6 @@
  * leaves no shell.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { bwrapArgs, classifyDenial, readOnlyNames } from '../bwrap.js'
 import { WorkspaceError, type WorkspaceConfig } from '../ops.js'
@@ -21,23 +20,9 @@ import { createPidsCgroup, type PidsCgroup } from '../pids-limit.js'
 import { prepareReadOnlyBinds, type ReadOnlyBinds } from '../readonly-binds.js'
 import { DEFAULT_BASH_MAX_PROCESSES } from '../bwrap.js'
 import { descendants, findShell, killAll } from './proc-tree.js'
+import { commandTurn, type ShellIo } from './command-turn.js'
 import { SentinelStream, type Section } from './sentinel-stream.js'
-
-/** How long a shell whose command's processes were killed may take to answer before it is ended too. */
-const ANSWER_GRACE_MS = 2_000
-
-export interface ShellRun {
-  stdout: string
-  stderr: string
-  /** null when the shell itself was lost (timeout in a builtin, `exit`). */
-  exitCode: number | null
-  timedOut: boolean
-  truncated: boolean
-  /** The shell ended with this command: its state (cwd, variables, functions, jobs) is gone. */
-  lost: boolean
-  denied?: 'EROFS' | 'EACCES' | 'EPERM'
-  deniedMessage?: string
-}
+import type { PersistentShell, ShellRun } from './shell.js'
 
 export interface ShellStart {
   config: WorkspaceConfig
@@ -46,10 +31,11 @@ export interface ShellStart {
 
 const WRAPPER = '{ ulimit -u "$1" || ulimit -p "$1"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash --noprofile --norc'
 
-export class ShellSession {
+export class ShellSession implements PersistentShell {
   private readonly child: ChildProcess
   private readonly out: SentinelStream
   private readonly err: SentinelStream
+  private readonly io: ShellIo
   private readonly binds: ReadOnlyBinds
   private readonly cgroup: PidsCgroup | undefined
   private started = false
@@ -79,6 +65,16 @@ export class ShellSession {
     this.err = new SentinelStream(this.child.stderr!, 64 * 1024)
     this.child.on('error', () => this.onExit())
     this.child.on('close', () => this.onExit())
+    this.io = {
+      out: this.out,
+      err: this.err,
+      write: (text) => void this.child.stdin?.write(text),
+      exited: () => this.exitPromise(),
+      kill: () => {
+        const shell = this.child.pid === undefined ? undefined : findShell(this.child.pid)
+        if (shell !== undefined) killAll(descendants(shell))
+      },
+    }
   }
 
   get alive(): boolean {
@@ -123,27 +119,7 @@ export class ShellSession {
   private async runNow(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
     if (this.exited) throw new WorkspaceError('EIO', 'the shell has ended; run the command again to start a new one')
     if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
-    const nonce = `__codeact_${randomBytes(12).toString('hex')}`
-    const b64 = Buffer.from(command, 'utf8').toString('base64')
-    const sections = Promise.all([this.out.next(`${nonce}:`, maxChars), this.err.next(nonce, maxChars)])
-    this.child.stdin?.write(`eval "$(printf %s '${b64}' | base64 -d)" </dev/null; printf '${nonce}:%d\\n' "$?"; printf '${nonce}\\n' >&2\n`)
-    let why: 'timeout' | 'abort' | undefined
-    let stopped: () => void = () => {}
-    const stopPromise = new Promise<'stop'>((r) => (stopped = () => r('stop')))
-    const stop = (w: 'timeout' | 'abort') => () => {
-      why ??= w
-      const shell = this.child.pid === undefined ? undefined : findShell(this.child.pid)
-      if (shell !== undefined) killAll(descendants(shell))
-      stopped()
-    }
-    const timer = setTimeout(stop('timeout'), timeoutMs)
-    const onAbort = stop('abort')
-    signal?.addEventListener('abort', onAbort, { once: true })
-    let done: [Section, Section] | 'exit' | 'grace' | 'stop' = await Promise.race([sections, this.exitPromise(), stopPromise])
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    // Killed children: the shell answers at once unless it is itself the one busy.
-    if (done === 'stop') done = await Promise.race([sections, this.exitPromise(), delay(ANSWER_GRACE_MS)])
+    const { done, why } = await commandTurn(this.io, command, timeoutMs, maxChars, signal)
     if (done === 'exit' || done === 'grace') return this.lost(why)
     if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled and killed')
     return this.finish(done[0], done[1], why === 'timeout')
@@ -183,8 +159,4 @@ export class ShellSession {
     }
     return run
   }
-}
-
-function delay(ms: number): Promise<'grace'> {
-  return new Promise((r) => setTimeout(() => r('grace'), ms).unref())
 }

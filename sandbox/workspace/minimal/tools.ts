@@ -12,7 +12,7 @@ import { DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from '../bash-tool.js'
 import { applyPatch, operationToPatch } from './apply-patch.js'
 import { runEditor } from './editor.js'
 import type { ShellPool } from './shell-pool.js'
-import type { ShellRun } from './shell-session.js'
+import type { ShellRun } from './shell.js'
 
 /** Characters of output kept per stream of one command (the shell's output cap). */
 export const MAX_SHELL_OUTPUT_CHARS = 100_000
@@ -25,7 +25,11 @@ export interface MinimalToolsEnv {
   sessionKey(ctx: ToolContext): string
   /** A command's timeout when the call does not give one. */
   timeoutMs: number
+  /** The editor writes through `host` even when the sandbox offers its own workspace ops (containers' shells). */
+  hostFiles?: boolean
 }
+
+const filesOf = (env: MinimalToolsEnv, ctx: ToolContext): WorkspaceOps => (env.hostFiles ? env.host : opsFor(ctx, env.host))
 
 async function runInShell(env: MinimalToolsEnv, ctx: ToolContext, command: string, timeoutMs: number, maxChars: number): Promise<ShellRun> {
   if (!env.state.config.exec) throw new WorkspaceError('EPERM', 'bash is turned off for this workspace (exec disabled)')
@@ -63,7 +67,7 @@ function anthropicBash(env: MinimalToolsEnv): ToolDefinition {
     timeoutMs: MAX_BASH_TIMEOUT_MS + 5_000,
     execute: async ({ command, restart }, ctx) => {
       if (restart === true) {
-        env.shells.end(env.sessionKey(ctx))
+        await env.shells.end(env.sessionKey(ctx))
         return 'tool has been restarted.'
       }
       if (command === undefined || command === '')
@@ -102,7 +106,7 @@ function anthropicEditor(env: MinimalToolsEnv): ToolDefinition {
       insert_text: z.string().optional().describe('Required for `insert`: the text to insert.'),
     }),
     output: z.string(),
-    execute: async (args, ctx) => runEditor(env.state, opsFor(ctx, env.host), args),
+    execute: async (args, ctx) => runEditor(env.state, filesOf(env, ctx), args),
   }) as ToolDefinition
 }
 
@@ -163,7 +167,7 @@ function openaiApplyPatch(env: MinimalToolsEnv): ToolDefinition {
     execute: async ({ input, operation }, ctx) => {
       const text = input ?? (operation ? operationToPatch(operation) : undefined)
       if (text === undefined) throw new WorkspaceError('EINVAL', 'pass `input` (a V4A patch) or `operation`')
-      return applyPatch(env.state, opsFor(ctx, env.host), text)
+      return applyPatch(env.state, filesOf(env, ctx), text)
     },
   }) as ToolDefinition
 }

@@ -1,0 +1,55 @@
+/**
+ * One command's turn in a persistent shell, wherever the shell runs: the command crosses as base64 and is
+ * `eval`ed by the shell itself (a syntax error is the command's own error, never a shell left waiting for a
+ * closing quote), with stdin from /dev/null; a random nonce printed after it on both streams marks its end
+ * and carries its exit status. Past the timeout, or on abort, the shell's `kill` ends the command's
+ * processes; a shell that then still does not answer (busy in a builtin) is given up on.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Section, SentinelStream } from './sentinel-stream.js'
+
+/** How long a shell whose command's processes were killed may take to answer before it is given up on. */
+const ANSWER_GRACE_MS = 2_000
+
+export interface ShellIo {
+  out: SentinelStream
+  err: SentinelStream
+  write(text: string): void
+  /** Resolves when the shell has ended. */
+  exited(): Promise<'exit'>
+  /** Kills every process the command started; the shell itself stays. */
+  kill(): void | Promise<void>
+}
+
+export interface Turn {
+  /** Both streams' sections, or how the shell was lost (`exit`: it ended; `grace`: it did not answer). */
+  done: [Section, Section] | 'exit' | 'grace'
+  why: 'timeout' | 'abort' | undefined
+}
+
+export async function commandTurn(io: ShellIo, command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<Turn> {
+  const nonce = `__codeact_${randomBytes(12).toString('hex')}`
+  const b64 = Buffer.from(command, 'utf8').toString('base64')
+  const sections = Promise.all([io.out.next(`${nonce}:`, maxChars), io.err.next(nonce, maxChars)])
+  io.write(`eval "$(printf %s '${b64}' | base64 -d)" </dev/null; printf '${nonce}:%d\\n' "$?"; printf '${nonce}\\n' >&2\n`)
+  let why: 'timeout' | 'abort' | undefined
+  let stopped: () => void = () => {}
+  const stopPromise = new Promise<'stop'>((r) => (stopped = () => r('stop')))
+  const stop = (w: 'timeout' | 'abort') => () => {
+    why ??= w
+    void Promise.resolve(io.kill()).then(stopped, stopped)
+  }
+  const timer = setTimeout(stop('timeout'), timeoutMs)
+  const onAbort = stop('abort')
+  signal?.addEventListener('abort', onAbort, { once: true })
+  let done: Turn['done'] | 'stop' = await Promise.race([sections, io.exited(), stopPromise])
+  clearTimeout(timer)
+  signal?.removeEventListener('abort', onAbort)
+  // Killed children: the shell answers at once unless it is itself the one busy.
+  if (done === 'stop') done = await Promise.race([sections, io.exited(), delay(ANSWER_GRACE_MS)])
+  return { done, why }
+}
+
+export function delay(ms: number): Promise<'grace'> {
+  return new Promise((r) => setTimeout(() => r('grace'), ms).unref())
+}
