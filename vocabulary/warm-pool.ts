@@ -225,9 +225,10 @@ export class WarmPool<R> {
   async ready(want: number, timeoutMs: number): Promise<boolean> {
     this.fill()
     const until = Date.now() + timeoutMs
+    // No fill inside the wait: a create that failed is not retried on its own (a dead engine would restart
+    // creates every tick and keep this wait, and the caller's start, alive until the timeout).
     while (this.#idle.length < want && this.#starting > 0 && !this.#closed && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 20))
-      this.fill()
     }
     return this.#idle.length >= want
   }

@@ -15,11 +15,14 @@ interface Thing {
 function backend(how: { failCreate?: string; hangCreate?: boolean; hangDestroy?: boolean } = {}) {
   const made: Thing[] = []
   let next = 0
+  const asked = { creates: 0 }
   return {
     made,
     how,
+    asked,
     alive: () => made.filter((t) => t.alive).length,
     create(): Promise<Created<Thing>> {
+      asked.creates++
       if (how.hangCreate) return new Promise(() => {})
       if (how.failCreate) return Promise.resolve({ ok: false, message: how.failCreate })
       const thing = { id: ++next, alive: true, broken: false }
@@ -50,6 +53,16 @@ async function until(ok: () => boolean): Promise<void> {
 }
 
 describe('a warm pool', () => {
+  it('waiting for it to be ready ends as soon as its starts fail, and a failed start is not retried', async () => {
+    const b = backend({ failCreate: 'the engine has no such image' })
+    const pool = new WarmPool(b, options({ startTimeoutMs: 60_000 }))
+    expect(await pool.ready(2, 60_000)).toBe(false)
+    expect(b.asked.creates).toBe(2)
+    const taken = await pool.take()
+    expect(taken).toMatchObject({ ok: false, code: 'start_failed', message: 'the engine has no such image' })
+    await pool.close()
+  })
+
   it('fills to its warm count and serves a take from it without starting anything', async () => {
     const b = backend()
     const pool = new WarmPool(b, options())
