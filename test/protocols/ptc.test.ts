@@ -12,6 +12,8 @@ import { z } from 'zod'
 import { aiSdkProgramTool, aiSdkTools } from '../../adapters/ai-sdk.js'
 import { openaiAgentsProgramTool } from '../../adapters/openai-agents.js'
 import type { AnyToolDefinition, RunEvent } from '../../runtime/index.js'
+import { replayObservations } from '../../runtime/replay.js'
+import { programOutput } from '../../runtime/ptc/program.js'
 import { defineTool } from '../../vocabulary/define-tool.js'
 import { testRuntime, unmatchedCalls } from '../support/runtime.js'
 
@@ -146,6 +148,16 @@ describe('a program written for OpenAI PTC, run unchanged', () => {
     ])
     expect(out.run.calls.every((c) => c.caller?.type === 'program')).toBe(true)
     expect(unmatchedCalls(rt.log.all())).toEqual([])
+  })
+
+  it('the log alone rebuilds what the model saw of a PTC program, byte for byte', async () => {
+    const rt = await testRuntime({ tools })
+    const done = await rt.runPtcProgram(OPENAI_PROGRAM)
+    const failed = await rt.runPtcProgram("const r = await get_inventory('alpha')\nthrow new Error('short by ' + r.units)")
+    const replayed = replayObservations(rt.log.all()).filter((o) => o.name === 'run')
+    expect(replayed.map((o) => o.content)).toEqual([done.run.observation, failed.run.observation])
+    for (const [i, out] of [done, failed].entries())
+      expect(programOutput({ ...out.run, observation: replayed[i]!.content }).result).toBe(out.result)
   })
 
   it('an error keeps the program’s own line numbers and answers status incomplete', async () => {
