@@ -56,6 +56,7 @@ describe('snippets of README.md and docs/', () => {
       'event-log',
       'langchain',
       'minimal-anthropic',
+      'minimal-docker',
       'minimal-openai',
       'openai-agents',
       'openai-chat',
