@@ -4,7 +4,7 @@
  * another boot, another pid namespace) — is never touched. Every sandbox's first `start()` reaps.
  */
 import type Docker from 'dockerode'
-import { connectEngines, LABEL } from './engine.js'
+import { connectEngines, INSTANCE_LABEL, LABEL, type Engine } from './engine.js'
 import { ownerGone } from './owner.js'
 import { removeContainer } from './spawn.js'
 
@@ -40,4 +40,20 @@ export async function reapOrphans(options: { engines?: Docker.DockerOptions[] } 
     })
   }
   return result
+}
+
+/**
+ * Every container one sandbox instance made, by its instance label: at its close. A create whose answer the
+ * engine never sent (the connection cut mid-request) made a container nobody holds a handle to; only its
+ * label finds it. An engine that does not answer within `timeoutMs` is left to the reaper.
+ */
+export async function removeInstanceContainers(engines: readonly Engine[], instanceId: string, timeoutMs = 10_000): Promise<void> {
+  const sweep = async (engine: Engine): Promise<void> => {
+    const list = await engine.docker.listContainers({ all: true, filters: { label: [`${INSTANCE_LABEL}=${instanceId}`] } })
+    await Promise.all(list.map((info) => removeContainer(engine.docker.getContainer(info.Id))))
+  }
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
+  await Promise.race([Promise.all(engines.map((e) => sweep(e).catch(() => undefined))), late])
+  clearTimeout(timer)
 }

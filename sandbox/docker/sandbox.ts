@@ -11,7 +11,7 @@ import { connectEngines, type Engine } from './engine.js'
 import { accessProblem, readOnlyView, workspaceMount, type WorkspaceMount } from './mount.js'
 import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
 import { WarmPool } from './pool.js'
-import { reapOrphans } from './reaper.js'
+import { reapOrphans, removeInstanceContainers } from './reaper.js'
 import { runInContainer } from './run.js'
 import { SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
@@ -398,6 +398,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         await (removals.size > 0 ? Promise.race([Promise.all([...removals]), tick]) : tick)
         clearTimeout(timer)
       }
+      await removeInstanceContainers(engines, instanceId)
     },
   }
 }
