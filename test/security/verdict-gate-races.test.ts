@@ -83,7 +83,7 @@ const ATTACKS: { name: string; body: string; calls: number; lines?: number; valu
 Promise.resolve().then(() => tools.touch({ i: 2 }))
 ;(async () => { await null; await tools.touch({ i: 3 }) })()
 console.log('leak microtask')
-await new Promise((r) => setTimeout(r, 50))`,
+await new Promise((r) => setTimeout(r, 300))`,
     calls: 3,
     lines: 1,
   },
@@ -91,7 +91,7 @@ await new Promise((r) => setTimeout(r, 50))`,
     name: 'calls made from timers, zero-delay and later, after the program body has gone on',
     body: `setTimeout(() => void tools.touch({ i: 1 }), 0)
 setTimeout(() => { console.log('leak timer'); void tools.touch({ i: 2 }) }, 20)
-await new Promise((r) => setTimeout(r, 80))`,
+await new Promise((r) => setTimeout(r, 300))`,
     calls: 2,
     lines: 1,
   },
@@ -114,7 +114,7 @@ await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.touch({ i })))`,
   {
     name: 'calls in catch and finally of a thrown error, and the error thrown out of the program',
     body: `try { throw new Error('boom') } catch (e) { void tools.touch({ i: 1 }); console.log('leak catch') } finally { void tools.touch({ i: 2 }) }
-await new Promise((r) => setTimeout(r, 30))
+await new Promise((r) => setTimeout(r, 300))
 if (Date.now() > 0) throw new Error('secret thrown out')`,
     calls: 2,
     lines: 1,
@@ -123,7 +123,7 @@ if (Date.now() > 0) throw new Error('secret thrown out')`,
     name: 'calls from the rejection handlers of a rejected promise and a then that throws',
     body: `Promise.reject(new Error('secret rejected')).catch(() => tools.touch({ i: 1 }))
 void Promise.resolve().then(() => { throw new Error('secret in then') }).then(undefined, () => tools.touch({ i: 2 }))
-await new Promise((r) => setTimeout(r, 30))`,
+await new Promise((r) => setTimeout(r, 300))`,
     calls: 2,
   },
   {
@@ -131,7 +131,7 @@ await new Promise((r) => setTimeout(r, 30))`,
     body: `const { touch } = tools
 const t2 = tools['touch']
 void touch({ i: 1 }); void t2({ i: 2 }); void Reflect.apply(tools.touch, undefined, [{ i: 3 }]); void tools.touch.call(null, { i: 4 })
-await new Promise((r) => setTimeout(r, 30))`,
+await new Promise((r) => setTimeout(r, 300))`,
     calls: 4,
   },
 ]
