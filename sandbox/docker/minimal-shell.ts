@@ -13,9 +13,9 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { PassThrough, type Duplex } from 'node:stream'
 import type Docker from 'dockerode'
-import { classifyDenial, readOnlyNames } from '../workspace/bwrap.js'
+import { readOnlyNames } from '../workspace/bwrap.js'
 import type { PersistentShell, ShellHost, ShellRun } from '../workspace/minimal/index.js'
-import { commandTurn, delay } from '../workspace/minimal/command-turn.js'
+import { commandTurn, delay, shellRun } from '../workspace/minimal/command-turn.js'
 import { SentinelStream, type Section } from '../workspace/minimal/sentinel-stream.js'
 import { WorkspaceError, type WorkspaceConfig } from '../workspace/ops.js'
 import { connectEngines, describeEngineError, type Engine } from './engine.js'
@@ -238,19 +238,6 @@ class ContainerShell implements PersistentShell {
 
   private finish(o: Section, e: Section, timedOut: boolean): ShellRun {
     const { mount, config } = this.s
-    const run: ShellRun = {
-      stdout: o.text,
-      stderr: e.text,
-      exitCode: Number.parseInt(o.status, 10),
-      timedOut,
-      truncated: o.truncated || e.truncated,
-      lost: false,
-    }
-    const denial = classifyDenial(e.text, readOnlyNames(config, []))
-    if (denial) {
-      run.denied = denial.code
-      run.deniedMessage = toWorkspaceText(mount, denial.line)
-    }
-    return run
+    return shellRun(o, e, timedOut, readOnlyNames(config, []), (line) => toWorkspaceText(mount, line))
   }
 }

@@ -6,7 +6,9 @@
  * processes; a shell that then still does not answer (busy in a builtin) is given up on.
  */
 import { randomBytes } from 'node:crypto'
+import { classifyDenial } from '../bwrap.js'
 import type { Section, SentinelStream } from './sentinel-stream.js'
+import type { ShellRun } from './shell.js'
 
 /** How long a shell whose command's processes were killed may take to answer before it is given up on. */
 const ANSWER_GRACE_MS = 2_000
@@ -52,4 +54,28 @@ export async function commandTurn(io: ShellIo, command: string, timeoutMs: numbe
 
 export function delay(ms: number): Promise<'grace'> {
   return new Promise((r) => setTimeout(() => r('grace'), ms).unref())
+}
+
+/** One command's answer from its two sections; a refusal in its stderr is named (`showLine`: as the model sees paths). */
+export function shellRun(
+  o: Section,
+  e: Section,
+  timedOut: boolean,
+  readOnly: readonly string[],
+  showLine: (line: string) => string = (line) => line,
+): ShellRun {
+  const run: ShellRun = {
+    stdout: o.text,
+    stderr: e.text,
+    exitCode: Number.parseInt(o.status, 10),
+    timedOut,
+    truncated: o.truncated || e.truncated,
+    lost: false,
+  }
+  const denial = classifyDenial(e.text, readOnly)
+  if (denial) {
+    run.denied = denial.code
+    run.deniedMessage = showLine(denial.line)
+  }
+  return run
 }

@@ -14,13 +14,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { bwrapArgs, classifyDenial, readOnlyNames } from '../bwrap.js'
+import { bwrapArgs, readOnlyNames } from '../bwrap.js'
 import { WorkspaceError, type WorkspaceConfig } from '../ops.js'
 import { createPidsCgroup, type PidsCgroup } from '../pids-limit.js'
 import { prepareReadOnlyBinds, type ReadOnlyBinds } from '../readonly-binds.js'
 import { DEFAULT_BASH_MAX_PROCESSES } from '../bwrap.js'
 import { descendants, findShell, killAll } from './proc-tree.js'
-import { commandTurn, type ShellIo } from './command-turn.js'
+import { commandTurn, shellRun, type ShellIo } from './command-turn.js'
 import { SentinelStream, type Section } from './sentinel-stream.js'
 import type { PersistentShell, ShellRun } from './shell.js'
 
@@ -144,19 +144,6 @@ export class ShellSession implements PersistentShell {
   }
 
   private finish(o: Section, e: Section, timedOut: boolean): ShellRun {
-    const run: ShellRun = {
-      stdout: o.text,
-      stderr: e.text,
-      exitCode: Number.parseInt(o.status, 10),
-      timedOut,
-      truncated: o.truncated || e.truncated,
-      lost: false,
-    }
-    const denial = classifyDenial(e.text, readOnlyNames(this.opts.config, this.binds.placeholders))
-    if (denial) {
-      run.denied = denial.code
-      run.deniedMessage = denial.line
-    }
-    return run
+    return shellRun(o, e, timedOut, readOnlyNames(this.opts.config, this.binds.placeholders))
   }
 }
