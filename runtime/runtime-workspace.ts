@@ -90,7 +90,9 @@ const MUTATING = new Set(['write_file', 'edit_file', 'mkdir', 'remove', 'bash'])
 
 /** In a staged runtime, a native call that would change the real tree is refused; programs are staged. */
 function refuseUnstaged(call: Readonly<ToolCall>, mode: ChangeMode): { deny: ToolError } | undefined {
-  if (call.origin !== 'native' || !MUTATING.has(call.name)) return undefined
+  if (call.origin !== 'native') return undefined
+  const rewrites = call.name === 'ast_grep' && typeof call.args === 'object' && call.args !== null && 'rewrite' in call.args
+  if (!MUTATING.has(call.name) && !rewrites) return undefined
   return {
     deny: {
       code: 'EPERM',

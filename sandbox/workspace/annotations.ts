@@ -20,6 +20,8 @@ export function workspaceAnnotations(config: Pick<WorkspaceConfig, 'network'>): 
     edit_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // "Fine if it already exists".
     mkdir: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // A rewrite changes files; a second run finds what the first wrote (or nothing).
+    ast_grep: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     bash: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: config.network },
   }

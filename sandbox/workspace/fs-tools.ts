@@ -3,22 +3,15 @@
  * has just judged, its answer: `guardArgs`), then one or two `WorkspaceOps` calls — the host's, or the
  * backend's from `ctx.services.workspace` — which walk the path by descriptor at the point of use.
  */
-import { join } from 'node:path'
 import { defineTool } from '../../vocabulary/define-tool.js'
 import { zodApi } from '../../sdk/lazy-module.js'
 import type { ToolContext, ToolDefinition } from '../../vocabulary/types.js'
-import { guardArgs, guardGlob, guardPath, guardRemove, type WorkspaceState } from './guard.js'
+import { globFiles, MAX_GLOB_MATCHES, MAX_GLOB_SCAN } from './glob-files.js'
+import { guardArgs, guardRemove, type WorkspaceState } from './guard.js'
 import { WORKSPACE_SERVICE, WorkspaceError, type WorkspaceOps } from './ops.js'
-import { loadGitignores } from './gitignore.js'
-import { prunedWalk } from './glob-walk.js'
 
 /** Largest file read_file/edit_file read, and write_file writes. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024
-/** Entries a glob walk may visit, and matches it may return. */
-export const MAX_GLOB_SCAN = 200_000
-export const MAX_GLOB_MATCHES = 10_000
-/** Entries a glob first walks in one go; past them it walks folder by folder, skipping ignored ones. */
-const FIRST_WALK = 20_000
 
 const OPS_METHODS = ['readFile', 'writeFile', 'mkdir', 'remove', 'readdir', 'stat', 'walk', 'exec'] as const
 
@@ -124,45 +117,8 @@ export function fsTools(state: WorkspaceState, host: WorkspaceOps): ToolDefiniti
       include_ignored: z.boolean().optional().describe('Also match files .gitignore ignores, and .git/ (default false)'),
     }),
     output: z.array(z.string()),
-    execute: async ({ pattern, include_ignored }, ctx) => {
-      const ops = opsFor(ctx, host)
-      const found = new Set<string>()
-      const walkedFiles: string[] = []
-      const prefixes: string[] = []
-      const read = (rel: string): Promise<string | undefined> =>
-        ops.readFile(join(state.config.root, rel), MAX_FILE_BYTES).catch(() => undefined)
-      for (const { prefix, regex } of guardGlob(state, pattern)) {
-        const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
-        const pruning = include_ignored !== true
-        let walked = await ops.walk(base, pruning ? FIRST_WALK : MAX_GLOB_SCAN).catch((err: unknown) => {
-          if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR'))
-            return { entries: [], truncated: false }
-          throw err
-        })
-        // Much to scan (a big node_modules, say): walk again without entering the folders .gitignore ignores.
-        if (walked.truncated && pruning) walked = await prunedWalk(ops, base, prefix, MAX_GLOB_SCAN, read)
-        if (walked.truncated)
-          throw new WorkspaceError(
-            'E2BIG',
-            `${JSON.stringify(pattern)} scans more than ${MAX_GLOB_SCAN} entries${include_ignored === true ? '' : ' that .gitignore does not ignore'}; start it with a folder (e.g. "src/**/*.ts")`,
-          )
-        prefixes.push(prefix)
-        for (const e of walked.entries) {
-          if (e.type === 'dir') continue
-          const rel = prefix === '' ? e.path : `${prefix}/${e.path}`
-          walkedFiles.push(rel)
-          if (regex.test(rel)) found.add(rel)
-        }
-      }
-      let matches = [...found]
-      if (include_ignored !== true) {
-        const rules = await loadGitignores(read, walkedFiles, prefixes)
-        matches = matches.filter((rel) => !rules.ignored(rel, false))
-      }
-      if (matches.length > MAX_GLOB_MATCHES)
-        throw new WorkspaceError('E2BIG', `${JSON.stringify(pattern)} matches more than ${MAX_GLOB_MATCHES} files; narrow it`)
-      return matches.sort()
-    },
+    execute: async ({ pattern, include_ignored }, ctx) =>
+      globFiles(state, opsFor(ctx, host), pattern, include_ignored === true, MAX_FILE_BYTES),
   })
 
   const stat = defineTool({

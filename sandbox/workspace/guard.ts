@@ -138,6 +138,19 @@ function stringArg(args: JsonValue, key: string): string | undefined {
   return typeof v === 'string' ? v : undefined
 }
 
+/**
+ * `ast_grep`'s paths: each inside the workspace (EACCES), and with a rewrite, not all read-only (EROFS); a
+ * read-only file its globs reach is refused by the tool before anything is written.
+ */
+function guardAstGrep(state: WorkspaceState, args: JsonValue): void {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return
+  const paths = Array.isArray(args.paths) ? args.paths.filter((p): p is string => typeof p === 'string') : ['.']
+  for (const path of paths) {
+    for (const { prefix } of guardGlob(state, path))
+      if (typeof args.rewrite === 'string') guardPath(state, prefix === '' ? '.' : prefix, 'write')
+  }
+}
+
 const DENIAL_CODES = new Set(['EACCES', 'EROFS', 'EPERM'])
 
 /** The policy as a pre-execute hook: denies with EACCES, EROFS or EPERM; lets everything else through. */
@@ -148,6 +161,10 @@ export function createPolicy(state: WorkspaceState, toolNames: ReadonlySet<strin
       if (call.name === 'bash') {
         if (!state.config.exec) return { deny: { code: 'EPERM', message: 'bash is turned off for this workspace (exec disabled)' } }
         forgetPlainDirs(state)
+        return undefined
+      }
+      if (call.name === 'ast_grep') {
+        guardAstGrep(state, call.args)
         return undefined
       }
       if (call.name === 'glob') {

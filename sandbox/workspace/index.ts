@@ -5,6 +5,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { PreExecuteHook, ToolDefinition } from '../../vocabulary/types.js'
+import { astGrepTool } from './ast-edit.js'
 import { bashTool } from './bash-tool.js'
 import { forgetKeptFolders } from './beneath.js'
 import { fsTools } from './fs-tools.js'
@@ -75,7 +76,7 @@ export function createWorkspace(options: WorkspaceOptions): Workspace {
   }
   const state: WorkspaceState = { config, roots }
   const host = createHostOps(config, options.bwrapPath ?? 'bwrap')
-  const tools = [...fsTools(state, host), bashTool(state, host)]
+  const tools = [...fsTools(state, host), astGrepTool(state, host), bashTool(state, host)]
   const policy = createPolicy(state, new Set(tools.map((t) => t.name)))
   return { tools, policy, root, config, close: () => forgetKeptFolders(root) }
 }
