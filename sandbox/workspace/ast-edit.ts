@@ -126,17 +126,23 @@ async function astGrep(state: WorkspaceState, ops: WorkspaceOps, args: AstGrepAr
   for (const lang of used.size ? used : langs.slice(0, 1)) matchers.set(lang, compileMatcher(n, lang, args))
   const result: AstGrepResult = { matches: [], total_matches: 0, files_scanned: 0 }
   const writes: { file: string; next: string; edits: number }[] = []
-  for (const read of await readAll(state, ops, files, maxBytes)) {
-    const lang = langs.length === 1 ? langs[0]! : langOf(read.file)
-    if (read.text === undefined || lang === undefined) {
-      ;(result.skipped ??= []).push({ file: read.file, reason: read.skipped ?? 'not a language ast_grep reads' })
-      continue
+  const reads = await readAll(state, ops, files, maxBytes)
+  for (let i = 0; i < reads.length; i += READ_AHEAD) {
+    const batch = reads.slice(i, i + READ_AHEAD).map(async (read) => {
+      const lang = langs.length === 1 ? langs[0]! : langOf(read.file)
+      if (read.text === undefined || lang === undefined) return { read }
+      return { read, one: await matchFile(n, lang, matchers.get(lang) ?? compileMatcher(n, lang, args), read.file, read.text, args.rewrite, names) }
+    })
+    for (const { read, one } of await Promise.all(batch)) {
+      if (!one) {
+        ;(result.skipped ??= []).push({ file: read.file, reason: read.skipped ?? 'not a language ast_grep reads' })
+        continue
+      }
+      result.files_scanned++
+      result.total_matches += one.matches.length
+      for (const m of one.matches) if (result.matches.length < maxMatches) result.matches.push(m)
+      if (one.next !== undefined) writes.push({ file: read.file, next: one.next, edits: one.edits })
     }
-    const one = matchFile(n, lang, matchers.get(lang) ?? compileMatcher(n, lang, args), read.file, read.text, args.rewrite, names)
-    result.files_scanned++
-    result.total_matches += one.matches.length
-    for (const m of one.matches) if (result.matches.length < maxMatches) result.matches.push(m)
-    if (one.next !== undefined) writes.push({ file: read.file, next: one.next, edits: one.edits })
   }
   if (result.total_matches > result.matches.length) result.truncated = true
   if (args.rewrite !== undefined) result.changed = await writeAll(state, ops, writes)

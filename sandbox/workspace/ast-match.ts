@@ -122,8 +122,11 @@ export interface FileResult {
   edits: number
 }
 
-/** One file's matches (each with its captures) and, given a template, its rewritten text. */
-export function matchFile(
+/**
+ * One file's matches (each with its captures) and, given a template, its rewritten text. Parsed on the
+ * library's threads (parseAsync), so a big tree does not hold the host's thread.
+ */
+export async function matchFile(
   n: Napi,
   lang: AstLang,
   config: NapiConfig,
@@ -131,8 +134,8 @@ export function matchFile(
   source: string,
   rewrite: string | undefined,
   names: readonly string[],
-): FileResult {
-  const root = n.parse(n.Lang[LANG_NAMES[lang] as keyof Napi['Lang']], source).root()
+): Promise<FileResult> {
+  const root = (await n.parseAsync(n.Lang[LANG_NAMES[lang] as keyof Napi['Lang']], source)).root()
   const found = root.findAll(config)
   const matches = found.map((m) => {
     const r = m.range()
