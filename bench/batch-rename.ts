@@ -52,7 +52,8 @@ function spawnOk(cmd: string, args: string[], cwd: string): void {
   if (r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} failed: ${r.stderr}`)
 }
 
-const quantile = (xs: readonly number[], q: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN
+const quantile = (xs: readonly number[], q: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN
 
 export default async function batchRename(): Promise<BenchRow[]> {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'codeact-bench-rename-')))
@@ -71,7 +72,8 @@ export default async function batchRename(): Promise<BenchRow[]> {
         const r = await rt.runCode(PROGRAM)
         if (!r.ok) throw new Error(`bench: rename program failed: ${r.error?.message}`)
       },
-      jscodeshift: async () => spawnOk(join(REPO, 'node_modules/.bin/jscodeshift'), ['-s', '--extensions=ts', '-t', join(base, 'rename.cjs'), '.'], root),
+      jscodeshift: async () =>
+        spawnOk(join(REPO, 'node_modules/.bin/jscodeshift'), ['-s', '--extensions=ts', '-t', join(base, 'rename.cjs'), '.'], root),
       cli: async () => spawnOk(join(REPO, 'node_modules/.bin/ast-grep'), ['scan', '-r', join(base, 'rule.yml'), '-U', '.'], root),
     }
     const names = Object.keys(jobs) as (keyof typeof times)[]
@@ -91,7 +93,12 @@ export default async function batchRename(): Promise<BenchRow[]> {
   }
   if (trees.size !== 1) throw new Error(`bench: the three renames gave ${trees.size} different trees`)
   const ratio = (xs: readonly number[], to: readonly number[]): number =>
-    Number(quantile(xs.map((x, i) => x / (to[i] ?? NaN)), 0.5).toFixed(2))
+    Number(
+      quantile(
+        xs.map((x, i) => x / (to[i] ?? NaN)),
+        0.5,
+      ).toFixed(2),
+    )
   const row = (name: string, xs: number[], extra: Partial<BenchRow> = {}): BenchRow => ({
     name: `rename on zod's 332 files: ${name}`,
     p50Ms: quantile(xs, 0.5),
@@ -101,7 +108,10 @@ export default async function batchRename(): Promise<BenchRow[]> {
   const cliName = "rename on zod's 332 files: ast-grep CLI (floor: same engine, no runtime)"
   return [
     row('ast-grep CLI (floor: same engine, no runtime)', times.cli, { note: `${RUNS} rounds; the three trees are identical` }),
-    row('one run_code program calling ast_grep', times.codeact, { baseline: cliName, note: 'isolate, dispatch, policy, change list; typecheck off' }),
+    row('one run_code program calling ast_grep', times.codeact, {
+      baseline: cliName,
+      note: 'isolate, dispatch, policy, change list; typecheck off',
+    }),
     row('jscodeshift, same transform', times.jscodeshift, { baseline: cliName }),
     {
       name: "rename on zod's 332 files: codeact vs jscodeshift",

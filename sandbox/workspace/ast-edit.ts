@@ -112,7 +112,10 @@ function pickLangs(args: AstGrepArgs): AstLang[] {
 
 async function astGrep(state: WorkspaceState, ops: WorkspaceOps, args: AstGrepArgs): Promise<AstGrepResult> {
   if ((args.pattern === undefined) === (args.rule === undefined))
-    throw new WorkspaceError('EINVAL', 'give exactly one of pattern (e.g. "foo($$$ARGS)") or rule (e.g. { kind: "identifier", regex: "^foo$" })')
+    throw new WorkspaceError(
+      'EINVAL',
+      'give exactly one of pattern (e.g. "foo($$$ARGS)") or rule (e.g. { kind: "identifier", regex: "^foo$" })',
+    )
   const [maxFiles, maxMatches, maxBytes] = [limit(args, 'max_files'), limit(args, 'max_matches'), limit(args, 'max_bytes')]
   const langs = pickLangs(args)
   const n = await loadNapi()
@@ -131,7 +134,10 @@ async function astGrep(state: WorkspaceState, ops: WorkspaceOps, args: AstGrepAr
     const batch = reads.slice(i, i + READ_AHEAD).map(async (read) => {
       const lang = langs.length === 1 ? langs[0]! : langOf(read.file)
       if (read.text === undefined || lang === undefined) return { read }
-      return { read, one: await matchFile(n, lang, matchers.get(lang) ?? compileMatcher(n, lang, args), read.file, read.text, args.rewrite, names) }
+      return {
+        read,
+        one: await matchFile(n, lang, matchers.get(lang) ?? compileMatcher(n, lang, args), read.file, read.text, args.rewrite, names),
+      }
     })
     for (const { read, one } of await Promise.all(batch)) {
       if (!one) {
@@ -160,7 +166,10 @@ async function writeAll(
       return guardPath(state, w.file, 'write').real
     } catch (err) {
       if (err instanceof WorkspaceError && err.code === 'EROFS')
-        throw new WorkspaceError('EROFS', `${JSON.stringify(w.file)} is read-only and the rewrite would change it; nothing was written (leave it out of paths)`)
+        throw new WorkspaceError(
+          'EROFS',
+          `${JSON.stringify(w.file)} is read-only and the rewrite would change it; nothing was written (leave it out of paths)`,
+        )
       throw err
     }
   })
@@ -185,7 +194,10 @@ export function astGrepTool(state: WorkspaceState, host: WorkspaceOps): ToolDefi
       constraints: object.optional().describe('Rules a captured $NAME must also match, e.g. { NAME: { regex: "^use" } }'),
       utils: object.optional().describe('Named rules the rule refers to with matches'),
       rewrite: z.string().optional().describe('Replace each match with this template, e.g. "logger.debug($$$ARGS)"'),
-      lang: z.string().optional().describe(`One of ${AST_LANGS.join(', ')} (ts, js also work); only files of it are read`),
+      lang: z
+        .string()
+        .optional()
+        .describe(`One of ${AST_LANGS.join(', ')} (ts, js also work); only files of it are read`),
       paths: z.array(z.string().min(1)).optional().describe('Globs, folders or files, workspace-relative (default: the whole workspace)'),
       include_ignored: z.boolean().optional().describe('Also read files .gitignore ignores (default false)'),
       max_files: count('max_files', 'Most files to parse'),
@@ -204,7 +216,10 @@ export function astGrepTool(state: WorkspaceState, host: WorkspaceOps): ToolDefi
       total_matches: z.number().int(),
       files_scanned: z.number().int(),
       truncated: z.boolean().optional().describe('More matches than max_matches: only the first are listed'),
-      changed: z.array(z.object({ file: z.string(), edits: z.number().int() })).optional().describe('With rewrite: the files written'),
+      changed: z
+        .array(z.object({ file: z.string(), edits: z.number().int() }))
+        .optional()
+        .describe('With rewrite: the files written'),
       skipped: z.array(z.object({ file: z.string(), reason: z.string() })).optional(),
     }),
     execute: async (args, ctx) => astGrep(state, opsFor(ctx, host), args),

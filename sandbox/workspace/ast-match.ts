@@ -87,7 +87,9 @@ export function compileMatcher(n: Napi, lang: AstLang, spec: MatcherSpec): NapiC
   }
   // The library checks the rule only when it is used: try it on nothing, so a bad rule is one clear refusal.
   try {
-    n.parse(n.Lang[LANG_NAMES[lang] as keyof Napi['Lang']], '').root().findAll(config)
+    n.parse(n.Lang[LANG_NAMES[lang] as keyof Napi['Lang']], '')
+      .root()
+      .findAll(config)
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*\|->/g, ': ').trim()
     throw new WorkspaceError(
@@ -142,7 +144,11 @@ export async function matchFile(
     return { file, range: { start: position(r.start), end: position(r.end) }, text: m.text(), captures: capturesOf(m, names) }
   })
   if (rewrite === undefined || found.length === 0) return { matches, edits: 0 }
-  const edits: Edit[] = found.map((m) => ({ start: m.range().start.index, end: m.range().end.index, text: expandTemplate(rewrite, m, source) }))
+  const edits: Edit[] = found.map((m) => ({
+    start: m.range().start.index,
+    end: m.range().end.index,
+    text: expandTemplate(rewrite, m, source),
+  }))
   const { text, applied } = applyEdits(source, edits)
   return text === source ? { matches, edits: 0 } : { matches, next: text, edits: applied }
 }

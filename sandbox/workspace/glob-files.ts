@@ -30,7 +30,8 @@ export async function globFiles(
     const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
     const pruning = !includeIgnored
     let walked = await ops.walk(base, pruning ? FIRST_WALK : MAX_GLOB_SCAN).catch((err: unknown) => {
-      if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return { entries: [], truncated: false }
+      if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR'))
+        return { entries: [], truncated: false }
       throw err
     })
     // Much to scan (a big node_modules, say): walk again without entering the folders .gitignore ignores.

@@ -36,7 +36,10 @@ function cliRenamed(): string {
   const root = zodTree()
   const rule = `id: rename\nlanguage: TypeScript\nrule:\n  regex: ^joinValues$\n  any:\n${KINDS.map((k) => `    - kind: ${k}\n`).join('')}fix: joinList\n`
   writeFileSync(join(root, '..', `${root.split('/').pop()}.yml`), rule)
-  const r = spawnSync(AST_GREP, ['scan', '-r', join(root, '..', `${root.split('/').pop()}.yml`), '-U', '.'], { cwd: root, encoding: 'utf8' })
+  const r = spawnSync(AST_GREP, ['scan', '-r', join(root, '..', `${root.split('/').pop()}.yml`), '-U', '.'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
   expect(r.status, r.stderr).toBe(0)
   return treeHash(root)
 }
@@ -77,7 +80,13 @@ describe('ast_grep rename on a real tree, against the ast-grep CLI', () => {
     expect(treeHash(ok)).toBe(expected)
 
     const failed = zodTree()
-    const f = codeact(['run', program(`${RENAME.replace('return', 'const n =')}\nthrow new Error('stop after the rewrite')`), '--workspace', failed, '--atomic'])
+    const f = codeact([
+      'run',
+      program(`${RENAME.replace('return', 'const n =')}\nthrow new Error('stop after the rewrite')`),
+      '--workspace',
+      failed,
+      '--atomic',
+    ])
     expect(f.status).not.toBe(0)
     expect(f.stdout + f.stderr).toContain('Nothing was applied')
     expect(treeHash(failed)).toBe(original)
@@ -119,7 +128,7 @@ describe('ast_grep matches the tree, not the text', () => {
     const r = await rt.runCode(RENAME)
     expect(r.error).toBeNull()
     expect(readFileSync(join(root, 'src/a.ts'), 'utf8')).toBe(
-      SOURCE.replace("{ joinValues }", '{ joinList }')
+      SOURCE.replace('{ joinValues }', '{ joinList }')
         .replace('{ joinValues: jv }', '{ joinList: jv }')
         .replace('  .joinValues(', '  .joinList(')
         .replace('util.joinValues(a', 'util.joinList(a'),
@@ -135,7 +144,7 @@ describe('ast_grep matches the tree, not the text', () => {
     const rt = await testRuntime({ workspace: { root: ours } })
     const r = await rt.runCode(`return await tools.ast_grep({ pattern: 'foo($$$ARGS)', rewrite: ${JSON.stringify(template)} })`)
     expect(r.error).toBeNull()
-    execFileSync(AST_GREP, ['run', '-p', 'foo($$$ARGS)', '-r', template, '-U', 'a.ts'], { cwd: theirs })
+    execFileSync(AST_GREP, ['run', '-p', 'foo($$$ARGS)', '-r', template, '-U', 'a.ts'], { cwd: theirs, stdio: 'pipe' })
     expect(readFileSync(join(ours, 'a.ts'), 'utf8')).toBe(readFileSync(join(theirs, 'a.ts'), 'utf8'))
   })
 })
@@ -149,7 +158,9 @@ describe('ast_grep refusals', () => {
     expect(r.calls[0]?.error?.code).toBe('EROFS')
     expect(r.observation).toMatch(/v4\/locales\/[a-zA-Z-]+\.ts" is read-only and the rewrite would change it; nothing was written/)
     expect(treeHash(root)).toBe(original)
-    const find = await rt.runCode(`return (await tools.ast_grep({ pattern: 'util.joinValues($$$A)', paths: ['v4/locales'] })).total_matches`)
+    const find = await rt.runCode(
+      `return (await tools.ast_grep({ pattern: 'util.joinValues($$$A)', paths: ['v4/locales'] })).total_matches`,
+    )
     expect(find.value).toBeGreaterThan(10)
   }, 60_000)
 
