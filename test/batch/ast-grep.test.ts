@@ -187,6 +187,17 @@ describe('ast_grep refusals', () => {
     expect(readFileSync(join(root, 'a.ts'), 'utf8')).toBe('foo(1)\n')
   })
 
+  it('in a staged runtime a native call that rewrites is refused (EPERM), a native find answers', async () => {
+    const root = workspace({ 'a.ts': 'old()\n' })
+    const rt = await testRuntime({ workspace: { root }, changes: 'atomic' })
+    const rewrite = (await rt.callTool('ast_grep', { pattern: 'old()', rewrite: 'next()' })) as { ok: boolean; code?: string }
+    expect(rewrite.ok).toBe(false)
+    expect(rewrite.code).toBe('EPERM')
+    const find = (await rt.callTool('ast_grep', { pattern: 'old()' })) as { ok: boolean; value?: { total_matches: number } }
+    expect(find.value?.total_matches).toBe(1)
+    expect(readFileSync(join(root, 'a.ts'), 'utf8')).toBe('old()\n')
+  })
+
   it('too many files is E2BIG naming max_files', async () => {
     const root = zodTree()
     const rt = await testRuntime({ workspace: { root } })

@@ -64,7 +64,7 @@ describe('programs in the documentation', () => {
   const programs = named('program')
 
   it('are the ones tested here', () => {
-    expect([...programs.keys()].sort()).toEqual(['fire-and-forget', 'fix-imports'])
+    expect([...programs.keys()].sort()).toEqual(['fire-and-forget', 'fix-imports', 'rename'])
   })
 
   it('docs/embedding.md, fire and forget: all three writes land, and the observation names the idiom', async () => {
@@ -88,6 +88,23 @@ describe('programs in the documentation', () => {
     expect(readFileSync(join(dir, 'src/deep/b.tsx'), 'utf8')).toContain("from 'lodash-es'")
     expect(readFileSync(join(dir, 'lib/d.ts'), 'utf8')).toBe(files['lib/d.ts'])
     expect(result.changes?.map((c) => c.path)).toEqual(['src/a.ts', 'src/deep/b.tsx'])
+  })
+
+  it('docs/batch-edits.md, rename.ts: every reference renamed, across a line break and destructured; comments and strings kept', async () => {
+    const files = {
+      'src/util.ts': '// joinValues joins\nexport function joinValues(v: string[]) {\n  return v.join(", ")\n}\n',
+      'src/use.ts':
+        "import * as util from './util'\nconst { joinValues } = util\nexport const s = 'joinValues'\nexport const a = util\n  .joinValues(['a'])\n",
+      'lib/other.ts': 'export const joinValues = 1\n',
+    }
+    const { dir, result } = await runProgram('rename', files)
+    expect(result.ok, result.observation).toBe(true)
+    expect(result.value).toBe(3)
+    expect(readFileSync(join(dir, 'src/util.ts'), 'utf8')).toBe(files['src/util.ts'].replace('function joinValues', 'function joinList'))
+    expect(readFileSync(join(dir, 'src/use.ts'), 'utf8')).toBe(
+      files['src/use.ts'].replace('{ joinValues }', '{ joinList }').replace('.joinValues(', '.joinList('),
+    )
+    expect(result.changes?.map((c) => c.path)).toEqual(['src/use.ts', 'src/util.ts'])
   })
 })
 
