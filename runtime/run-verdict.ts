@@ -45,6 +45,7 @@ export function awaitVerdict(
     host: {
       callTool: (name, argsJson) => gate.call(() => host.callTool(name, argsJson), TYPE_STOPPED),
       log: (entries) => gate.log(() => host.log(entries)),
+      onHold: (listener) => gate.onHold(listener),
     },
     judged,
   }
