@@ -56,7 +56,10 @@ export function nodeAmbientFiles(): readonly AmbientFile[] {
         if (entry.isDirectory()) {
           if (!/^ts\d/.test(entry.name) && entry.name !== 'node_modules') walk(child)
         } else if (entry.name.endsWith('.d.ts')) {
-          files.push({ fileName: path.posix.join(VIRTUAL_DIR, child), text: realmGlobalsOnly(fs.readFileSync(path.join(dir, child), 'utf8')) })
+          files.push({
+            fileName: path.posix.join(VIRTUAL_DIR, child),
+            text: realmGlobalsOnly(fs.readFileSync(path.join(dir, child), 'utf8')),
+          })
         }
       }
     }

@@ -52,7 +52,11 @@ export function watchStages(): { marks: TraceMark[]; stop(): void } {
 }
 
 /** The trace events of one run: `events` from its `run/start` to its `run/end`; `exclusive` names barriers. */
-export function traceEvents(events: readonly RunEvent[], marks: readonly TraceMark[] = [], exclusive?: (tool: string) => boolean): TraceEvent[] {
+export function traceEvents(
+  events: readonly RunEvent[],
+  marks: readonly TraceMark[] = [],
+  exclusive?: (tool: string) => boolean,
+): TraceEvent[] {
   const start = events.find((e) => e.type === 'run/start')
   const t0 = start?.time ?? events[0]?.time ?? 0
   const us = (time: number) => Math.max(0, (time - t0) * 1000)
@@ -101,7 +105,8 @@ function stageSlices(marks: readonly TraceMark[], t0: number, last: number, slic
   if (staged !== undefined) out.push(slice('prepare: normalise, type check, compile', RUN_LANE, t0, staged, 'stage'))
   if (sandbox !== undefined) out.push(slice('sandbox', RUN_LANE, sandbox, at('ran') ?? last, 'stage'))
   const verdict = at('verdict')
-  if (verdict !== undefined) out.push(slice('type check (calls held until its verdict)', CHECK_LANE, sandbox ?? staged ?? t0, verdict, 'wait'))
+  if (verdict !== undefined)
+    out.push(slice('type check (calls held until its verdict)', CHECK_LANE, sandbox ?? staged ?? t0, verdict, 'wait'))
   return out
 }
 
@@ -136,8 +141,7 @@ function callSlices(events: readonly RunEvent[], last: number, slice: Slice, exc
     out.push(slice(barrier ? `${name} (barrier)` : name, tid, e.time, ends, barrier ? 'barrier' : 'tool', { callId: id }))
     const from = asked.get(id)
     const answer = answers.get(id)
-    if (from !== undefined)
-      out.push(slice('approval', tid, from, answer?.time ?? ends, 'wait', { approved: answer?.approved ?? null }))
+    if (from !== undefined) out.push(slice('approval', tid, from, answer?.time ?? ends, 'wait', { approved: answer?.approved ?? null }))
   }
   return out
 }

@@ -91,7 +91,11 @@ function compare(real: Surface, declared: Surface, removed: readonly string[]): 
     // `prototype`, `length` and `name` of a function namespace are not members a type lists.
     const own = has.filter((n) => !['prototype', 'length', 'name'].includes(n))
     expect(
-      { ns, undeclared: own.filter((n) => !says.includes(n) && !ENGINE_EXTRAS.includes(`${ns}.${n}`)), missing: says.filter((n) => !has.includes(n) && !removed.includes(`${ns}.${n}`)) },
+      {
+        ns,
+        undeclared: own.filter((n) => !says.includes(n) && !ENGINE_EXTRAS.includes(`${ns}.${n}`)),
+        missing: says.filter((n) => !has.includes(n) && !removed.includes(`${ns}.${n}`)),
+      },
       `${ns}: members in the sandbox but not declared / declared but not in the sandbox`,
     ).toEqual({ ns, undeclared: [], missing: [] })
   }

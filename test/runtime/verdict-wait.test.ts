@@ -32,7 +32,10 @@ const call: AnyToolDefinition = {
 }
 
 /** A model's timeout around a call, and how much time the program saw pass. */
-const RACE = (callMs: number, timeoutMs: number) => `const timeout = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve('timed out'), ms))
+const RACE = (
+  callMs: number,
+  timeoutMs: number,
+) => `const timeout = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve('timed out'), ms))
 const t0 = Date.now()
 const outcome = await Promise.race([tools.call({ ms: ${callMs} }), timeout(${timeoutMs})])
 return { outcome, seen: Date.now() - t0 }`
@@ -45,9 +48,7 @@ const SLOW_CHECKER_MS = 3500
 
 let burners: ChildProcess[] = []
 beforeAll(() => {
-  burners = Array.from({ length: availableParallelism() }, () =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-  )
+  burners = Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }))
 })
 afterAll(() => {
   for (const b of burners) b.kill('SIGKILL')
