@@ -47,7 +47,13 @@ export function holdClock(on: boolean): void {
   if (on) {
     if (stoppedAt !== undefined) return
     stoppedAt = DateNow()
-    if (!installed) installHeldDate()
+    if (installed) return
+    installed = true
+    try {
+      installHeldDate()
+    } catch {
+      // A program that froze Date or the global object keeps the real Date; its timers still stand still.
+    }
     return
   }
   if (stoppedAt === undefined) return
@@ -56,7 +62,6 @@ export function holdClock(on: boolean): void {
 }
 
 function installHeldDate(): void {
-  installed = true
   const nowDesc: Any = { __proto__: null, writable: true, enumerable: false, configurable: true }
   nowDesc.value = function now() {
     return programNow()

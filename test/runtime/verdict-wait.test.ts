@@ -114,6 +114,25 @@ return { ticks, held: after - before }`)
   }, 60_000)
 })
 
+describe('isolate: a program that locked its globals down before the hold', () => {
+  let rt: Runtime
+  beforeAll(async () => {
+    rt = await checkedRuntime()
+  }, 60_000)
+  afterAll(async () => {
+    await rt?.close()
+  })
+
+  it('froze Date and the global object: the run still answers, and its timers still stand still', async () => {
+    verdictTiming.delayMs = SLOW_CHECKER_MS
+    const r = await rt.runCode(`Object.freeze(Date)\nObject.freeze(Date.prototype)\nObject.freeze(globalThis)\n${RACE(50, 2000)}`)
+    expect(r.error, r.observation).toBeNull()
+    expect((r.value as { outcome: string }).outcome).toBe('answered')
+    const after = await rt.runCode('return typeof Date.now()')
+    expect(after.value).toBe('number')
+  }, 60_000)
+})
+
 describe.skipIf(process.env['CODEACT_DOCKER'] !== '1' || !dockerEngine.available)(
   'docker: the program starts after its verdict, so its timeout does not see the wait',
   () => {
