@@ -35,6 +35,7 @@ export const RUN = {
   options: {
     ...RUNTIME_FLAGS,
     json: { type: 'boolean' },
+    trace: { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
     review: { type: 'boolean' },
     color: { type: 'string' },

@@ -31,6 +31,11 @@ const L = DEFAULT_LIMITS
 
 export const FLAG_DOCS = {
   json: { group: 'Output', help: 'print the whole RunResult as JSON on stdout (every change, every call), nothing else' },
+  trace: {
+    group: 'Output',
+    value: 'FILE.json',
+    help: 'write the run as a Chrome trace (Perfetto, chrome://tracing): stages, calls in lanes, waits',
+  },
   verbose: { group: 'Output', help: 'a line per tool call as it finishes' },
   color: {
     group: 'Output',

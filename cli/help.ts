@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { COMMANDS, type CommandSpec } from './commands.js'
 import { FLAG_DOCS, GROUPS, type DocumentedFlag, type FlagDoc } from './flag-docs.js'
+import { TRACE_SECTION } from './trace-docs.js'
 
 export function flagDoc(spec: CommandSpec, name: string): FlagDoc | undefined {
   const base = FLAG_DOCS[name as DocumentedFlag] as FlagDoc | undefined
@@ -102,6 +103,7 @@ export function referenceMarkdown(): string {
       for (const r of list) out.push(`| \`${cell(r.flag)}\` | ${cell(r.doc.help)} |`)
     }
   }
+  out.push('', ...TRACE_SECTION)
   out.push(
     '',
     '## Environment',

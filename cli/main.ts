@@ -3,7 +3,7 @@
  * 2 bad usage, 3 sandbox unavailable, 130 interrupted (Ctrl-C cancelled the run).
  */
 import { fstatSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
 import { visible } from '../vocabulary/visible-text.js'
 import { colourMode, shownDiff, useColour } from './colour.js'
@@ -138,14 +138,23 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     cancel.abort()
   }
   process.on('SIGINT', onInterrupt)
+  const trace = values.trace === undefined ? undefined : await import('../runtime/trace-file.js')
+  const stages = trace?.watchStages()
   try {
     let result: RunResult
     try {
       result = await rt.runCode(code, { ...(review ? { review } : {}), signal: cancel.signal })
     } finally {
       process.off('SIGINT', onInterrupt)
+      stages?.stop()
       live?.stop()
       review?.close()
+    }
+    if (trace && values.trace !== undefined) {
+      const json = trace.traceJson(result.events, stages?.marks, exclusiveTools(options.tools))
+      await writeFile(values.trace, json + '\n').catch((e: Error) => {
+        process.stderr.write(`codeact: could not write the trace to ${visible(values.trace ?? '')}: ${visible(e.message)}\n`)
+      })
     }
     // Awaited: the bin exits right after, and a large --json result must not be cut at the pipe.
     if (values.json) await writeOut(JSON.stringify(result) + '\n')
@@ -163,6 +172,13 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
     await mcp?.close()
     await rt.close()
   }
+}
+
+/** Which of the given tools are barriers (exclusive), by name, for the trace. */
+function exclusiveTools(tools: RuntimeOptions['tools']): (name: string) => boolean {
+  const list = tools === undefined ? [] : Array.isArray(tools) ? tools : Object.values(tools)
+  const names = new Set(list.filter((t) => t.exclusive === true).map((t) => t.name))
+  return (name) => names.has(name)
 }
 
 /**

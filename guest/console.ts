@@ -58,8 +58,9 @@ export function makeConsole(hostLog: HostLog, maxOutputBytes: number): RunConsol
   consoleObject.dir = (v: unknown) => {
     emit('log', [v])
   }
-  consoleObject.table = (...args: unknown[]) => {
-    emit('log', args)
+  // The data, whole: a model reads it better than a drawn table, and no column is lost to `properties`.
+  consoleObject.table = (data: unknown) => {
+    emit('log', [data])
   }
   ObjectFreeze(consoleObject)
   return { console: consoleObject, droppedBytes: () => droppedBytes, logLines: () => logLines }

@@ -100,6 +100,7 @@ export const MathRandom = Math.random
 export const MathImul = Math.imul
 export const MathMin = Math.min
 export const MathFloor = Math.floor
+export const MathMax = Math.max
 export const ProxyCtor = Proxy
 export const SymbolIterator = Symbol.iterator
 export const SymbolToStringTag = Symbol.toStringTag

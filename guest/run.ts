@@ -3,12 +3,14 @@
  * (a session realm once per run too: its globals stay, the run's state is new) with its host callbacks and
  * the run's config; the answer, `runProgram(programFn)`, awaits the program, waits for what it left
  * running, and resolves to the JSON text of an Outcome. `runProgram.fireTimer(id)` is how a host timer
- * fires.
+ * fires; `runProgram.holdClock(on)` how the host says it holds the program's calls for their type check
+ * (held-clock.ts: the program's clock and timers stand still meanwhile).
  *
  *   config = { toolNames: string[], maxOutputBytes: number, session?: true, entropy?: { seed, clock } }
  */
 import { makeConsole, type HostLog } from './console.js'
 import { useEntropy } from './entropy.js'
+import { holdClock } from './held-clock.js'
 import { inspect, joinParts } from './inspect.js'
 import {
   type Any,
@@ -32,7 +34,7 @@ import { type HostCall, makeTools } from './tools.js'
 import { valueToJson } from './value.js'
 
 export type RunConfig = { toolNames: string[]; maxOutputBytes: number; session?: boolean; entropy?: { seed: unknown; clock?: unknown } }
-export type RunProgram = ((programFn: Any) => Promise<string>) & { fireTimer(id: number): void }
+export type RunProgram = ((programFn: Any) => Promise<string>) & { fireTimer(id: number): void; holdClock(on: boolean): void }
 
 function describeError(e: Any): { name: string; message: string; stack?: string } {
   let name = 'Error'
@@ -146,5 +148,10 @@ export function codeactPrelude(hostCall: HostCall, hostLog: HostLog, config: Run
     })
   }
   ObjectDefineProperty(runProgram, 'fireTimer', { __proto__: null, value: timers.fire })
+  const hold = (on: boolean): void => {
+    holdClock(on)
+    if (!on) timers.thaw()
+  }
+  ObjectDefineProperty(runProgram, 'holdClock', { __proto__: null, value: hold })
   return runProgram as RunProgram
 }

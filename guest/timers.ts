@@ -2,7 +2,9 @@
  * A run's timers: `setTimeout`, `setInterval` and their clears, on the host's clock (an isolate has none
  * of its own; the bridge passes host timers) or the realm's (a container's Node). A run waits for its
  * pending timeouts; intervals still running when the body settles are stopped, and the outcome says so.
- * Timer 0 is the run's own end-of-run idle check.
+ * Timer 0 is the run's own end-of-run idle check. A timer is due on the program's clock (held-clock.ts), which
+ * stands still while the host holds the program's calls for its type check: one that comes due in such a
+ * wait is parked and armed again for the rest of its time when the wait ends.
  */
 import {
   type Any,
@@ -10,6 +12,7 @@ import {
   list,
   MapCtor,
   MathFloor,
+  MathMax,
   mapClear,
   mapDelete,
   mapForEach,
@@ -27,11 +30,12 @@ import {
   realmSetTimeout,
   TypeErrorCtor,
 } from './intrinsics.js'
+import { clockBehind, clockHeld, programNow } from './held-clock.js'
 import type { RunState } from './run-state.js'
 
 /** The bridge's timer: `set` asks the host to fire `id` after `ms`; `clear` lets it go. */
 export type HostTimer = (op: 'set' | 'clear', id: number, ms: number) => void
-export type RunTimers = { fire(id: number): void; stopIntervals(): void; clearAll(): void; maybeIdle(): void }
+export type RunTimers = { fire(id: number): void; stopIntervals(): void; clearAll(): void; maybeIdle(): void; thaw(): void }
 
 const IDLE_TIMER = 0
 /** Timers one run may have pending. */
@@ -41,7 +45,8 @@ const MAX_DELAY = 2147483647
 /** Promise turns before the run ends, in a realm with no timer source at all. */
 const IDLE_TURNS = 32
 
-type Entry = { fn: Any; args: Any[]; repeat: boolean; delay: number }
+/** `due`: on the program's clock; `behind`: how far that clock was behind the real one when it was armed. */
+type Entry = { fn: Any; args: Any[]; repeat: boolean; delay: number; due: number; behind: number; parked: boolean }
 
 export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): RunTimers {
   const timers = new MapCtor<number, Entry>()
@@ -86,6 +91,9 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
     entry.args = args
     entry.repeat = repeat
     entry.delay = delay
+    entry.due = programNow() + delay
+    entry.behind = clockBehind()
+    entry.parked = false
     ReflectApply(mapSet, timers, [id, entry])
     if (!repeat) timeoutsPending++
     if (!armHost(id, delay)) throw new TypeErrorCtor('timers are not available in this sandbox')
@@ -108,8 +116,12 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
     }
     const entry: Entry | undefined = ReflectApply(mapGet, timers, [id])
     if (entry === undefined || run.completed) return
-    if (entry.repeat) armHost(id, entry.delay)
-    else {
+    if (notDue(id, entry)) return
+    if (entry.repeat) {
+      entry.due = programNow() + entry.delay
+      entry.behind = clockBehind()
+      armHost(id, entry.delay)
+    } else {
       ReflectApply(mapDelete, timers, [id])
       timeoutsPending--
     }
@@ -120,6 +132,25 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
       return
     }
     maybeIdle()
+  }
+  /** A timer the real clock fired before the program's came to it (a hold since it was armed): parked or re-armed. */
+  function notDue(id: number, entry: Entry): boolean {
+    if (clockBehind() === entry.behind) return false
+    const left = entry.due - programNow()
+    if (left < 1) return false
+    if (clockHeld()) entry.parked = true
+    else armHost(id, left)
+    return true
+  }
+  /** The hold ended: each timer parked in it is armed for the time it had left. */
+  function thaw(): void {
+    ReflectApply(mapForEach, timers, [
+      (entry: Entry, id: number) => {
+        if (!entry.parked) return
+        entry.parked = false
+        armHost(id, MathMax(0, entry.due - programNow()))
+      },
+    ])
   }
   /** Settled and nothing pending: finish one macrotask later, so continuations of the last call run first. */
   function maybeIdle(): void {
@@ -174,6 +205,7 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
   return {
     fire,
     maybeIdle,
+    thaw,
     stopIntervals() {
       ReflectApply(mapForEach, timers, [
         (entry: Entry, id: number) => {

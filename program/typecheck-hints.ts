@@ -10,7 +10,11 @@ import { builtinsName } from './builtins.js'
  * The standard globals a program has besides `tools` and `ToolCallError` (the console, and what the sandbox
  * implements that ES2023's lib does not declare), as ambient declarations for the checker.
  */
-export const SANDBOX_GLOBALS = `declare const console: Record<'log' | 'info' | 'warn' | 'error' | 'debug', (...data: unknown[]) => void>
+export const SANDBOX_GLOBALS = `declare const console: {
+  log(...data: unknown[]): void; info(...data: unknown[]): void; warn(...data: unknown[]): void; error(...data: unknown[]): void
+  debug(...data: unknown[]): void; trace(...data: unknown[]): void; dir(item?: unknown, options?: unknown): void
+  table(tabularData?: unknown, properties?: readonly string[]): void
+}
 declare function setTimeout(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number
 declare function clearTimeout(id: number | undefined): void
 declare function setInterval(handler: (...args: any[]) => void, timeout?: number, ...args: any[]): number

@@ -8,6 +8,7 @@ import type { SandboxHost } from '../sandbox/types.js'
 import type { RunError } from '../vocabulary/types.js'
 import { failure } from './dispatch.js'
 import { judge } from './run-errors.js'
+import { runMarks } from './run-marks.js'
 import type { TypeCheckOutcome } from './typecheck.js'
 import { VerdictGate } from './verdict-gate.js'
 
@@ -31,6 +32,7 @@ export function awaitVerdict(
 ): PendingVerdict {
   const gate = mode === 'error' ? new VerdictGate() : undefined
   const judged = pending.then((checked) => {
+    runMarks.at?.('verdict')
     const verdict = judge(checked, mode, text)
     if (verdict.stop) {
       gate?.block()
@@ -43,6 +45,7 @@ export function awaitVerdict(
     host: {
       callTool: (name, argsJson) => gate.call(() => host.callTool(name, argsJson), TYPE_STOPPED),
       log: (entries) => gate.log(() => host.log(entries)),
+      onHold: (listener) => gate.onHold(listener),
     },
     judged,
   }

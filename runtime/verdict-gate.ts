@@ -13,6 +13,9 @@ export class VerdictGate {
   /** What waits for the verdict, in the program's order; undefined once it came. */
   #held: (() => void)[] | undefined = []
   #blocked = false
+  /** Told when the first call is held and when the held calls are let go (the program's clock stands still between). */
+  #holding: ((holding: boolean) => void) | undefined
+  #holdsCall = false
 
   /** The verdict has come (either way): what arrives now is let through or refused at once. */
   get decided(): boolean {
@@ -23,6 +26,10 @@ export class VerdictGate {
   call(pass: () => Promise<string>, refused: string): Promise<string> {
     const held = this.#held
     if (held === undefined) return this.#blocked ? Promise.resolve(refused) : pass()
+    if (!this.#holdsCall) {
+      this.#holdsCall = true
+      this.#tell(true)
+    }
     return new Promise((resolve) => {
       // pass() runs in the flush itself, synchronously up to its first await: the call is logged in turn.
       held.push(() => resolve(this.#blocked ? refused : pass()))
@@ -41,6 +48,19 @@ export class VerdictGate {
     })
   }
 
+  /** `listener(true)` when the gate first holds a call, `listener(false)` when it lets what it held go. */
+  onHold(listener: (holding: boolean) => void): void {
+    this.#holding = listener
+  }
+
+  #tell(holding: boolean): void {
+    try {
+      this.#holding?.(holding)
+    } catch {
+      // The backend's listener failing must not keep the calls waiting.
+    }
+  }
+
   /** A clean verdict: what waited goes through, in order. */
   open(): void {
     this.#release()
@@ -56,6 +76,8 @@ export class VerdictGate {
     const held = this.#held
     if (held === undefined) return
     this.#held = undefined
+    // The clock runs again before the first held call goes out: its answer is on the program's time.
+    if (this.#holdsCall) this.#tell(false)
     for (const go of held) {
       try {
         go()

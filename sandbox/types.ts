@@ -27,6 +27,12 @@ export interface SandboxHost {
   callTool(name: string, argsJson: string): Promise<string>
   /** Console output as the program writes it, already capped by the backend (batched freely). */
   log(entries: LogEntry[]): void
+  /**
+   * Where the host may hold the program's calls for a type check still going on (runtime/run-verdict.ts):
+   * the backend's `listener(true)` when it starts holding them, `listener(false)` when it lets them go. The
+   * program's clock and timers stand still in between (guest/held-clock.ts): the wait is not the program's.
+   */
+  onHold?(listener: (holding: boolean) => void): void
 }
 
 export interface SandboxLimits {

@@ -12,6 +12,7 @@
  *   control('deliver', [callId, text, …])    settles several, in order
  *   control('timer', id)                     fires a host timer
  *   control('tick')                          the next macrotask: fires the zero-delay timers armed since
+ *   control('hold', 1 | 0)                   the host holds the program's calls for their type check, or let them go
  *
  * The host queues a `tick` right behind 'start' and every 'timer', so a zero-delay timer armed in one of
  * them (the run's end-of-run idle check; a program's setTimeout(f, 0)) fires in the isolate's next task,
@@ -107,6 +108,10 @@ export default function codeactGlue(
       // settles there, and the prelude arms its idle check then), a zero-delay timer waits for that tick.
       routing.behind()
       return runProgram(a)
+    }
+    if (op === 'hold') {
+      runProgram.holdClock(a === 1)
+      return undefined
     }
     if (op === 'timer') {
       if (!started || !routing.release(a)) return undefined

@@ -222,6 +222,9 @@ function onMessage(message: ToChild): void {
     case M.result:
       active.get(message[1])?.run?.deliver(message[2])
       return
+    case M.hold:
+      active.get(message[1])?.run?.hold(message[2])
+      return
     case M.abort: {
       const state = active.get(message[1])
       if (!state) return

@@ -14,7 +14,7 @@ export const MAX_FRAME_BYTES = 2 ** 31
 
 /** The kinds each side may receive: the reader checks a frame's first byte before it waits for the rest. */
 export const KINDS_FROM_CHILD: ReadonlySet<number> = new Set([M.ready, M.call, M.log, M.done])
-export const KINDS_TO_CHILD: ReadonlySet<number> = new Set([M.run, M.result, M.abort, M.endSession])
+export const KINDS_TO_CHILD: ReadonlySet<number> = new Set([M.run, M.result, M.abort, M.endSession, M.hold])
 
 /**
  * Cuts a byte stream into frame bodies, whatever the chunks: a frame split over many, many frames in one.

@@ -122,6 +122,10 @@ export function encodeFrame(message: ToChild | FromChild): Buffer {
     case M.endSession:
       w.str(message[1])
       break
+    case M.hold:
+      w.f64(message[1])
+      w.u8(message[2] ? 1 : 0)
+      break
     case M.call:
       w.f64(message[1])
       w.u32(message[2].length)
@@ -276,6 +280,8 @@ export function decodeToChild(body: Buffer): Decoded<ToChild> {
         return [kind, c.f64()]
       case M.endSession:
         return [kind, c.text()]
+      case M.hold:
+        return [kind, c.f64(), c.u8() === 1]
       default:
         throw new Malformed(`unknown message kind ${kind}`)
     }

@@ -255,6 +255,10 @@ class IsolateSandboxImpl implements IsolateSandbox {
       if (request.session) this.#holdSession(request.session.id, child, lease)
       const session = request.session ? { id: request.session.id, realm: request.session.realm } : undefined
       child.send([M.run, id, request.js, [...request.toolNames], limits, session, request.entropy])
+      // Calls held for their type check: the program's clock stands still in the child until they go.
+      host.onHold?.((holding) => {
+        if (this.#runs.get(id) === run && child.alive) child.send([M.hold, id, holding])
+      })
     })
   }
 

@@ -129,6 +129,12 @@ export class IsolateRun {
     if (flat.length > 0) this.#deliverTask(flat)
   }
 
+  /** The host holds the run's calls for their type check, or let them go: the program's clock stands still between. */
+  hold(holding: boolean): void {
+    if (this.#finished || !this.#control) return
+    this.#task(() => this.#control?.applyIgnored(undefined, ['hold', holding ? 1 : 0]))
+  }
+
   /** Give the isolate a task: deliver answers (`[callId, text, …]`; one answer crosses as two plain arguments). */
   #deliverTask(flat: Array<number | string>): void {
     this.#task(() =>

@@ -34,7 +34,7 @@ export interface ChildConfig {
  * Every message is an array whose first element says what it is (a small integer, the frame's first byte;
  * frame.ts writes each kind's fields in a fixed order).
  */
-export const M = { run: 0, result: 1, abort: 2, endSession: 3, ready: 10, call: 11, log: 12, done: 13 } as const
+export const M = { run: 0, result: 1, abort: 2, endSession: 3, hold: 4, ready: 10, call: 11, log: 12, done: 13 } as const
 
 /** Parent -> child. */
 export type ToChild =
@@ -50,6 +50,8 @@ export type ToChild =
   /** The host's answers to calls, in the order they settled: each the JSON text of a ToolResult. */
   | [kind: typeof M.result, id: number, results: CallAnswer[]]
   | [kind: typeof M.abort, id: number]
+  /** The host holds the run's calls for their type check (true), or let them go (false). */
+  | [kind: typeof M.hold, id: number, holding: boolean]
   /** Free a session's realm (its isolate). */
   | [kind: typeof M.endSession, sessionId: string]
 

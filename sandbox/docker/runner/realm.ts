@@ -9,6 +9,7 @@
  */
 import { createRequire, isBuiltin } from 'node:module'
 import vm from 'node:vm'
+import { RUNNER_NODE_GLOBALS } from '../../../vocabulary/runner-globals.js'
 
 type Send = (id: number, name: string, argsJson: string) => void
 type Log = (level: string, text: string) => void
@@ -32,44 +33,11 @@ export interface ProgramRealm {
   bind(send: Send, log: Log, config: string, seed?: string): BoundRealm
 }
 
-// What a program sees of Node, taken from this realm at load (before any program could replace them).
-const NODE_GLOBALS = [
-  'process',
-  'Buffer',
-  'setTimeout',
-  'setInterval',
-  'setImmediate',
-  'clearTimeout',
-  'clearInterval',
-  'clearImmediate',
-  'queueMicrotask',
-  'fetch',
-  'structuredClone',
-  'performance',
-  'crypto',
-  'URL',
-  'URLSearchParams',
-  'TextEncoder',
-  'TextDecoder',
-  'AbortController',
-  'AbortSignal',
-  'atob',
-  'btoa',
-  'Blob',
-  'EventTarget',
-  'Event',
-  'MessageChannel',
-  'MessagePort',
-  'BroadcastChannel',
-  'Headers',
-  'Request',
-  'Response',
-  'FormData',
-  'DOMException',
-]
+// What a program sees of Node (the list the checker declares too), taken from this realm at load (before any
+// program could replace them).
 const realmGlobals = globalThis as unknown as Record<string, unknown>
 const nodeGlobals: Record<string, unknown> = {}
-for (const name of NODE_GLOBALS) if (typeof realmGlobals[name] !== 'undefined') nodeGlobals[name] = realmGlobals[name]
+for (const name of RUNNER_NODE_GLOBALS) if (typeof realmGlobals[name] !== 'undefined') nodeGlobals[name] = realmGlobals[name]
 const programRequire = createRequire(process.cwd() + '/')
 const { Script, createContext, runInContext } = vm
 const StringCtor = String

@@ -1,0 +1,23 @@
+/** The reference's section on `codeact run --trace` (docs/cli.md is printed from cli/help.ts). */
+export const TRACE_SECTION: readonly string[] = [
+  '## Traces: where a run spent its time',
+  '',
+  "`codeact run --trace FILE.json` writes the run as a Chrome trace-event file: open it at <https://ui.perfetto.dev> (Open trace file) or in `chrome://tracing`. Times are the host's, in milliseconds from the run's start.",
+  '',
+  '- lane **run**: the whole run; *prepare* (normalise, type check, compile) and *sandbox* (the program running) inside it; each console line as an instant, its text in the arguments.',
+  "- lane **type check**: a check that went on while the program ran (the isolate backend starts the program before its check answers); the program's tool calls waited for its verdict, and start only after it.",
+  '- lanes **calls 1, 2, …**: each tool call from its start to its result, in the lowest lane free at its start, so calls in parallel sit one above the other; an exclusive call (a barrier: it waits for every earlier call and holds back later ones) is named `NAME (barrier)`; a wait for approval is a slice inside its call, `approved` in its arguments.',
+  '',
+  'The file is written after the run, whatever its outcome; a file that cannot be written is said on stderr and the run keeps its exit status.',
+  '',
+  '<!-- run -->',
+  '```sh',
+  "printf 'await Promise.all([1, 2, 3].map(async (n) => n))\\nreturn 1\\n' | npx codeact run - --trace run.trace.json",
+  "node -e \"const t = JSON.parse(require('fs').readFileSync('run.trace.json', 'utf8')); console.log(t.traceEvents.some((e) => e.name === 'run'))\"",
+  '```',
+  '',
+  '<!-- output -->',
+  '```text',
+  'true',
+  '```',
+]
