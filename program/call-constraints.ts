@@ -115,9 +115,9 @@ function sdkDeclarations(target: TS.Type, name: string): TS.Declaration[] {
 /** A property's doc line: its own `/** … *\/`, else its family's legend line. */
 function docOf(declaration: TS.Declaration, walk: Walk): string {
   const file = declaration.getSourceFile()
-  const ranges = ts.getLeadingCommentRanges(file.text, declaration.pos) ?? []
-  const doc = ranges.filter((r) => file.text.startsWith('/**', r.pos)).pop()
-  if (doc !== undefined) return file.text.slice(doc.pos + 3, doc.end - 2).trim()
+  // The trivia before the name: on the property's own line or inline after the `;` before it.
+  const doc = /\/\*\*([\s\S]*?)\*\/\s*$/.exec(file.text.slice(declaration.pos, declaration.getStart(file)))
+  if (doc !== null) return (doc[1] ?? '').trim()
   const name = ts.getNameOfDeclaration(declaration)?.getText(file).replace(/^["']|["']$/g, '') ?? ''
   const at = walk.tool.indexOf('__')
   const family = at > 0 ? walk.tool.slice(0, at + 2) : ''
