@@ -96,7 +96,8 @@ function valueVerdict(d: TS.Diagnostic, node: TS.Node, ctx: RuleContext, message
   }
   // An excess field in a literal: the schema is closed (else the type would have an index signature).
   if (d.code === 2353 || d.code === 2561 || pair === undefined) return { kind: 'block', rule: 'tool-argument' }
-  if (!mayBeValid(pair.source, pair.target, checker, 0)) return { kind: 'block', rule: 'tool-argument' }
+  if (!mayBeValid(pair.source, pair.target, checker, 0))
+    return { kind: 'block', rule: 'tool-argument', ...enumMessage(node, pair.source, pair.target, ctx) }
   const what = sourceNode(node)?.getText(ctx.file).slice(0, 40) ?? 'a value'
   if (isLoose(pair.source)) return untypedNote(sourceNode(node) ?? node, ctx)
   return {
@@ -215,6 +216,15 @@ function mayBeValid(source: TS.Type, target: TS.Type | undefined, checker: TS.Ty
     return true
   }
   return false
+}
+
+/** A literal outside an enum: "`status` must be one of "open", "paid" (enum); it is "closed"". */
+function enumMessage(node: TS.Node, source: TS.Type, target: TS.Type | undefined, ctx: RuleContext): { message?: string } {
+  if (target === undefined || !source.isLiteral() || !ts.isIdentifier(node)) return {}
+  const members = (target.isUnion() ? target.types : [target]).filter((t) => !(t.flags & ts.TypeFlags.Undefined))
+  if (members.length === 0 || !members.every((t) => t.isLiteral())) return {}
+  const allowed = members.map((t) => ctx.checker.typeToString(t))
+  return { message: `\`${node.text}\` must be one of ${allowed.join(', ')} (enum); it is ${ctx.checker.typeToString(source)}.` }
 }
 
 function inTypePosition(node: TS.Node): boolean {

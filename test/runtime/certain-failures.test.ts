@@ -213,7 +213,7 @@ const certain: Case[] = [
     name: 'a literal outside an enum',
     setup: 'const limit = 5',
     program: 'return await tools.list_orders({ limit, status: "closed" })',
-    fix: /"closed"/,
+    fix: /`status` must be one of "open", "paid", "refunded" \(enum\); it is "closed"/,
   },
 ]
 
