@@ -31,7 +31,13 @@ interface Walk {
 }
 
 /** Every tool call's literal arguments after `from` (a session's declarations come first). */
-export function checkToolCalls(file: TS.SourceFile, checker: TS.TypeChecker, toolNames: readonly string[], legend: Legend, from: number): Finding[] {
+export function checkToolCalls(
+  file: TS.SourceFile,
+  checker: TS.TypeChecker,
+  toolNames: readonly string[],
+  legend: Legend,
+  from: number,
+): Finding[] {
   const out: Finding[] = []
   const visit = (node: TS.Node): void => {
     if (node.end <= from) return
@@ -58,7 +64,7 @@ function checkObject(literal: TS.ObjectLiteralExpression, path: string, walk: Wa
     const value = skipParens(ts.isPropertyAssignment(prop) ? prop.initializer : prop.name)
     const field = `${path}${name}`
     const declarations = sdkDeclarations(target, name)
-    if (declarations.length === 0) undeclared(prop, name, field, target, walk)
+    if (declarations.length === 0) undeclared(prop, field, target, walk)
     else checkValue(prop, literalValues(prop, value, walk.checker), field, declarations, walk)
     if (ts.isObjectLiteralExpression(value)) checkObject(value, `${field}.`, walk)
     if (ts.isArrayLiteralExpression(value))
@@ -92,7 +98,7 @@ function checkValue(prop: TS.Node, values: LiteralValue[] | undefined, field: st
 }
 
 /** A field an open schema (an index signature) does not declare: allowed, but said by name. */
-function undeclared(prop: TS.Node, name: string, field: string, target: TS.Type, walk: Walk): void {
+function undeclared(prop: TS.Node, field: string, target: TS.Type, walk: Walk): void {
   if (target.isUnion() || walk.checker.getIndexInfosOfType(target).length === 0) return
   const declared = target.getProperties().filter((p) => (p.declarations ?? []).some((d) => d.getSourceFile().fileName === SDK_FILE))
   if (declared.length === 0) return
@@ -118,7 +124,11 @@ function docOf(declaration: TS.Declaration, walk: Walk): string {
   // The trivia before the name: on the property's own line or inline after the `;` before it.
   const doc = /\/\*\*([\s\S]*?)\*\/\s*$/.exec(file.text.slice(declaration.pos, declaration.getStart(file)))
   if (doc !== null) return (doc[1] ?? '').trim()
-  const name = ts.getNameOfDeclaration(declaration)?.getText(file).replace(/^["']|["']$/g, '') ?? ''
+  const name =
+    ts
+      .getNameOfDeclaration(declaration)
+      ?.getText(file)
+      .replace(/^["']|["']$/g, '') ?? ''
   const at = walk.tool.indexOf('__')
   const family = at > 0 ? walk.tool.slice(0, at + 2) : ''
   return walk.legend.get(family)?.get(name) ?? ''
@@ -130,7 +140,13 @@ function literalValues(prop: TS.ObjectLiteralElement, value: TS.Expression, chec
     if (value.elements.some((e) => ts.isSpreadElement(e) || ts.isOmittedExpression(e))) return undefined
     const items = value.elements.map((e) => literalOf(checker.getTypeAtLocation(e)))
     const known = items.every((i) => i !== undefined && i.kind !== 'array')
-    return [{ kind: 'array', length: value.elements.length, ...(known ? { items: items.map((i) => (i as { value: string | number }).value) } : {}) }]
+    return [
+      {
+        kind: 'array',
+        length: value.elements.length,
+        ...(known ? { items: items.map((i) => (i as { value: string | number }).value) } : {}),
+      },
+    ]
   }
   // `{ limit }` with `const limit = 500`: the const's own (literal) type.
   const shorthand = ts.isShorthandPropertyAssignment(prop) ? checker.getShorthandAssignmentValueSymbol(prop) : undefined

@@ -25,9 +25,20 @@ export type LiteralValue =
   | { kind: 'string'; value: string }
   | { kind: 'array'; length: number; items?: readonly (string | number)[] }
 
-const NUMERIC = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const
+const NUMERIC = [
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+] as const
 /** Every tag jsdoc.ts writes, so a `@pattern` value ends where the next tag starts. */
-const TAG = /(?:^|\s)@(integer|minimum|exclusiveMinimum|maximum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|pattern|uniqueItems|format|default|example|deprecated)\b/g
+const TAG =
+  /(?:^|\s)@(integer|minimum|exclusiveMinimum|maximum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|pattern|uniqueItems|format|default|example|deprecated)\b/g
 
 /** The constraints in one field's doc line; undefined when it shows none. */
 export function parseConstraints(doc: string): Constraints | undefined {
@@ -50,7 +61,8 @@ export function parseConstraints(doc: string): Constraints | undefined {
 
 /** What a literal breaks: "`limit` must be ≤ 50 (@maximum)", or undefined when it may be valid. */
 export function violation(field: string, value: LiteralValue, c: Constraints): string | undefined {
-  const broken = value.kind === 'number' ? numberRule(value.value, c) : value.kind === 'string' ? stringRule(value.value, c) : arrayRule(value, c)
+  const broken =
+    value.kind === 'number' ? numberRule(value.value, c) : value.kind === 'string' ? stringRule(value.value, c) : arrayRule(value, c)
   return broken === undefined ? undefined : `\`${field}\` must ${broken}`
 }
 
@@ -70,8 +82,10 @@ function numberRule(n: number, c: Constraints): string | undefined {
 function stringRule(s: string, c: Constraints): string | undefined {
   const shown = JSON.stringify(s.length > 40 ? `${s.slice(0, 37)}...` : s)
   // Too long in code points is too long in UTF-16 units too, and too short in units is too short in points.
-  if (c.maxLength !== undefined && [...s].length > c.maxLength) return `be at most ${c.maxLength} characters long (@maxLength); ${shown} has ${[...s].length}`
-  if (c.minLength !== undefined && s.length < c.minLength) return `be at least ${c.minLength} characters long (@minLength); ${shown} has ${s.length}`
+  if (c.maxLength !== undefined && [...s].length > c.maxLength)
+    return `be at most ${c.maxLength} characters long (@maxLength); ${shown} has ${[...s].length}`
+  if (c.minLength !== undefined && s.length < c.minLength)
+    return `be at least ${c.minLength} characters long (@minLength); ${shown} has ${s.length}`
   if (c.pattern !== undefined) {
     const re = compile(c.pattern)
     if (re !== undefined && !re.test(s)) return `match ${c.pattern} (@pattern); ${shown} does not`

@@ -30,7 +30,12 @@ export function untypedNote(node: TS.Node, ctx: RuleContext): Verdict {
       cause: `untyped:${tool}`,
       message: `the result of ${toolRef(tool)} has no declared type, so its uses were not checked`,
     }
-  return { kind: 'note', rule: 'untyped', cause: `untyped:${name}`, message: `\`${name}\` has no declared type, so its uses were not checked` }
+  return {
+    kind: 'note',
+    rule: 'untyped',
+    cause: `untyped:${name}`,
+    message: `\`${name}\` has no declared type, so its uses were not checked`,
+  }
 }
 
 export function rootIdentifier(node: TS.Node): TS.Identifier | undefined {

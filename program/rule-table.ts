@@ -20,7 +20,12 @@ export const RULES = [
     verdict: 'blocked',
     why: 'assigning a const or a read-only field, declaring a name twice, `await` in a plain function: a TypeError or SyntaxError',
   },
-  { id: 'missing-name', diagnostics: 'TS2304, TS2552, TS2580, TS2591 …', verdict: 'blocked', why: 'a name used as a value that does not exist is a ReferenceError' },
+  {
+    id: 'missing-name',
+    diagnostics: 'TS2304, TS2552, TS2580, TS2591 …',
+    verdict: 'blocked',
+    why: 'a name used as a value that does not exist is a ReferenceError',
+  },
   { id: 'missing-type', diagnostics: 'TS2304, TS2552 …', verdict: 'noted', why: 'a type name is erased by the compiler' },
   { id: 'unknown-tool', diagnostics: 'TS2339, TS7053', verdict: 'blocked', why: '`tools.nope` is not a function (ENOSYS)' },
   {
@@ -60,7 +65,12 @@ export const RULES = [
     verdict: 'noted',
     why: 'a result without an output schema (or an open one) may be anything: its uses cannot be checked',
   },
-  { id: 'untyped-write', diagnostics: 'TS2339', verdict: 'dropped', why: 'writing a field on `{}` (`const s = {}; s.total = 1`) is plain JavaScript' },
+  {
+    id: 'untyped-write',
+    diagnostics: 'TS2339',
+    verdict: 'dropped',
+    why: 'writing a field on `{}` (`const s = {}; s.total = 1`) is plain JavaScript',
+  },
   {
     id: 'possibly-undefined',
     diagnostics: 'TS18047, TS18048, TS18049, TS2531, TS2532, TS2533, TS2722, TS2454',
@@ -103,7 +113,12 @@ export const RULES = [
     verdict: 'blocked',
     why: 'a tool argument no value of its type could make valid (missing required field, excess field of a closed schema, literal outside an enum) fails validation (EINVAL), maybe after earlier calls had their effects',
   },
-  { id: 'too-few-arguments', diagnostics: 'TS2554, TS2555', verdict: 'blocked', why: 'a tool that needs fields called without them fails validation' },
+  {
+    id: 'too-few-arguments',
+    diagnostics: 'TS2554, TS2555',
+    verdict: 'blocked',
+    why: 'a tool that needs fields called without them fails validation',
+  },
   {
     id: 'widened-argument',
     diagnostics: 'TS2322, TS2345 …',

@@ -225,7 +225,10 @@ export function missingFieldHint(
     .slice(0, 10)
     .map((f) => `\`${f}\``)
     .join(', ')
-  const has = fields.length > 0 ? `it has ${listed}${fields.length > 10 ? ', …' : ''}` : `it is ${type.length > 60 ? `${type.slice(0, 57)}...` : type}`
+  const has =
+    fields.length > 0
+      ? `it has ${listed}${fields.length > 10 ? ', …' : ''}`
+      : `it is ${type.length > 60 ? `${type.slice(0, 57)}...` : type}`
   const mean = close.length > 0 ? `; did you mean ${close.map((c) => `\`${c}\``).join(' or ')}?` : '.'
   return `\`${field}\` is not a field of ${whose} (${has}), so it would be undefined${mean}`
 }

@@ -81,7 +81,9 @@ function fieldMessage(object: TS.Node, name: string, type: TS.Type, ctx: RuleCon
   const all = apparent.getProperties().map((p) => p.getName())
   const candidates = own.length > 0 ? own : all
   // `o.id` for `order_id`: too far apart by edits, one word apart by meaning.
-  const word = candidates.filter((c) => c.toLowerCase().endsWith(`_${name.toLowerCase()}`) || c.toLowerCase().startsWith(`${name.toLowerCase()}_`))
+  const word = candidates.filter(
+    (c) => c.toLowerCase().endsWith(`_${name.toLowerCase()}`) || c.toLowerCase().startsWith(`${name.toLowerCase()}_`),
+  )
   const close = [...new Set([...closestNames(name, candidates), ...word])].slice(0, 3)
   return missingFieldHint(label ?? object.getText(ctx.file).slice(0, 40), name, ctx.checker.typeToString(type), own, close, tool)
 }

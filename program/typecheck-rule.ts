@@ -241,4 +241,3 @@ function inTypePosition(node: TS.Node): boolean {
 function short(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
-

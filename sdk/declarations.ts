@@ -179,7 +179,8 @@ function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
   return new Map([...shared].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
-const CONSTRAINT_TAG = /(^|\s)@(integer|minimum|exclusiveMinimum|maximum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|pattern|uniqueItems|format)\b/
+const CONSTRAINT_TAG =
+  /(^|\s)@(integer|minimum|exclusiveMinimum|maximum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|pattern|uniqueItems|format)\b/
 
 /**
  * JSON Schema for typing a tool's arguments (`input`) or result (`output`). A zod object that strips unknown
