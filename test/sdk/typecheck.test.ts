@@ -76,7 +76,12 @@ describe.each([
         1,
         /'encodng' does not exist/,
       ],
-      ['a value outside an enum', program("await tools.read_file({ path: 'a', encoding: 'latin1' })"), 1, /"latin1"' is not assignable/],
+      [
+        'a value outside an enum, with the values it may take',
+        program("await tools.read_file({ path: 'a', encoding: 'latin1' })"),
+        1,
+        /`encoding` must be one of "utf8", .* \(enum\); it is "latin1"/,
+      ],
       ['a wrong discriminant', program("await tools.edit({ path: 'a', edit: { op: 'remove', lines: [1] } })"), 1, /"remove"/],
       [
         'a method a typed result does not have',
