@@ -94,3 +94,9 @@ export function listProperties(type: TS.Type, checker: TS.TypeChecker): string[]
     })
     .map((p) => p.getName())
 }
+
+/** Whether no member of `type` has the property `name` (a union's other branch may: `r.reason` on ok | error). */
+export function lacksEverywhere(type: TS.Type, name: string, checker: TS.TypeChecker): boolean {
+  const members = type.isUnion() ? type.types : [type]
+  return members.every((m) => m.getProperty(name) === undefined && checker.getApparentType(m).getProperty(name) === undefined)
+}

@@ -5,7 +5,7 @@
  */
 import type TS from 'typescript'
 import { closestNames } from './suggest.js'
-import { isClosed, isLoose, isPromiseLike, listProperties } from './type-shapes.js'
+import { isClosed, isLoose, isPromiseLike, lacksEverywhere, listProperties } from './type-shapes.js'
 import { ancestor, rootIdentifier, toolOfDeclaration, toolOfText, untypedNote, type RuleContext, type Verdict } from './rule-context.js'
 import { awaitHint, missingFieldHint, notIterableHint } from './typecheck-hints.js'
 import { ts } from './ts-host.js'
@@ -29,7 +29,7 @@ export function propertyVerdict(node: TS.Node, ctx: RuleContext, message: string
   if (usedAsObject(access)) return { kind: 'block', rule: 'through-missing' }
   const name = ts.isPropertyAccessExpression(access) ? access.name.text : node.getText(ctx.file).replace(/^["'`]|["'`]$/g, '')
   // A later lib's method (TS2550) may exist in the sandbox; a closed type's missing field certainly does not.
-  if (code !== 2550 && isClosed(type, ctx.checker))
+  if (code !== 2550 && isClosed(type, ctx.checker) && lacksEverywhere(type, name, ctx.checker))
     return { kind: 'block', rule: 'closed-property', message: fieldMessage(object, name, type, ctx) }
   return { kind: 'note', rule: 'own-property', cause: `2339:${message}`, message }
 }
@@ -46,7 +46,7 @@ function destructuredVerdict(node: TS.Node, ctx: RuleContext, message: string): 
   const name = (element.propertyName ?? element.name).getText(ctx.file)
   if (isPromiseLike(type))
     return { kind: 'block', rule: 'promise-destructured', message: `\`{ ${name} }\` is destructured from a Promise: ${awaitHint()}` }
-  if (isClosed(type, ctx.checker))
+  if (isClosed(type, ctx.checker) && lacksEverywhere(type, name, ctx.checker))
     return { kind: 'block', rule: 'closed-property', message: fieldMessage(source ?? pattern, name, type, ctx, `{ ${name} }`) }
   return { kind: 'note', rule: 'own-property', cause: `2339:${message}`, message }
 }

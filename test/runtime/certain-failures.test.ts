@@ -68,6 +68,16 @@ const tools: AnyToolDefinition[] = [
       return { EUR: 1, USD: 1.1 }
     },
   }),
+  defineTool({
+    name: 'settle',
+    description: 'Settles an order: ok, or the reason it could not.',
+    parameters: z.object({ order_id: z.string() }),
+    output: z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), reason: z.string() })]),
+    execute: () => {
+      counted.calls++
+      return { ok: false as const, reason: 'already refunded' }
+    },
+  }),
   {
     // As an MCP server declares it: an open JSON Schema, no output schema.
     name: 'geocode',
@@ -261,6 +271,13 @@ const mayWork: (Case & { value: unknown; note?: RegExp })[] = [
     program: 'limit = Math.min(limit, 50)\nconst page = await tools.list_orders({ limit })\nreturn page.orders.length',
     fix: /./,
     value: 2,
+  },
+  {
+    name: 'a field one branch of a typed union has',
+    setup: 'const outcome = await tools.settle({ order_id: "A1" })',
+    program: 'return outcome.reason ?? "settled"',
+    fix: /./,
+    value: 'already refunded',
   },
   {
     name: 'JSON.parse of a string field',
