@@ -4,6 +4,9 @@
  */
 import type { TypeDiagnostic } from './typecheck.js'
 
+/** TypeScript's codes stay below this; codeact's own checks are numbered from it (rule-table.ts). */
+const CODEACT_CODE_FLOOR = 90000
+
 /** Longest message and source line shown; TypeScript's elaborations of big object types can run long. */
 const MAX_MESSAGE = 600
 const MAX_LINE = 160
@@ -17,7 +20,8 @@ export function formatTypeDiagnostics(diags: readonly TypeDiagnostic[], max = 5)
 
 function formatOne(d: TypeDiagnostic): string {
   const message = cut(d.message, MAX_MESSAGE).replace(/\n/g, '\n  ')
-  const head = `${d.line}:${d.column} ${message} (TS${d.code})`
+  // codeact's own checks (program/call-constraints.ts) are no TypeScript code: they name their rule.
+  const head = `${d.line}:${d.column} ${message} (${d.code >= CODEACT_CODE_FLOOR ? `codeact ${d.rule ?? 'check'}` : `TS${d.code}`})`
   const line = d.lineText.trimEnd()
   if (line.trim() === '') return head
   // Keep the caret under the column even when the line is cut or indented.

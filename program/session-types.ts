@@ -19,6 +19,7 @@
 import type TS from 'typescript'
 import { boundNames, SANDBOX_OWNED_NAMES, type SessionBinding } from './session-text.js'
 import { ts } from './ts-host.js'
+import { isClosed, SDK_MARK } from './type-shapes.js'
 
 /** One statement of the declarations and the names it declares (`v:x` a value, `t:x` a type). */
 interface Entry {
@@ -242,7 +243,10 @@ function printedValue(id: TS.Identifier, kind: 'const' | 'let' | 'var', checker:
   const symbol = checker.getSymbolAtLocation(id)
   if (symbol === undefined) return untyped(id.text, kind)
   const type = checker.getTypeOfSymbolAtLocation(symbol, id)
-  return printed(`declare ${kind} ${id.text}: ${checker.typeToString(type, undefined, FLAGS)}`, id.text, kind)
+  // A typed tool result stays closed in later cells: a field it lacks blocks there too (type-shapes.ts).
+  const text = checker.typeToString(type, undefined, FLAGS)
+  const mark = text.includes('{') && isClosed(type, checker) ? `${SDK_MARK} ` : ''
+  return printed(`declare ${kind} ${id.text}: ${mark}${text}`, id.text, kind)
 }
 
 /** A printed declaration (checked to parse by `parsed`). */

@@ -197,3 +197,49 @@ export function joinedLinesHint(source: string, lines: readonly number[]): strin
     }
   return undefined
 }
+
+/** The fix for a Promise used as its value. */
+export function awaitHint(): string {
+  return 'Did you forget `await`?'
+}
+
+/** The fix for `JSON.parse(value)` of a typed object. */
+export function jsonParseHint(value: string): string {
+  return `\`JSON.parse(${value})\` would throw: the result is already an object; drop JSON.parse and use \`${value}\` itself.`
+}
+
+/** `ids.map(tools.get_order)`: the wrapped call, in the program's own words. */
+export function callbackHint(callee: string, tool: string, field: string | undefined): string {
+  const param = field !== undefined && /^[A-Za-z_$][\w$]*$/.test(field) ? field : 'x'
+  const args = field === undefined ? '' : param === field ? `{ ${field} }` : `{ ${JSON.stringify(field)}: x }`
+  return `\`${toolRef(tool)}\` is passed as a callback, so it would be called with (value, index, array) instead of its arguments object; wrap it: \`${callee}((${param}) => ${toolRef(tool)}(${args}))\`.`
+}
+
+/** A field a closed type does not have: whose it is, what it has, and the closest names. */
+export function missingFieldHint(
+  value: string,
+  field: string,
+  type: string,
+  fields: readonly string[],
+  close: readonly string[],
+  tool: string | undefined,
+): string {
+  const whose = tool !== undefined ? `the result of ${toolRef(tool)}` : `\`${value}\``
+  const listed = fields
+    .slice(0, 10)
+    .map((f) => `\`${f}\``)
+    .join(', ')
+  const has =
+    fields.length > 0
+      ? `it has ${listed}${fields.length > 10 ? ', …' : ''}`
+      : `it is ${type.length > 60 ? `${type.slice(0, 57)}...` : type}`
+  const mean = close.length > 0 ? `; did you mean ${close.map((c) => `\`${c}\``).join(' or ')}?` : '.'
+  return `\`${field}\` is not a field of ${whose} (${has}), so it would be undefined${mean}`
+}
+
+/** `for (const x of r)` where r is an object: the lists it holds. */
+export function notIterableHint(value: string, lists: readonly string[]): string {
+  const fix =
+    lists.length > 0 ? `iterate one of its lists: ${lists.map((l) => `\`for (const x of ${value}.${l})\``).join(' or ')}` : 'iterate a list'
+  return `\`${value}\` is an object, not a list, so \`for…of\` over it throws a TypeError; ${fix}.`
+}

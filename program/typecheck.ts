@@ -26,7 +26,10 @@ import {
   unknownToolHint,
 } from './typecheck-hints.js'
 import { unbalancedBracket } from './typecheck-braces.js'
-import { classify, nodeAt } from './typecheck-rule.js'
+import { checkToolCalls, parseLegend, type Finding, type Legend } from './call-constraints.js'
+import { CODEACT_CODES } from './rule-table.js'
+import { classify, nodeAt, type Verdict } from './typecheck-rule.js'
+import { SDK_FILE } from './type-shapes.js'
 import { createHost, DEFAULT_OPTIONS, parseFile, ts } from './ts-host.js'
 
 /** One problem in the user's program, in its own 1-based coordinates. */
@@ -42,6 +45,8 @@ export interface TypeDiagnostic {
   severity: 'error' | 'note'
   /** For notes: what they share (one untyped result, one widened field); the runtime says each cause once. */
   cause?: string
+  /** The row of the rule's table (program/rule-table.ts) that decided it. */
+  rule?: string
 }
 
 export interface TypeChecker {
@@ -90,7 +95,6 @@ function parseAmbient(files: readonly AmbientFile[]): TS.SourceFile[] {
 }
 
 const PROGRAM_FILE = '/codeact/program.ts'
-const SDK_FILE = '/codeact/sdk.d.ts'
 const SDK_CHECK_FILE = '/codeact/sdk-check.ts'
 const GLOBALS_FILE = '/codeact/sandbox-globals.d.ts'
 const globalsFile = parseFile(GLOBALS_FILE, SANDBOX_GLOBALS)
@@ -108,6 +112,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
   let sdkText = ''
   let sdkFile = parseFile(SDK_FILE, sdkText)
   let toolNames: string[] = []
+  let legend: Legend = new Map()
   /** Type names that resolve at a program's top level: a printed session declaration using only these stands alone. */
   let globalTypes = new Set([...LIB_TYPES, ...topLevelNames(globalsFile)])
   let programFile = parseFile(PROGRAM_FILE, '', true)
@@ -177,7 +182,8 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       if (bracket !== undefined)
         return { diagnostics: [{ ...bracket, code: 1005, lineText: source.split(/\r?\n/)[bracket.line - 1] ?? '', severity: 'error' }] }
     }
-    return { diagnostics: toDiagnostics(raw, checked.file, toolNames, source, checked.checker, prefixLines), checked }
+    const found = [...raw, ...ownChecks(checked, toolNames, legend, prefixEnd)]
+    return { diagnostics: toDiagnostics(found, checked.file, toolNames, source, checked.checker, prefixLines), checked }
   }
 
   function check(source: string): TypeDiagnostic[] {
@@ -206,6 +212,7 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
       sdkText = text
       sdkFile = parseFile(SDK_FILE, text)
       toolNames = declaredToolNames(sdkFile)
+      legend = parseLegend(text)
       globalTypes = new Set([...LIB_TYPES, ...topLevelNames(sdkFile), ...topLevelNames(globalsFile)])
       resident?.dispose()
       resident = undefined // rebuilt on the next check, around the new SDK file
@@ -297,6 +304,27 @@ function declaredToolNames(sdk: TS.SourceFile): string[] {
   return []
 }
 
+/** codeact's own checks of tool calls (call-constraints.ts), as diagnostics that carry their verdict. */
+function ownChecks(checked: Checked, toolNames: readonly string[], legend: Legend, from: number): Found[] {
+  try {
+    return checkToolCalls(checked.file, checked.checker, toolNames, legend, from).map((f: Finding) => ({
+      file: checked.file,
+      start: f.start,
+      length: f.length,
+      messageText: f.message,
+      category: ts.DiagnosticCategory.Error,
+      code: CODEACT_CODES[f.verdict.rule as keyof typeof CODEACT_CODES],
+      verdict: f.verdict,
+    }))
+  } catch {
+    // The check's own failure must not stop a program that may be fine.
+    return []
+  }
+}
+
+/** A TypeScript diagnostic, or one of codeact's own with its verdict already given. */
+type Found = TS.Diagnostic & { verdict?: Verdict }
+
 interface Checked {
   file: TS.SourceFile
   diagnostics: readonly TS.Diagnostic[]
@@ -308,7 +336,7 @@ interface Checked {
  * `checker` classifies each diagnostic (without one, everything is an error: the SDK's own check).
  */
 function toDiagnostics(
-  raw: readonly TS.Diagnostic[],
+  raw: readonly Found[],
   file: TS.SourceFile,
   toolNames: readonly string[],
   userSource?: string,
@@ -320,13 +348,13 @@ function toDiagnostics(
   const seen = new Set<string>()
   const out: TypeDiagnostic[] = []
   for (const d of [...raw].sort((a, b) => (a.start ?? 0) - (b.start ?? 0))) {
-    let verdict: ReturnType<typeof classify> = { kind: 'block' }
-    if (checker !== undefined) {
+    let verdict: Verdict = d.verdict ?? { kind: 'block', rule: 'always' }
+    if (checker !== undefined && d.verdict === undefined) {
       try {
         verdict = classify(d, { checker, file, toolNames })
       } catch {
         // The rule's own failure must not stop a program that may be fine: say it, do not block.
-        verdict = { kind: 'note', cause: `${d.code}`, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }
+        verdict = { kind: 'note', rule: 'other', cause: `${d.code}`, message: ts.flattenDiagnosticMessageText(d.messageText, '\n') }
       }
     }
     if (verdict.kind === 'drop') continue
@@ -350,6 +378,7 @@ function toDiagnostics(
       message,
       lineText: lines[line] ?? '',
       severity: verdict.kind === 'note' ? 'note' : 'error',
+      rule: verdict.rule,
       ...(verdict.kind === 'note' ? { cause: verdict.cause } : {}),
     })
   }

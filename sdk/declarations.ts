@@ -143,6 +143,7 @@ function familyOf(name: string): string {
 function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
   const counts = new Map<string, { name: string; doc: string; n: number }>()
   const uses = new Map<string, number>()
+  const every = new Map<string, number>()
   const visit = (schema: unknown, depth: number) => {
     if (depth > 4 || typeof schema !== 'object' || schema === null || Array.isArray(schema)) return
     const s = schema as Record<string, unknown>
@@ -151,6 +152,7 @@ function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
       for (const [name, prop] of Object.entries(props as Record<string, unknown>)) {
         const doc = typeof prop === 'object' && prop !== null && !Array.isArray(prop) ? propertyDoc(prop as Record<string, unknown>) : ''
         if (doc !== '') uses.set(name, (uses.get(name) ?? 0) + 1)
+        every.set(name, (every.get(name) ?? 0) + 1)
         if (doc !== '') {
           const key = `${name}\u0000${doc}`
           const entry = counts.get(key) ?? { name, doc, n: 0 }
@@ -169,10 +171,16 @@ function sharedFieldDocs(schemas: readonly JsonSchema[]): Map<string, string> {
     // Each use saves `/** doc */ `; the legend line costs `//   name: doc`.
     const saved = e.n * (e.doc.length + 7) - (e.doc.length + e.name.length + 7)
     // Only a name no tool of the family describes otherwise: the legend must not lend another field a meaning.
-    if (saved > 0 && uses.get(e.name) === e.n) shared.set(e.name, e.doc)
+    // A legend line with constraints must be true of every field of its name, documented or not: the
+    // checker reads them back from it (program/call-constraints.ts).
+    const exact = !CONSTRAINT_TAG.test(e.doc) || every.get(e.name) === e.n
+    if (saved > 0 && uses.get(e.name) === e.n && exact) shared.set(e.name, e.doc)
   }
   return new Map([...shared].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
+
+const CONSTRAINT_TAG =
+  /(^|\s)@(integer|minimum|exclusiveMinimum|maximum|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|pattern|uniqueItems|format)\b/
 
 /**
  * JSON Schema for typing a tool's arguments (`input`) or result (`output`). A zod object that strips unknown

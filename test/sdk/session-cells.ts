@@ -86,7 +86,7 @@ export const conversations: Conversation[] = [
       {
         code: "const { rows, total } = await tools.query_sales({ quarter: 'Q3' })\nconsole.log(`${total} rows`)\nrows.length",
         value: 4,
-        declares: ['declare const rows: { region: string; amount: number; day: string; }[]', 'declare const total: number'],
+        declares: ['declare const rows: /*sdk*/ { region: string; amount: number; day: string; }[]', 'declare const total: number'],
       },
       {
         code: [
@@ -109,7 +109,7 @@ export const conversations: Conversation[] = [
           '```',
         ].join('\n'),
         value: 'https://charts.example/Q3%20by%20region',
-        declares: ['declare const chart: { url: string; }'],
+        declares: ['declare const chart: /*sdk*/ { url: string; }'],
       },
     ],
   },

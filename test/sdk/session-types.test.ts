@@ -196,7 +196,7 @@ describe('session types through prepare(): one round trip in the checker thread'
     const first = await typecheck.prepare("const { rows } = await tools.query_sales({ quarter: 'Q2' })", false, { declarations: '' })
     expect(first.normalised?.text).toMatch(/^for \(const __codeact_name of \["rows"\]\)/)
     expect(first.session).toEqual({
-      declarations: 'declare const rows: { region: string; amount: number; day: string; }[]',
+      declarations: 'declare const rows: /*sdk*/ { region: string; amount: number; day: string; }[]',
       bindings: [{ name: 'rows', kind: 'const' }],
     })
     const second = await typecheck.prepare('rows[0].amount.toFixedd()', false, first.session)
