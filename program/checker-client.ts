@@ -21,6 +21,11 @@ import type { CheckRequest } from './typecheck-protocol.js'
 const START_TIMEOUT_MS = 30_000
 /** Connecting and the handshake take at most this (a daemon is local: milliseconds when it is there). */
 const CONNECT_TIMEOUT_MS = 5_000
+/**
+ * A request the daemon has not answered after this much more than its stages' budgets (preparing, the check,
+ * a thread's start) goes to this process's own pool: a stopped or wedged daemon never holds a run.
+ */
+const ANSWER_GRACE_MS = 60_000
 
 interface Pending {
   resolve(answer: PoolAnswer | undefined): void
@@ -93,7 +98,16 @@ export async function checkShared(
     ...(nodeTypes ? { nodeTypes } : {}),
     ...(session ? { session } : {}),
   }
-  const answer = await new Promise<PoolAnswer | undefined>((resolve) => connection.send(request, { resolve, onPrepared: once }))
+  const answer = await new Promise<PoolAnswer | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 3 * budgetMs + ANSWER_GRACE_MS)
+    connection.send(request, {
+      resolve: (a) => {
+        clearTimeout(timer)
+        resolve(a)
+      },
+      onPrepared: once,
+    })
+  })
   return answer ?? local(once)
 }
 

@@ -3,8 +3,8 @@
  * for every `codeact run` of that user, so a CLI process — which lives for one program — does not load
  * TypeScript and parse and bind the lib (and Node's types, for Docker) for its one check: most of a cold
  * checked run's time. Started by the first client that finds none (checker-client.ts), detached, and ended
- * when no client has connected for `CODEACT_CHECKER_DAEMON_IDLE_MS` (default 10 minutes), or when its socket
- * is removed or replaced (checked every few seconds).
+ * when no client has connected for `CODEACT_CHECKER_DAEMON_IDLE_MS` (default 10 minutes), when its socket
+ * is removed or replaced, or when the build it was started from changes (checked every few seconds).
  *
  * Each request is served by the same pool, in the same way, as in the caller's own process: the same
  * budgets (a check past its budget ends its thread, `budget`), the same answers; nothing of one caller's
@@ -16,7 +16,7 @@
 import { lstatSync, unlinkSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { CheckerMessage, CheckerRequest } from './checker-protocol.js'
-import { type CheckerPlace, checkerPlace, FrameReader, frame, handshakeMac, MAC_BYTES, NONCE_BYTES, newNonce, sameBytes } from './checker-wire.js'
+import { type CheckerPlace, checkerPlace, FrameReader, identityNow, frame, handshakeMac, MAC_BYTES, NONCE_BYTES, newNonce, sameBytes } from './checker-wire.js'
 import { checkInPool, holdChecker, warmPool } from './typecheck-pool.js'
 
 const IDLE_MS = 10 * 60_000
@@ -137,7 +137,9 @@ function started(place: CheckerPlace, server: Server): void {
     } catch {
       ours = false
     }
-    if (!ours || (open === 0 && Date.now() - last > idleMs())) {
+    // Rebuilt or reinstalled: its answers may no longer be the build's, and no client will ask it again.
+    const stale = identityNow() !== place.identity
+    if (!ours || stale || (open === 0 && Date.now() - last > idleMs())) {
       release()
       // Only its own socket: a path another daemon has taken over is that one's.
       if (ours) unlinkQuietly(place.socket)

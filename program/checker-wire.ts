@@ -80,6 +80,16 @@ function identityOf(dir: string): string {
   return hash.digest('hex').slice(0, 24)
 }
 
+/** This build's identity as its files are now (undefined: not built); a daemon of an older build leaves. */
+export function identityNow(): string | undefined {
+  const dir = builtDir()
+  try {
+    return dir === undefined ? undefined : identityOf(dir)
+  } catch {
+    return undefined
+  }
+}
+
 /** The folder of sockets exists, is this user's, and no one else may enter it (else undefined: no daemon). */
 function socketFolder(state: string): string | { why: string } {
   const dir = join(state, 'checker')
