@@ -96,7 +96,10 @@ function backendRows(root: string, backend: 'isolate' | 'docker'): BenchRow[] {
   })
   return [
     row(floor, times.off),
-    row(`cold \`codeact run\` of \`return 1\`, check on, shared checker up (${backend})`, times.shared, { baseline: floor, goal: '≤ 1.5×' }),
+    row(`cold \`codeact run\` of \`return 1\`, check on, shared checker up (${backend})`, times.shared, {
+      baseline: floor,
+      goal: '≤ 1.5×',
+    }),
     row(`cold \`codeact run\` of \`return 1\`, check on, first run: starts the shared checker (${backend})`, times.first, {
       baseline: floor,
     }),

@@ -11,9 +11,19 @@
  * `CODEACT_CHECKER_DAEMON=off` turns sharing off.
  */
 import { spawn } from 'node:child_process'
-import { connect, type Socket } from 'node:net'
+import { connect } from 'node:net'
 import type { CheckerMessage, CheckerRequest } from './checker-protocol.js'
-import { type CheckerPlace, checkerPlace, FrameReader, frame, handshakeMac, MAC_BYTES, newNonce, NONCE_BYTES, sameBytes } from './checker-wire.js'
+import {
+  type CheckerPlace,
+  checkerPlace,
+  FrameReader,
+  frame,
+  handshakeMac,
+  MAC_BYTES,
+  newNonce,
+  NONCE_BYTES,
+  sameBytes,
+} from './checker-wire.js'
 import { checkInPool, type PoolAnswer, type PreparedParts, warmPool } from './typecheck-pool.js'
 import type { CheckRequest } from './typecheck-protocol.js'
 
@@ -76,8 +86,7 @@ export async function checkShared(
   session?: { declarations: string },
   onPrepared?: (parts: PreparedParts) => void,
 ): Promise<PoolAnswer> {
-  const local = (told?: (parts: PreparedParts) => void) =>
-    checkInPool(declarations, source, budgetMs, normalise, nodeTypes, session, told)
+  const local = (told?: (parts: PreparedParts) => void) => checkInPool(declarations, source, budgetMs, normalise, nodeTypes, session, told)
   if (declarations === undefined) return local(onPrepared)
   const connection = await connectShared()
   if (connection === undefined) return local(onPrepared)
@@ -192,7 +201,12 @@ function startDaemon(place: CheckerPlace, env: NodeJS.ProcessEnv): Promise<strin
   const childEnv: NodeJS.ProcessEnv = { CODEACT_STATE_DIR: place.state }
   for (const name of pass) if (env[name] !== undefined) childEnv[name] = env[name]
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [place.entry], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: childEnv, cwd: place.state })
+    const child = spawn(process.execPath, [place.entry], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: childEnv,
+      cwd: place.state,
+    })
     let said = ''
     const timer = setTimeout(() => finish('the shared checker did not start in time'), START_TIMEOUT_MS)
     const finish = (why?: string) => {

@@ -16,7 +16,18 @@
 import { lstatSync, unlinkSync, writeFileSync } from 'node:fs'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import type { CheckerMessage, CheckerRequest } from './checker-protocol.js'
-import { type CheckerPlace, checkerPlace, FrameReader, identityNow, frame, handshakeMac, MAC_BYTES, NONCE_BYTES, newNonce, sameBytes } from './checker-wire.js'
+import {
+  type CheckerPlace,
+  checkerPlace,
+  FrameReader,
+  identityNow,
+  frame,
+  handshakeMac,
+  MAC_BYTES,
+  NONCE_BYTES,
+  newNonce,
+  sameBytes,
+} from './checker-wire.js'
 import { checkInPool, holdChecker, warmPool } from './typecheck-pool.js'
 
 const IDLE_MS = 10 * 60_000
@@ -130,22 +141,25 @@ function started(place: CheckerPlace, server: Server): void {
       last = Date.now()
     })
   })
-  setInterval(() => {
-    let ours = false
-    try {
-      ours = lstatSync(place.socket).ino === own
-    } catch {
-      ours = false
-    }
-    // Rebuilt or reinstalled: its answers may no longer be the build's, and no client will ask it again.
-    const stale = identityNow() !== place.identity
-    if (!ours || stale || (open === 0 && Date.now() - last > idleMs())) {
-      release()
-      // Only its own socket: a path another daemon has taken over is that one's.
-      if (ours) unlinkQuietly(place.socket)
-      process.exit(0)
-    }
-  }, Math.min(WATCH_MS, idleMs()))
+  setInterval(
+    () => {
+      let ours = false
+      try {
+        ours = lstatSync(place.socket).ino === own
+      } catch {
+        ours = false
+      }
+      // Rebuilt or reinstalled: its answers may no longer be the build's, and no client will ask it again.
+      const stale = identityNow() !== place.identity
+      if (!ours || stale || (open === 0 && Date.now() - last > idleMs())) {
+        release()
+        // Only its own socket: a path another daemon has taken over is that one's.
+        if (ours) unlinkQuietly(place.socket)
+        process.exit(0)
+      }
+    },
+    Math.min(WATCH_MS, idleMs()),
+  )
   say('ready')
 }
 

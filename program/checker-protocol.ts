@@ -4,7 +4,10 @@ import type { CheckRequest } from './typecheck-protocol.js'
 
 /** checkInPool's arguments as data (`check`), or a warm-up of the checker for these declarations (`warm`). */
 export type CheckerRequest =
-  | ({ id: number; kind: 'check'; source: string; budgetMs: number } & Pick<CheckRequest, 'declarations' | 'normalise' | 'nodeTypes' | 'session'>)
+  | ({ id: number; kind: 'check'; source: string; budgetMs: number } & Pick<
+      CheckRequest,
+      'declarations' | 'normalise' | 'nodeTypes' | 'session'
+    >)
   | { id: number; kind: 'warm'; declarations: string; nodeTypes?: boolean }
 
 /** The prepared program (at most once, before the answer), then the answer the pool gave. */

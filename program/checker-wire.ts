@@ -128,7 +128,12 @@ export function checkerPlace(env: NodeJS.ProcessEnv = process.env): CheckerPlace
 }
 
 /** The MAC one side sends: over who it is (`side`), both nonces (the other side's first) and the identity. */
-export function handshakeMac(place: Pick<CheckerPlace, 'key' | 'identity'>, side: 'client' | 'daemon', theirs: Buffer, mine: Buffer): Buffer {
+export function handshakeMac(
+  place: Pick<CheckerPlace, 'key' | 'identity'>,
+  side: 'client' | 'daemon',
+  theirs: Buffer,
+  mine: Buffer,
+): Buffer {
   return createHmac('sha256', place.key).update(`codeact checker ${side}\0${place.identity}\0`).update(theirs).update(mine).digest()
 }
 

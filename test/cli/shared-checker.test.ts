@@ -55,7 +55,11 @@ function run(program: string, env: NodeJS.ProcessEnv, args: string[] = []): Ran 
 
 function runAsync(program: string, env: NodeJS.ProcessEnv): Promise<Ran> {
   return new Promise((resolve) => {
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'run', `${program}.ts`], { cwd: work, env, stdio: ['ignore', 'pipe', 'ignore'] })
+    const child: ChildProcess = spawn(process.execPath, [BIN, 'run', `${program}.ts`], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     let stdout = ''
     child.stdout?.on('data', (c: Buffer) => {
       stdout += c.toString()
@@ -146,7 +150,8 @@ describe('codeact run with the shared checker', () => {
     // Every code cache file truncated or garbage: ignored, and written anew by the next daemon.
     const caches = readdirSync(s.cache).filter((f) => f.endsWith('.v8cache'))
     expect(caches.length).toBeGreaterThan(0)
-    for (const [i, f] of caches.entries()) writeFileSync(join(s.cache, f), i % 2 ? 'garbage' : readFileSync(join(s.cache, f)).subarray(0, 100))
+    for (const [i, f] of caches.entries())
+      writeFileSync(join(s.cache, f), i % 2 ? 'garbage' : readFileSync(join(s.cache, f)).subarray(0, 100))
     sameVerdicts(env)
     expect(daemonsOf(s.state)).toHaveLength(1)
     await until('the code cache is written anew', () => caches.every((f) => readFileSync(join(s.cache, f)).length > 1000))

@@ -17,7 +17,9 @@ import { corpusTools, corpusWorkspace } from '../programs/tools.js'
 
 const dir = fileURLToPath(new URL('../programs/cases', import.meta.url))
 const cases: ProgramCase[] = []
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort())
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort())
   cases.push(...((await import(`../programs/cases/${file}`)) as { cases: ProgramCase[] }).cases)
 
 const state = mkdtempSync(join(tmpdir(), 'codeact-cold35-corpus-'))
@@ -55,7 +57,7 @@ describe('the shared checker on the program corpus', () => {
   it('gives every program the verdict its own process gives', async () => {
     expect(cases.length).toBeGreaterThanOrEqual(80)
     const alone = await runAll()
-    const env = { ...process.env, CODEACT_STATE_DIR: state }
+    const env: NodeJS.ProcessEnv = { ...process.env, CODEACT_STATE_DIR: state }
     delete env.CODEACT_CHECKER_DAEMON
     shareChecker(env)
     const shared = await runAll()
