@@ -120,8 +120,9 @@ function listen(place: CheckerPlace, server: Server, retried = false): void {
 
 function started(place: CheckerPlace, server: Server): void {
   const own = lstatSync(place.socket).ino
+  const pidFile = place.socket.replace(/\.sock$/, '.pid')
   try {
-    writeFileSync(place.socket.replace(/\.sock$/, '.pid'), `${process.pid}\n`, { mode: 0o600 })
+    writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 })
   } catch {
     // only a convenience for whoever wants to stop it
   }
@@ -154,7 +155,10 @@ function started(place: CheckerPlace, server: Server): void {
       if (!ours || stale || (open === 0 && Date.now() - last > idleMs())) {
         release()
         // Only its own socket: a path another daemon has taken over is that one's.
-        if (ours) unlinkQuietly(place.socket)
+        if (ours) {
+          unlinkQuietly(place.socket)
+          unlinkQuietly(pidFile)
+        }
         process.exit(0)
       }
     },

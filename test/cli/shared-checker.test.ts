@@ -7,7 +7,18 @@
  * its own; every daemon started is ended in the teardown.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -101,6 +112,18 @@ function daemonsOf(state: string): number[] {
   return pids
 }
 
+/** A Node binary uid 65534 may run: this one, or a copy where others may read it (a line's Node under /root). */
+function nodeForOthers(): string {
+  if (spawnSync(process.execPath, ['-e', '0'], { uid: 65534, gid: 65534 }).status === 0) return process.execPath
+  const dir = mkdtempSync(join(tmpdir(), 'codeact-cold35-node-'))
+  chmodSync(dir, 0o755)
+  copyFileSync(process.execPath, join(dir, 'node'))
+  chmodSync(join(dir, 'node'), 0o755)
+  cleanups.push(dir)
+  return join(dir, 'node')
+}
+const cleanups: string[] = []
+
 async function until(what: string, ok: () => boolean): Promise<void> {
   for (let i = 0; i < 300 && !ok(); i++) await new Promise((r) => setTimeout(r, 100))
   expect(ok(), what).toBe(true)
@@ -116,6 +139,7 @@ afterAll(() => {
       }
     }
   rmSync(root, { recursive: true, force: true })
+  for (const dir of cleanups) rmSync(dir, { recursive: true, force: true })
 })
 
 describe('codeact run with the shared checker', () => {
@@ -216,7 +240,7 @@ s.on('data', (d) => { got += d.length; if (got >= 32) s.write(Buffer.alloc(64, 7
 s.on('error', (e) => { console.log(e.code); process.exit(0) })
 s.on('close', () => { console.log('closed after ' + got); process.exit(0) })`
     // Another uid cannot even reach the socket: the folder is this user's, mode 0700.
-    const other = spawnSync(process.execPath, ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 30_000 })
+    const other = spawnSync(nodeForOthers(), ['-e', probe], { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 30_000 })
     expect(other.stdout.trim()).toBe('EACCES')
     // This uid without the key: the daemon sends its nonce, hears a wrong MAC, and hangs up without a word more.
     const keyless = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8', timeout: 30_000 })
