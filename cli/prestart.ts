@@ -27,13 +27,15 @@ export function prestart(sandbox: string | undefined, typecheck?: string): () =>
     if (found.ok) prestartChild(found.path, DEFAULT_CHILD_CONFIG)
   }
   // With the check on (the default), the check goes to this user's shared checker (program/checker-client.ts),
-  // reached — or started — while the host imports; it (or, without one, this process's thread) parses and
-  // binds the lib (and Node's types for Docker, whose programs are checked against them) meanwhile. With it
-  // off, a trivial program prepared: the thread loads its parser meanwhile.
-  if (typecheck === 'off') void checkInPool(undefined, 'return 0', 5000, { allowNodeImports: false })
+  // reached — or started — while the host imports, and warmed for Node's types on Docker (its programs are
+  // checked against them). Without one, and with the check off: a trivial program prepared in this process's
+  // thread, which loads its parser meanwhile (the lib waits for the check: a run that ends at once, bad
+  // usage, must not wait for a parse it does not need).
+  const local = () => void checkInPool(undefined, 'return 0', 5000, { allowNodeImports: false })
+  if (typecheck === 'off') local()
   else {
     shareChecker()
-    void connectShared().then(() => warmShared('', sandbox === 'docker'))
+    void connectShared().then((shared) => (shared ? warmShared('', sandbox === 'docker', true) : local()))
   }
   return dropPrestarted
 }

@@ -40,10 +40,13 @@ const ANSWER_GRACE_MS = 60_000
 interface Pending {
   resolve(answer: PoolAnswer | undefined): void
   onPrepared?: (parts: PreparedParts) => void
+  /** Nobody waits on it (a warm-up ahead of need): it never keeps the process alive. */
+  background?: boolean
 }
 
 interface Connection {
-  send(request: CheckerRequest, pending: Pending): void
+  /** Sends a request; the returned function forgets it (its answer, if it comes, is dropped). */
+  send(request: CheckerRequest, pending: Pending): () => void
 }
 
 let sharing: NodeJS.ProcessEnv | undefined
@@ -107,27 +110,40 @@ export async function checkShared(
     ...(nodeTypes ? { nodeTypes } : {}),
     ...(session ? { session } : {}),
   }
-  const answer = await new Promise<PoolAnswer | undefined>((resolve) => {
-    const timer = setTimeout(() => resolve(undefined), 3 * budgetMs + ANSWER_GRACE_MS)
-    connection.send(request, {
+  const answer = await ask(connection, request, 3 * budgetMs + ANSWER_GRACE_MS, { onPrepared: once })
+  return answer ?? local(once)
+}
+
+/** warmPool, through the shared checker when this process shares it (`background`: never holds the process). */
+export async function warmShared(declarations: string, nodeTypes = false, background = false): Promise<void> {
+  const connection = await connectShared()
+  if (connection === undefined) return warmPool(declarations, nodeTypes, background)
+  const request: CheckerRequest = { id: ++nextId, kind: 'warm', declarations, ...(nodeTypes ? { nodeTypes } : {}) }
+  const done = await ask(connection, request, ANSWER_GRACE_MS, { background })
+  if (done === undefined) return warmPool(declarations, nodeTypes, background)
+}
+
+/** One request's answer; undefined when the connection is lost or no answer came within `waitMs`. */
+function ask(
+  connection: Connection,
+  request: CheckerRequest,
+  waitMs: number,
+  how: Omit<Pending, 'resolve'>,
+): Promise<PoolAnswer | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      forget()
+      resolve(undefined)
+    }, waitMs)
+    if (how.background) timer.unref()
+    const forget = connection.send(request, {
+      ...how,
       resolve: (a) => {
         clearTimeout(timer)
         resolve(a)
       },
-      onPrepared: once,
     })
   })
-  return answer ?? local(once)
-}
-
-/** warmPool, through the shared checker when this process shares it. */
-export async function warmShared(declarations: string, nodeTypes = false): Promise<void> {
-  const connection = await connectShared()
-  if (connection === undefined) return warmPool(declarations, nodeTypes)
-  const done = await new Promise<PoolAnswer | undefined>((resolve) =>
-    connection.send({ id: ++nextId, kind: 'warm', declarations, ...(nodeTypes ? { nodeTypes } : {}) }, { resolve }),
-  )
-  if (done === undefined) return warmPool(declarations, nodeTypes)
 }
 
 async function open(env: NodeJS.ProcessEnv): Promise<Connection | { why: string }> {
@@ -151,6 +167,14 @@ function handshake(place: CheckerPlace): Promise<Connection | { why: string; abs
     const timer = setTimeout(() => fail('the shared checker did not answer'), CONNECT_TIMEOUT_MS)
     const mine = newNonce()
     const pending = new Map<number, Pending>()
+    /** Requests someone waits on: while there are any, the socket keeps the process alive. */
+    let held = 0
+    const settle = (id: number) => {
+      const p = pending.get(id)
+      if (p === undefined) return
+      pending.delete(id)
+      if (!p.background && --held === 0) socket.unref()
+    }
     const reader = new FrameReader(
       (value) => received(value as CheckerMessage),
       () => lost(),
@@ -165,8 +189,7 @@ function handshake(place: CheckerPlace): Promise<Connection | { why: string; abs
       const p = pending.get(m?.id)
       if (p === undefined) return
       if ('prepared' in m) return p.onPrepared?.(m.prepared)
-      pending.delete(m.id)
-      if (pending.size === 0) socket.unref()
+      settle(m.id)
       p.resolve(m.answer)
     }
     reader.expectRaw(NONCE_BYTES, (theirs) => {
@@ -178,10 +201,14 @@ function handshake(place: CheckerPlace): Promise<Connection | { why: string; abs
         socket.on('close', lost)
         resolve({
           send(request, p) {
-            if (socket.destroyed) return p.resolve(undefined)
+            if (socket.destroyed) {
+              p.resolve(undefined)
+              return () => {}
+            }
             pending.set(request.id, p)
-            socket.ref()
+            if (!p.background && held++ === 0) socket.ref()
             socket.write(frame(request))
+            return () => settle(request.id)
           },
         })
       })
