@@ -80,7 +80,7 @@ async function runCommand(args: string[]): Promise<number> {
     return EXIT.ok
   }
   // Started already by bin/codeact.mjs (from the raw arguments) unless the CLI was called another way.
-  const drop = (await import('./prestart.js')).prestart(values.sandbox)
+  const drop = (await import('./prestart.js')).prestart(values.sandbox, values.typecheck)
   try {
     const [file] = positionals
     if (!file || positionals.length > 1) throw new UsageError('run takes exactly one PROGRAM')

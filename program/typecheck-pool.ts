@@ -56,6 +56,8 @@ interface Job {
   resolve(answer: PoolAnswer): void
   /** Told the prepared program as soon as the thread has it compiled, while the check goes on (at most once). */
   onPrepared?: (parts: PreparedParts) => void
+  /** Nobody waits on it (a warm-up ahead of need): it never keeps the process alive. */
+  background?: boolean
 }
 
 interface Slot {
@@ -198,11 +200,19 @@ export function poolYoungGenerations(): (number | undefined)[] {
   return [...threads].map((s) => s.limits.maxYoungGenerationSizeMb)
 }
 
-/** Starts a thread and builds the checker for `declarations` in it, so the first real check is warm. */
-export function warmPool(declarations: string, nodeTypes = false): Promise<void> {
+/**
+ * Starts a thread and builds the checker for `declarations` in it, so the first real check is warm;
+ * `background`: a warm-up ahead of need (the CLI's, before it knows its run), which never holds the process.
+ */
+export function warmPool(declarations: string, nodeTypes = false, background = false): Promise<void> {
   checksAsked = true
   return new Promise((resolve) => {
-    queue.push({ request: { declarations, ...(nodeTypes ? { nodeTypes } : {}) }, budgetMs: 0, resolve: () => resolve() })
+    queue.push({
+      request: { declarations, ...(nodeTypes ? { nodeTypes } : {}) },
+      budgetMs: 0,
+      resolve: () => resolve(),
+      ...(background ? { background } : {}),
+    })
     pump()
   })
 }
@@ -249,7 +259,7 @@ function checkWaiting(): boolean {
 
 function assign(slot: Slot, job: Job): void {
   const id = ++nextId
-  slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
+  if (!job.background) slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
   const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
   slot.job = { id, job, ...(timer ? { timer } : {}) }
   posted++

@@ -7,6 +7,9 @@
  * check is advisory for the program's correctness, never a security boundary (the sandbox is), so a program
  * too hard to type-check is not refused, and the host's thread never waits on it.
  *
+ * In a process that shares the checker (program/checker-client.ts: the CLI), check-on requests go to this
+ * user's shared checker, whose threads are warm across processes; its answers are the pool's own.
+ *
  * The same threads prepare every program, with the check on or off (createProgramPrep), in the same request:
  * the program pipeline (program/prepare.ts: normalising, proving the wrapper's shape of the source, then
  * compiling and proving the output's): a run costs one thread round trip. Those are not advisory: past the
@@ -17,7 +20,8 @@
 import { formatTypeDiagnostics } from '../program/diagnostics.js'
 import type { NormalisedProgram } from '../program/normalise.js'
 import type { ShapeResult } from '../program/wrap.js'
-import { checkInPool, parseInPool, type PoolAnswer, type PreparedParts, warmPool } from '../program/typecheck-pool.js'
+import { checkShared, warmShared } from '../program/checker-client.js'
+import { parseInPool, type PoolAnswer, type PreparedParts } from '../program/typecheck-pool.js'
 import type { SessionPrepared } from '../program/typecheck-protocol.js'
 import type { TypeDiagnostic } from '../program/typecheck.js'
 import type { CompiledText, ProgramShapes, ShapeAnswer } from './compile.js'
@@ -141,7 +145,7 @@ export function createTypecheck(
   const prep = createProgramPrep(options, text)
   return {
     mode,
-    check: async (source) => outcomeOf(await checkInPool(text(), source, budgetMs, undefined, nodeTypes)),
+    check: async (source) => outcomeOf(await checkShared(text(), source, budgetMs, undefined, nodeTypes)),
     prepare: async (source, allowNodeImports, session) => {
       const answer = await prep.answer(source, allowNodeImports, session)
       return { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }
@@ -160,7 +164,7 @@ export function createTypecheck(
         void whole.then((answer) => resolve({ prepared: { ...prepared(answer, budgetMs), outcome: outcomeOf(answer) }, verdict }))
       }),
     shapes: prep.shapes,
-    warm: () => warmPool(text(), nodeTypes),
+    warm: () => warmShared(text(), nodeTypes),
     refresh: () => {
       current = undefined
     },
@@ -191,7 +195,7 @@ export function createProgramPrep(
 } {
   const budgetMs = options.budgetMs ?? DEFAULT_TYPECHECK_BUDGET_MS
   const toThread = (source: string, allowNodeImports: boolean, session?: SessionPrep, onPrepared?: (parts: PreparedParts) => void) =>
-    checkInPool(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session, onPrepared)
+    checkShared(declarations?.(), source, budgetMs, { allowNodeImports, compile: true }, options.nodeTypes === true, session, onPrepared)
   const answer = (source: string, allowNodeImports: boolean, session?: SessionPrep): Promise<PoolAnswer> =>
     toThread(source, allowNodeImports, session)
   const unfinished = (a: PoolAnswer) => ({
