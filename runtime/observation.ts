@@ -5,6 +5,7 @@
  */
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
+import { renderCompleted } from './completed-calls.js'
 import { callerOf } from './ptc/callers.js'
 
 export interface RunRecord {
@@ -30,7 +31,16 @@ export function recordFromEvents(events: readonly RunEvent[], runId: string): Ru
       if (d.runId === runId) logs.push({ level: d.level, text: d.text })
     } else if (e.type === 'tool/call') {
       const d = e.data as EventData['tool/call']
-      if (d.parentId === runId) calls.set(d.id, { id: d.id, name: d.name, args: d.args, ok: false, durationMs: 0, caller: callerOf(d) })
+      if (d.parentId === runId)
+        calls.set(d.id, {
+          id: d.id,
+          name: d.name,
+          args: d.args,
+          ok: false,
+          durationMs: 0,
+          caller: callerOf(d),
+          ...(d.sideEffects ? { sideEffects: true as const } : {}),
+        })
     } else if (e.type === 'tool/result') {
       const d = e.data as EventData['tool/result']
       const c = calls.get(d.id)
@@ -117,6 +127,8 @@ export function renderObservation(record: RunRecord, maxBytes: number, changesVi
     const lines = otherFailed.map(renderFailedCall)
     sections.push(`Failed tool calls (${otherFailed.length} of ${record.calls.length}):\n${listed(lines)}`)
   }
+  const completed = end.ok ? undefined : renderCompleted(record.calls)
+  if (completed) sections.push(completed)
   if (end.error) {
     const where = end.error.line ? `, line ${end.error.line}` : ''
     sections.push(`Error (${end.error.kind}${where}): ${end.error.message}`)
