@@ -6,6 +6,7 @@
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
 import { renderCompleted } from './completed-calls.js'
+import { renderValue } from './value-text.js'
 import { callerOf } from './ptc/callers.js'
 
 export interface RunRecord {
@@ -159,32 +160,6 @@ function renderApproval(a: NonNullable<RunRecord['approvals']>[number]): string 
 
 function renderLog(entry: LogEntry): string {
   return entry.level === 'log' || entry.level === 'info' ? entry.text : `${entry.level}: ${entry.text}`
-}
-
-function renderValue(value: JsonValue): string {
-  return typeof value === 'string' ? value : compactJson(value)
-}
-
-/** Past this size a value is printed flat: laying it out would cost more than it saves. */
-const MAX_LAID_OUT = 256 * 1024
-const LINE_WIDTH = 120
-
-/**
- * JSON laid out for a reader at the fewest tokens: an array or object that fits on one line stays on
- * one line (`[1,2,3]`, `{"a":1}`), a bigger one puts each entry on its own line, indented by two — so a
- * list of records is one line per record, in far fewer tokens than pretty-printed JSON.
- */
-export function compactJson(value: JsonValue, indent = ''): string {
-  const flat = JSON.stringify(value)
-  if (value === null || typeof value !== 'object' || indent.length + flat.length <= LINE_WIDTH || flat.length > MAX_LAID_OUT) return flat
-  const inner = indent + '  '
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]'
-    return `[\n${value.map((v) => inner + compactJson(v, inner)).join(',\n')}\n${indent}]`
-  }
-  const entries = Object.entries(value)
-  if (entries.length === 0) return '{}'
-  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${compactJson(v as JsonValue, inner)}`).join(',\n')}\n${indent}}`
 }
 
 function listed(lines: string[]): string {
