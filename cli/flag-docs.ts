@@ -69,6 +69,11 @@ export const FLAG_DOCS = {
   deadline: { group: 'Limits', value: 'MS|10m', help: `the run's wall clock (default ${L.deadlineMs / 60_000} min)` },
   memory: { group: 'Limits', value: 'MB', help: `the program's heap (default ${L.memoryMb} MB)` },
   'max-tool-calls': { group: 'Limits', value: 'N', help: `tool calls per run (default ${L.maxToolCalls.toLocaleString('en-US')})` },
+  'max-identical-calls': {
+    group: 'Limits',
+    value: 'N',
+    help: `the same call (tool and arguments) in a row, each after the last answered, before the run stops (default ${L.maxIdenticalCalls})`,
+  },
   'max-parallel': { group: 'Limits', value: 'N', help: `tool calls in flight at once (default ${L.maxParallelToolCalls})` },
   'max-output': { group: 'Limits', value: 'BYTES|4MiB', help: `console output kept per run (default ${kib(L.maxOutputBytes)})` },
   'max-diff-bytes': {

@@ -6,7 +6,7 @@
  */
 import { INVALID_ARGS_PREFIX } from '../guest/limits.js'
 import type { SandboxHost } from '../sandbox/types.js'
-import type { JsonValue, ToolCall } from '../vocabulary/types.js'
+import type { JsonValue, RunError, ToolCall } from '../vocabulary/types.js'
 import { type CompiledProgram, userStack } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
 import { raiseHint } from './limits.js'
@@ -19,8 +19,8 @@ export interface RunBridge {
   /** Aborted through `cancel` only: what the sandbox and every running call listen to. */
   readonly signal: AbortSignal
   cancel(why: Error): void
-  /** The program made more calls than `maxToolCalls` (the run was cancelled). */
-  readonly overLimit: boolean
+  /** A call limit stopped the program (the run was cancelled): the error the run ends with. */
+  readonly overLimit: RunError | undefined
   /**
    * The sandbox has answered: from now on a call is refused, never dispatched. Cancels what is still in
    * flight (always, with `force`: a backend that stopped answering) and answers the names of those tools.
@@ -48,7 +48,16 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
   let issued = 0
   // One string joined per call, not two (ids stay in the log).
   const idPrefix = `${runId}.`
-  let overLimit = false
+  let overLimit: RunError | undefined
+  const stop = (message: string) => {
+    overLimit = { kind: 'runtime', code: 'EDQUOT', message }
+    cancel(new Error('tool call limit'))
+    return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
+  }
+  // The last call issued and how many times in a row it was issued once the one before it had answered.
+  let lastName: string | undefined
+  let lastArgs = ''
+  let streak = 0
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
   let over = false
   // Not async, and no per-run closure called per call: one `then` per call, and the same optimised code
@@ -56,11 +65,16 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
   const callTool: SandboxHost['callTool'] = (name, argsJson) => {
     try {
       if (over || cancelled) return Promise.resolve(JSON.stringify(failure('ECANCELED', 'the run is over')))
-      if (++issued > limits.maxToolCalls) {
-        overLimit = true
-        cancel(new Error('tool call limit'))
-        const message = `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`
-        return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
+      if (++issued > limits.maxToolCalls)
+        return stop(`the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`)
+      // A loop that never advances: the same call again once the last one answered. Calls made together
+      // (Promise.all over the same arguments) are not a loop waiting on its answer, and start a new count.
+      if (name === lastName && argsJson === lastArgs && (scheduler?.idle ?? true)) {
+        if (++streak > limits.maxIdenticalCalls) return stop(identicalMessage(name, argsJson, limits.maxIdenticalCalls))
+      } else {
+        lastName = name
+        lastArgs = argsJson
+        streak = 1
       }
       const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
       const parsed = parseArgs(argsJson)
@@ -101,6 +115,11 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
       return pending
     },
   }
+}
+
+function identicalMessage(name: string, argsJson: string, max: number): string {
+  const args = argsJson.length > 80 ? `${argsJson.slice(0, 79)}…` : argsJson
+  return `the program called ${name}(${args}) ${max} times in a row with the same arguments, each after the last had answered — a loop that does not advance; it was stopped before call ${max + 1} (${raiseHint('maxIdenticalCalls')})`
 }
 
 function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: false; message: string } {

@@ -127,6 +127,11 @@ export class CallScheduler implements Cancellation {
   }
 
   /** The names of the calls submitted and not yet committed, in submission order. */
+  /** Every call submitted so far has committed. */
+  get idle(): boolean {
+    return this.#committed === this.#submitted
+  }
+
   pendingNames(): string[] {
     return this.#toCommit.map((slot) => slot.call.name)
   }

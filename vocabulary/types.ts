@@ -363,4 +363,9 @@ export interface Limits {
    * Default 32 MiB.
    */
   maxDiffBytes: number
+  /**
+   * The same call (same tool, same arguments) made again and again, each once the last had answered: a
+   * loop that does not advance. The run stops past this many in a row. Default 100.
+   */
+  maxIdenticalCalls: number
 }
