@@ -37,6 +37,7 @@ export const RUN = {
     json: { type: 'boolean' },
     verbose: { type: 'boolean', short: 'v' },
     review: { type: 'boolean' },
+    'no-atomic': { type: 'boolean' },
     color: { type: 'string' },
     ...MCP_FLAG_OPTIONS,
     ...HELP,

@@ -59,7 +59,14 @@ export const FLAG_DOCS = {
   network: { group: 'Workspace', help: 'give bash the network (default: none)' },
   'no-network': { group: 'Workspace', help: 'no network for bash (the default, stated)' },
   'dry-run': { group: 'Workspace', help: 'apply nothing: print the diff of what the program would change' },
-  atomic: { group: 'Workspace', help: 'apply the changes all together at the end, only if the run ends ok' },
+  atomic: {
+    group: 'Workspace',
+    help: 'apply the changes all together at the end, only if the run ends ok (the default of run with --workspace)',
+  },
+  'no-atomic': {
+    group: 'Workspace',
+    help: 'run: apply each change as the program makes it; a failed run keeps what it changed and its first line says how to undo it',
+  },
   review: { group: 'Workspace', help: 'show each change as a diff and ask apply / skip / all / quit (needs a terminal)' },
   timeout: {
     group: 'Limits',

@@ -11,7 +11,8 @@ export const MAX_COMPLETED_CHARS = 120
 
 const MARK = '[side effect]'
 
-export function renderCompleted(calls: readonly CallRecord[]): string | undefined {
+/** `discarded`: the run's workspace changes were thrown away (a failed atomic run, a dry run). */
+export function renderCompleted(calls: readonly CallRecord[], discarded = false): string | undefined {
   const done = calls.filter((c) => c.ok)
   if (done.length === 0) return undefined
   const marked = done.filter((c) => c.sideEffects)
@@ -24,9 +25,10 @@ export function renderCompleted(calls: readonly CallRecord[]): string | undefine
       `…and ${left.length} more (${tally(left)}${left.some((c) => c.sideEffects) ? `; ${left.filter((c) => c.sideEffects).length} of them with side effects` : ', all reads'}); the list is capped at ${MAX_COMPLETED_LISTED} calls and ${MAX_COMPLETED_CHARS} characters per argument list and result — RunResult.calls (--json) has them all`,
     )
   const warn = marked.length
-    ? ` — do not repeat the ${marked.length === 1 ? 'call' : `${marked.length} calls`} marked ${MARK}: ${marked.length === 1 ? 'it' : 'they'} already took effect; continue from where the program stopped`
+    ? ` — do not repeat the ${marked.length === 1 ? 'call' : `${marked.length} calls`} marked ${MARK}${discarded ? ' that reach outside the workspace' : ''}: ${marked.length === 1 ? 'it' : 'they'} already took effect; continue from where the program stopped`
     : '; nothing was marked as having side effects'
-  return `Completed before the error (${done.length} of ${calls.length} calls succeeded${warn}):\n${lines.join('\n')}`
+  const staged = discarded ? "; the workspace's changes were discarded (below): its writes did not take effect and must be made again" : ''
+  return `Completed before the error (${done.length} of ${calls.length} calls succeeded${warn}${staged}):\n${lines.join('\n')}`
 }
 
 function renderCall(c: CallRecord): string {

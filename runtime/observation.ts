@@ -4,6 +4,7 @@
  * then the error. Capped: the biggest sections are cut in the middle, with a marker saying how much.
  */
 import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
+import { keptChangesLine } from './changes/kept-changes.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
 import { renderCompleted } from './completed-calls.js'
 import { renderValue } from './value-text.js'
@@ -101,6 +102,9 @@ const MAX_LISTED = 20
 export function renderObservation(record: RunRecord, maxBytes: number, changesView?: ChangesView): string {
   const sections: string[] = []
   const { end } = record
+  // First, before the console lines: a failed run that left changes behind says so at once.
+  const kept = keptChangesLine(end)
+  if (kept) sections.push(kept)
   if (record.logs.length) sections.push(record.logs.map(renderLog).join('\n'))
   if (end.droppedOutputBytes > 0)
     sections.push(
@@ -128,7 +132,7 @@ export function renderObservation(record: RunRecord, maxBytes: number, changesVi
     const lines = otherFailed.map(renderFailedCall)
     sections.push(`Failed tool calls (${otherFailed.length} of ${record.calls.length}):\n${listed(lines)}`)
   }
-  const completed = end.ok ? undefined : renderCompleted(record.calls)
+  const completed = end.ok ? undefined : renderCompleted(record.calls, end.applied === 'discarded' || end.applied === 'dry-run')
   if (completed) sections.push(completed)
   if (end.error) {
     const where = end.error.line ? `, line ${end.error.line}` : ''
