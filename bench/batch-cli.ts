@@ -41,7 +41,8 @@ function run(root: string, program: string, extra: string[]): number {
 }
 
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
-const p95 = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))] ?? Number.NaN
+const p95 = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))] ?? Number.NaN
 
 export async function cliBatchRows(): Promise<BenchRow[]> {
   const base = realpathSync(mkdtempSync(join(process.env.CODEACT_BENCH_BATCH_DIR ?? tmpdir(), 'codeact-bench-cli-')))

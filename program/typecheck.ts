@@ -17,13 +17,7 @@ import { wrapProgram, WRAP_LINE_OFFSET } from './normalise.js'
 import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
 import { pythonLine, pythonMessage } from './python.js'
-import {
-  missingGlobalHint,
-  SANDBOX_GLOBALS,
-  toolPrefixHint,
-  toolRef,
-  unknownToolHint,
-} from './typecheck-hints.js'
+import { missingGlobalHint, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
 import { unbalancedBracket } from './typecheck-braces.js'
 import { classify, nodeAt } from './typecheck-rule.js'
 import { createHost, DEFAULT_OPTIONS, parseFile, ts } from './ts-host.js'

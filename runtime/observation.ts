@@ -3,7 +3,7 @@
  * then the return value, then — always, even when the program caught them — every failed or denied call,
  * then the error. Capped: the biggest sections are cut in the middle, with a marker saying how much.
  */
-import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
+import type { CallRecord, EventData, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
 import { keptChangesLine } from './changes/kept-changes.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
 import { renderCompleted } from './completed-calls.js'

@@ -9,6 +9,7 @@ import type { SandboxHost } from '../sandbox/types.js'
 import type { JsonValue, RunError, ToolCall } from '../vocabulary/types.js'
 import { type CompiledProgram, userStack } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
+import { IdenticalCalls } from './identical-calls.js'
 import { raiseHint } from './limits.js'
 import type { OpenRun } from './run-open.js'
 import { CallScheduler } from './scheduler.js'
@@ -54,10 +55,7 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
     cancel(new Error('tool call limit'))
     return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
   }
-  // The last call issued and how many times in a row it was issued once the one before it had answered.
-  let lastName: string | undefined
-  let lastArgs = ''
-  let streak = 0
+  const identical = new IdenticalCalls(limits.maxIdenticalCalls)
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
   let over = false
   // Not async, and no per-run closure called per call: one `then` per call, and the same optimised code
@@ -67,15 +65,8 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
       if (over || cancelled) return Promise.resolve(JSON.stringify(failure('ECANCELED', 'the run is over')))
       if (++issued > limits.maxToolCalls)
         return stop(`the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`)
-      // A loop that never advances: the same call again once the last one answered. Calls made together
-      // (Promise.all over the same arguments) are not a loop waiting on its answer, and start a new count.
-      if (name === lastName && argsJson === lastArgs && (scheduler?.idle ?? true)) {
-        if (++streak > limits.maxIdenticalCalls) return stop(identicalMessage(name, argsJson, limits.maxIdenticalCalls))
-      } else {
-        lastName = name
-        lastArgs = argsJson
-        streak = 1
-      }
+      const repeated = identical.check(name, argsJson, scheduler?.idle ?? true)
+      if (repeated) return stop(repeated)
       const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
       const parsed = parseArgs(argsJson)
       if (!parsed.ok) {
@@ -115,11 +106,6 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
       return pending
     },
   }
-}
-
-function identicalMessage(name: string, argsJson: string, max: number): string {
-  const args = argsJson.length > 80 ? `${argsJson.slice(0, 79)}…` : argsJson
-  return `the program called ${name}(${args}) ${max} times in a row with the same arguments, each after the last had answered — a loop that does not advance; it was stopped before call ${max + 1} (${raiseHint('maxIdenticalCalls')})`
 }
 
 function parseArgs(argsJson: string): { ok: true; value: JsonValue } | { ok: false; message: string } {

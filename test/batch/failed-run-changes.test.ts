@@ -25,7 +25,7 @@ await tools.write_file({ path: 'src/new dir/index.ts', content: "export * from '
 const missing = await tools.read_file({ path: 'src/zz.ts' })
 return missing`
 
-function gitRepo(files: Record<string, string>, make = workspace): string {
+function gitRepo(files: Record<string, string>, make: (files: Record<string, string>) => string = workspace): string {
   const root = make(files)
   git(root, 'init', '-q')
   git(root, 'add', '.')

@@ -40,7 +40,9 @@ describe('a run of identical calls', () => {
     const r = await rt.runCode(STUCK)
     expect(r.ok).toBe(false)
     expect(r.error).toMatchObject({ kind: 'runtime', code: 'EDQUOT' })
-    expect(r.error?.message).toContain(`called list_orders({"page":1}) ${DEFAULT_LIMITS.maxIdenticalCalls} times in a row with the same arguments`)
+    expect(r.error?.message).toContain(
+      `called list_orders({"page":1}) ${DEFAULT_LIMITS.maxIdenticalCalls} times in a row with the same arguments`,
+    )
     expect(r.error?.message).toContain('--max-identical-calls (limits.maxIdenticalCalls)')
     expect(served - before).toBe(DEFAULT_LIMITS.maxIdenticalCalls)
     expect(r.observation).toContain('Error (runtime')
@@ -48,7 +50,9 @@ describe('a run of identical calls', () => {
 
   it('lets a loop that advances make many more calls', async () => {
     const rt = await testRuntime({ tools })
-    const r = await rt.runCode(`let n = 0\nfor (let page = 1; page <= 300; page++) n += (await tools.list_orders({ page })).items.length\nreturn n`)
+    const r = await rt.runCode(
+      `let n = 0\nfor (let page = 1; page <= 300; page++) n += (await tools.list_orders({ page })).items.length\nreturn n`,
+    )
     expect(r).toMatchObject({ ok: true, value: 300 })
   })
 
@@ -60,7 +64,9 @@ describe('a run of identical calls', () => {
 
   it('starts the count again when another call comes between', async () => {
     const rt = await testRuntime({ tools, limits: { maxIdenticalCalls: 3 } })
-    const r = await rt.runCode(`for (let i = 0; i < 10; i++) { await tools.list_orders({ page: 1 }); await tools.list_orders({ page: 2 }) }\nreturn 'ok'`)
+    const r = await rt.runCode(
+      `for (let i = 0; i < 10; i++) { await tools.list_orders({ page: 1 }); await tools.list_orders({ page: 2 }) }\nreturn 'ok'`,
+    )
     expect(r).toMatchObject({ ok: true, value: 'ok' })
   })
 
@@ -69,7 +75,12 @@ describe('a run of identical calls', () => {
     const r = spawnSync(
       process.execPath,
       ['bin/codeact.mjs', 'run', '-', '--tools', fixture, '--typecheck=off', '--max-identical-calls', '5'],
-      { cwd: join(import.meta.dirname, '..', '..'), input: `for (;;) await tools.get_order({ order_id: 'A1' })`, encoding: 'utf8', timeout: 60_000 },
+      {
+        cwd: join(import.meta.dirname, '..', '..'),
+        input: `for (;;) await tools.get_order({ order_id: 'A1' })`,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
     )
     expect(r.status).toBe(1)
     expect(r.stdout).toContain('called get_order({"order_id":"A1"}) 5 times in a row with the same arguments')
