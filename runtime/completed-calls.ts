@@ -24,11 +24,13 @@ export function renderCompleted(calls: readonly CallRecord[], discarded = false)
     lines.push(
       `…and ${left.length} more (${tally(left)}${left.some((c) => c.sideEffects) ? `; ${left.filter((c) => c.sideEffects).length} of them with side effects` : ', all reads'}); the list is capped at ${MAX_COMPLETED_LISTED} calls and ${MAX_COMPLETED_CHARS} characters per argument list and result — RunResult.calls (--json) has them all`,
     )
-  const warn = marked.length
-    ? ` — do not repeat the ${marked.length === 1 ? 'call' : `${marked.length} calls`} marked ${MARK}${discarded ? ' that reach outside the workspace' : ''}: ${marked.length === 1 ? 'it' : 'they'} already took effect; continue from where the program stopped`
-    : '; nothing was marked as having side effects'
-  const staged = discarded ? "; the workspace's changes were discarded (below): its writes did not take effect and must be made again" : ''
-  return `Completed before the error (${done.length} of ${calls.length} calls succeeded${warn}${staged}):\n${lines.join('\n')}`
+  const them = marked.length === 1 ? 'the call' : `the ${marked.length} calls`
+  const warn = !marked.length
+    ? '; nothing was marked as having side effects'
+    : discarded
+      ? ` — ${them} marked ${MARK} took effect unless ${marked.length === 1 ? 'it' : 'they'} only wrote to the workspace, whose changes were discarded (below): make the workspace writes again, do not repeat the others`
+      : ` — do not repeat ${them} marked ${MARK}: ${marked.length === 1 ? 'it' : 'they'} already took effect; continue from where the program stopped`
+  return `Completed before the error (${done.length} of ${calls.length} calls succeeded${warn}):\n${lines.join('\n')}`
 }
 
 function renderCall(c: CallRecord): string {

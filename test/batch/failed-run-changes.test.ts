@@ -61,6 +61,8 @@ describe('a failed batch run at the command line', () => {
     expect(r.status).toBe(1)
     expect(treeHash(root)).toBe(before)
     expect(r.stdout).toContain('Nothing was applied (atomic run): the run did not end ok')
+    // The writes were discarded with the stage: the list of completed calls does not call them done.
+    expect(r.stdout).toContain('took effect unless they only wrote to the workspace, whose changes were discarded')
     expect(r.stderr).toContain('Nothing applied (atomic: the run did not end ok; the workspace is as it was)')
   })
 
