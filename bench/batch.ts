@@ -11,6 +11,7 @@ import { settleStageRemovals } from '../runtime/changes/run-changes.js'
 import { createRuntime } from '../runtime/create-runtime.js'
 import type { JsonValue, ToolContext, ToolDefinition } from '../vocabulary/types.js'
 import { createWorkspace } from '../sandbox/workspace/index.js'
+import { cliBatchRows } from './batch-cli.js'
 import type { BenchRow } from './types.js'
 
 const FILES = 1_000
@@ -346,6 +347,7 @@ export default async function batch(): Promise<BenchRow[]> {
         baseline: 'batch 1,000 files: one run_code program (isolate, full dispatch)',
         note: 'a read_file and a write_file per file, each a model round trip; run_code: 1 step',
       },
+      ...(await cliBatchRows()),
     ]
   } finally {
     if (stateBefore === undefined) delete process.env.CODEACT_STATE_DIR

@@ -114,7 +114,12 @@ export default async function runtimeBench(): Promise<BenchRow[]> {
   rows.push({ name: F_IVM, ...stats(await ivmInHost(WARM)) })
   rows.push({ name: F_CHILD, ...stats(await freshChild(10)) })
 
-  const rt = await createRuntime({ tools: [noop, wait1], typecheck: 'off', limits: { maxToolCalls: 20_000, timeoutMs: 120_000 } })
+  // maxIdenticalCalls: the call-cost rows repeat one call 1,000 times in a row on purpose.
+  const rt = await createRuntime({
+    tools: [noop, wait1],
+    typecheck: 'off',
+    limits: { maxToolCalls: 20_000, timeoutMs: 120_000, maxIdenticalCalls: 1e9 },
+  })
   try {
     await rt.sandbox.start()
     for (let i = 0; i < 30; i++) await mustRun(rt, TRIVIAL)

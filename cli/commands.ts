@@ -38,6 +38,7 @@ export const RUN = {
     trace: { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
     review: { type: 'boolean' },
+    'no-atomic': { type: 'boolean' },
     color: { type: 'string' },
     ...MCP_FLAG_OPTIONS,
     ...HELP,

@@ -64,7 +64,14 @@ export const FLAG_DOCS = {
   network: { group: 'Workspace', help: 'give bash the network (default: none)' },
   'no-network': { group: 'Workspace', help: 'no network for bash (the default, stated)' },
   'dry-run': { group: 'Workspace', help: 'apply nothing: print the diff of what the program would change' },
-  atomic: { group: 'Workspace', help: 'apply the changes all together at the end, only if the run ends ok' },
+  atomic: {
+    group: 'Workspace',
+    help: 'apply the changes all together at the end, only if the run ends ok (the default of run with --workspace)',
+  },
+  'no-atomic': {
+    group: 'Workspace',
+    help: 'run: apply each change as the program makes it; a failed run keeps what it changed and its first line says how to undo it',
+  },
   review: { group: 'Workspace', help: 'show each change as a diff and ask apply / skip / all / quit (needs a terminal)' },
   timeout: {
     group: 'Limits',
@@ -74,6 +81,11 @@ export const FLAG_DOCS = {
   deadline: { group: 'Limits', value: 'MS|10m', help: `the run's wall clock (default ${L.deadlineMs / 60_000} min)` },
   memory: { group: 'Limits', value: 'MB', help: `the program's heap (default ${L.memoryMb} MB)` },
   'max-tool-calls': { group: 'Limits', value: 'N', help: `tool calls per run (default ${L.maxToolCalls.toLocaleString('en-US')})` },
+  'max-identical-calls': {
+    group: 'Limits',
+    value: 'N',
+    help: `the same call (tool and arguments) in a row, each after the last answered, before the run stops (default ${L.maxIdenticalCalls})`,
+  },
   'max-parallel': { group: 'Limits', value: 'N', help: `tool calls in flight at once (default ${L.maxParallelToolCalls})` },
   'max-output': { group: 'Limits', value: 'BYTES|4MiB', help: `console output kept per run (default ${kib(L.maxOutputBytes)})` },
   'max-diff-bytes': {

@@ -18,6 +18,7 @@ export const LIMIT_FLAGS = {
   'max-observation': { type: 'string' },
   'max-source': { type: 'string' },
   'max-diff-bytes': { type: 'string' },
+  'max-identical-calls': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
 export const STAGING_FLAGS = {

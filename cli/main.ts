@@ -113,6 +113,11 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
       )
     if (values.json) throw new UsageError('--review is interactive; it does not combine with --json')
   }
+  if (values['no-atomic'] && (options.changes || values.review))
+    throw new UsageError('--no-atomic applies each change as it is made; drop --atomic/--dry-run/--review, or --no-atomic')
+  if (values['no-atomic'] && !options.workspace) throw new UsageError('--no-atomic needs --workspace DIR')
+  // A person running a codemod expects all or nothing: a run that fails leaves the tree as it was.
+  if (options.workspace && !options.changes && !values.review && !values['no-atomic']) options.changes = 'atomic'
   const rt = await (await runtime).createRuntime(options)
   for (const line of recoveryLines(rt, options.workspace?.root)) process.stderr.write(line + '\n')
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.

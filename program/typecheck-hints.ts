@@ -150,25 +150,6 @@ export function unknownToolHint(name: string, toolNames: readonly string[]): str
   return `\`${toolRef(name)}\` does not exist. Tools: ${listed}${toolNames.length > 12 ? ', …' : ''}`
 }
 
-/** True when the text is most likely Python: two or more Python-only signals. */
-export function looksLikePython(source: string): boolean {
-  const signals = [
-    /^\s*def\s+\w+\s*\([^)]*\)\s*(->\s*[\w[\], ]+)?:\s*$/m,
-    /^\s*(from\s+[\w.]+\s+)?import\s+[\w.]+(\s+as\s+\w+)?(\s*,\s*[\w.]+)*\s*$/m,
-    /^\s*elif\b.*:\s*$/m,
-    /^\s*(for\s+\w+(\s*,\s*\w+)*\s+in\s+.+|while\s+.+|if\s+.+|else|try|except(\s+\w+.*)?|with\s+.+)\s*:\s*$/m,
-    /^\s*print\s*\(/m,
-    /\b(None|True|False)\b/,
-    /^\s*#\s*\w/m,
-    /\bf"[^"]*\{[^}]+\}[^"]*"/,
-    /^\s*(async\s+)?def\s/m,
-  ]
-  return signals.filter((s) => s.test(source)).length >= 2 && !/\b(const|let|await tools\.)\b/.test(source.replace(/#.*$/gm, ''))
-}
-
-export const PYTHON_HINT =
-  'This looks like Python; the program must be TypeScript (the body of an async function): `const r = await tools.name({ ... })`, `for (const x of xs) { … }`, `console.log(…)`, `return value`.'
-
 const JOINED: Record<string, string> = {
   '(': 'what it ends with is called with these parentheses',
   '[': 'what it ends with is indexed by these brackets',

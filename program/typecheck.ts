@@ -16,15 +16,8 @@ import { builtinsName } from './builtins.js'
 import { wrapProgram, WRAP_LINE_OFFSET } from './normalise.js'
 import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
-import {
-  looksLikePython,
-  missingGlobalHint,
-  PYTHON_HINT,
-  SANDBOX_GLOBALS,
-  toolPrefixHint,
-  toolRef,
-  unknownToolHint,
-} from './typecheck-hints.js'
+import { pythonLine, pythonMessage } from './python.js'
+import { missingGlobalHint, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
 import { unbalancedBracket } from './typecheck-braces.js'
 import { checkToolCalls, parseLegend, type Finding, type Legend } from './call-constraints.js'
 import { CODEACT_CODES } from './rule-table.js'
@@ -165,13 +158,14 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
     // What is reported inside the prefix (a session's earlier declarations) is not the program's.
     const prefixEnd = prefix.length
     const raw = checked.diagnostics.filter((d) => !IGNORED_CODES.has(d.code) && (d.start === undefined || d.start >= prefixEnd))
-    if (raw.some((d) => d.code < 2000) && looksLikePython(source)) {
+    const pythonAt = raw.some((d) => d.code < 2000) ? pythonLine(source) : undefined
+    if (pythonAt) {
       const python: TypeDiagnostic = {
-        line: 1,
+        line: pythonAt.line,
         column: 1,
         code: raw[0]?.code ?? 1005,
-        message: PYTHON_HINT,
-        lineText: source.split(/\r?\n/)[0] ?? '',
+        message: pythonMessage(pythonAt),
+        lineText: source.split(/\r?\n/)[pythonAt.line - 1] ?? '',
         severity: 'error',
       }
       return { diagnostics: [python] }

@@ -15,6 +15,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxObservationBytes: 32 * 1024,
   maxSourceBytes: 512 * 1024,
   maxDiffBytes: 32 * 1024 * 1024,
+  // A poll that sleeps 300 ms between asks stays under it for the whole default program time (30 s).
+  maxIdenticalCalls: 100,
 })
 
 /** Node timers overflow past 2^31−1 ms (the run would "time out" at once); room is left for the backstops. */
@@ -34,6 +36,7 @@ export const LIMIT_SPECS: Readonly<
   maxObservationBytes: { flag: '--max-observation', unit: 'bytes', min: 256, max: 2 ** 30 },
   maxSourceBytes: { flag: '--max-source', unit: 'bytes', min: 1, max: 256 * 1024 * 1024 },
   maxDiffBytes: { flag: '--max-diff-bytes', unit: 'bytes', min: 1, max: 2 ** 40 },
+  maxIdenticalCalls: { flag: '--max-identical-calls', unit: 'count', min: 1, max: 1e9 },
 })
 
 /** "raise it with --max-tool-calls (limits.maxToolCalls)": said by every limit that stops a run. */

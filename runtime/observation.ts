@@ -3,8 +3,11 @@
  * then the return value, then — always, even when the program caught them — every failed or denied call,
  * then the error. Capped: the biggest sections are cut in the middle, with a marker saying how much.
  */
-import type { CallRecord, EventData, JsonValue, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
+import type { CallRecord, EventData, LogEntry, RunEvent, ToolError } from '../vocabulary/types.js'
+import { keptChangesLine } from './changes/kept-changes.js'
 import { renderChanges, type ChangesView } from './changes/render.js'
+import { renderCompleted } from './completed-calls.js'
+import { renderValue } from './value-text.js'
 import { callerOf } from './ptc/callers.js'
 
 export interface RunRecord {
@@ -30,7 +33,16 @@ export function recordFromEvents(events: readonly RunEvent[], runId: string): Ru
       if (d.runId === runId) logs.push({ level: d.level, text: d.text })
     } else if (e.type === 'tool/call') {
       const d = e.data as EventData['tool/call']
-      if (d.parentId === runId) calls.set(d.id, { id: d.id, name: d.name, args: d.args, ok: false, durationMs: 0, caller: callerOf(d) })
+      if (d.parentId === runId)
+        calls.set(d.id, {
+          id: d.id,
+          name: d.name,
+          args: d.args,
+          ok: false,
+          durationMs: 0,
+          caller: callerOf(d),
+          ...(d.sideEffects ? { sideEffects: true as const } : {}),
+        })
     } else if (e.type === 'tool/result') {
       const d = e.data as EventData['tool/result']
       const c = calls.get(d.id)
@@ -90,6 +102,9 @@ const MAX_LISTED = 20
 export function renderObservation(record: RunRecord, maxBytes: number, changesView?: ChangesView): string {
   const sections: string[] = []
   const { end } = record
+  // First, before the console lines: a failed run that left changes behind says so at once.
+  const kept = keptChangesLine(end)
+  if (kept) sections.push(kept)
   if (record.logs.length) sections.push(record.logs.map(renderLog).join('\n'))
   if (end.droppedOutputBytes > 0)
     sections.push(
@@ -117,6 +132,8 @@ export function renderObservation(record: RunRecord, maxBytes: number, changesVi
     const lines = otherFailed.map(renderFailedCall)
     sections.push(`Failed tool calls (${otherFailed.length} of ${record.calls.length}):\n${listed(lines)}`)
   }
+  const completed = end.ok ? undefined : renderCompleted(record.calls, end.applied === 'discarded' || end.applied === 'dry-run')
+  if (completed) sections.push(completed)
   if (end.error) {
     const where = end.error.line ? `, line ${end.error.line}` : ''
     sections.push(`Error (${end.error.kind}${where}): ${end.error.message}`)
@@ -147,32 +164,6 @@ function renderApproval(a: NonNullable<RunRecord['approvals']>[number]): string 
 
 function renderLog(entry: LogEntry): string {
   return entry.level === 'log' || entry.level === 'info' ? entry.text : `${entry.level}: ${entry.text}`
-}
-
-function renderValue(value: JsonValue): string {
-  return typeof value === 'string' ? value : compactJson(value)
-}
-
-/** Past this size a value is printed flat: laying it out would cost more than it saves. */
-const MAX_LAID_OUT = 256 * 1024
-const LINE_WIDTH = 120
-
-/**
- * JSON laid out for a reader at the fewest tokens: an array or object that fits on one line stays on
- * one line (`[1,2,3]`, `{"a":1}`), a bigger one puts each entry on its own line, indented by two — so a
- * list of records is one line per record, in far fewer tokens than pretty-printed JSON.
- */
-export function compactJson(value: JsonValue, indent = ''): string {
-  const flat = JSON.stringify(value)
-  if (value === null || typeof value !== 'object' || indent.length + flat.length <= LINE_WIDTH || flat.length > MAX_LAID_OUT) return flat
-  const inner = indent + '  '
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]'
-    return `[\n${value.map((v) => inner + compactJson(v, inner)).join(',\n')}\n${indent}]`
-  }
-  const entries = Object.entries(value)
-  if (entries.length === 0) return '{}'
-  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${compactJson(v as JsonValue, inner)}`).join(',\n')}\n${indent}}`
 }
 
 function listed(lines: string[]): string {

@@ -6,9 +6,10 @@
  */
 import { INVALID_ARGS_PREFIX } from '../guest/limits.js'
 import type { SandboxHost } from '../sandbox/types.js'
-import type { JsonValue, ToolCall } from '../vocabulary/types.js'
+import type { JsonValue, RunError, ToolCall } from '../vocabulary/types.js'
 import { type CompiledProgram, userStack } from './compile.js'
 import { failure, type DispatchEnv } from './dispatch.js'
+import { IdenticalCalls } from './identical-calls.js'
 import { raiseHint } from './limits.js'
 import type { OpenRun } from './run-open.js'
 import { CallScheduler } from './scheduler.js'
@@ -19,8 +20,8 @@ export interface RunBridge {
   /** Aborted through `cancel` only: what the sandbox and every running call listen to. */
   readonly signal: AbortSignal
   cancel(why: Error): void
-  /** The program made more calls than `maxToolCalls` (the run was cancelled). */
-  readonly overLimit: boolean
+  /** A call limit stopped the program (the run was cancelled): the error the run ends with. */
+  readonly overLimit: RunError | undefined
   /**
    * The sandbox has answered: from now on a call is refused, never dispatched. Cancels what is still in
    * flight (always, with `force`: a backend that stopped answering) and answers the names of those tools.
@@ -48,7 +49,13 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
   let issued = 0
   // One string joined per call, not two (ids stay in the log).
   const idPrefix = `${runId}.`
-  let overLimit = false
+  let overLimit: RunError | undefined
+  const stop = (message: string) => {
+    overLimit = { kind: 'runtime', code: 'EDQUOT', message }
+    cancel(new Error('tool call limit'))
+    return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
+  }
+  const identical = new IdenticalCalls(limits.maxIdenticalCalls)
   // Set once the sandbox has answered: a call that arrives later is refused, never dispatched.
   let over = false
   // Not async, and no per-run closure called per call: one `then` per call, and the same optimised code
@@ -56,12 +63,10 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
   const callTool: SandboxHost['callTool'] = (name, argsJson) => {
     try {
       if (over || cancelled) return Promise.resolve(JSON.stringify(failure('ECANCELED', 'the run is over')))
-      if (++issued > limits.maxToolCalls) {
-        overLimit = true
-        cancel(new Error('tool call limit'))
-        const message = `the limit of ${limits.maxToolCalls} tool calls per run was reached; ${raiseHint('maxToolCalls')}`
-        return Promise.resolve(JSON.stringify(failure('EDQUOT', message)))
-      }
+      if (++issued > limits.maxToolCalls)
+        return stop(`the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`)
+      const repeated = identical.check(name, argsJson, scheduler?.idle ?? true)
+      if (repeated) return stop(repeated)
       const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
       const parsed = parseArgs(argsJson)
       if (!parsed.ok) {

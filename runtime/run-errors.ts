@@ -4,7 +4,8 @@
  * budget that ran out and what raises it.
  */
 import { formatTypeDiagnostics } from '../program/diagnostics.js'
-import { joinedLinesHint, looksLikePython, PYTHON_HINT } from '../program/typecheck-hints.js'
+import { pythonLine, pythonMessage } from '../program/python.js'
+import { joinedLinesHint } from '../program/typecheck-hints.js'
 import type { SandboxOutcome } from '../sandbox/types.js'
 import type { Limits, RunError } from '../vocabulary/types.js'
 import { type CompiledProgram, locateInSource } from './compile.js'
@@ -33,7 +34,8 @@ export function withJoinedLinesHint(message: string, source: string, lines: read
  * unclosed brace) instead of the compiler's bare message.
  */
 export function explainCompileError(code: string, error: RunError, checked: TypeCheckOutcome | undefined): RunError {
-  if (looksLikePython(code)) return { ...error, message: PYTHON_HINT, line: 1, column: 1 }
+  const python = pythonLine(code)
+  if (python) return { ...error, message: pythonMessage(python), line: python.line, column: 1 }
   const first = checked?.syntax?.[0]
   if (first === undefined) return error
   return { kind: 'compile', message: formatTypeDiagnostics(checked?.syntax ?? []), line: first.line, column: first.column }

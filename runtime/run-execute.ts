@@ -23,8 +23,8 @@ const BACKSTOP_GRACE_MS = 30_000
 export interface Executed {
   ok: true
   outcome: SandboxOutcome
-  /** The program made more calls than `maxToolCalls` and was stopped. */
-  overLimit: boolean
+  /** A call limit stopped the program (`maxToolCalls`, `maxIdenticalCalls`): the error it ends with. */
+  overLimit: RunError | undefined
   /** The tools still running when the sandbox answered (a timeout's message names them). */
   pendingAtEnd: string[]
   /** The verdict's notes (the prepare stage's come first). */

@@ -2,9 +2,8 @@
  * The finish stage: what the execute stage saw (run-execute.ts) said as the run's RunResult.
  */
 import type { SandboxOutcome } from '../sandbox/types.js'
-import type { JsonValue, Limits, RunError, RunResult } from '../vocabulary/types.js'
+import type { JsonValue, RunResult } from '../vocabulary/types.js'
 import type { CompiledProgram } from './compile.js'
-import { raiseHint } from './limits.js'
 import { describeFailure, withJoinedLinesHint } from './run-errors.js'
 import type { Executed } from './run-execute.js'
 import type { RunCodeDeps } from './run-inputs.js'
@@ -46,14 +45,9 @@ export async function finishRun(
     })
   }
   const error = overLimit
-    ? overLimitError(run.limits)
+    ? { ...overLimit }
     : describeFailure(outcome as SandboxOutcome & { ok: false }, prepared.program, run.limits, executed.pendingAtEnd)
   if (error.kind === 'runtime' && error.line !== undefined) error.message = withJoinedLinesHint(error.message, prepared.text, [error.line])
   if (session && error.kind === 'memory') error.message = session.memoryHint(error.message)
   return run.end({ ok: false, error, droppedOutputBytes: outcome.droppedOutputBytes, ...(notes.length ? { notes } : {}) })
-}
-
-function overLimitError(limits: Limits): RunError {
-  const message = `the program made more than ${limits.maxToolCalls} tool calls; it was stopped (${raiseHint('maxToolCalls')})`
-  return { kind: 'runtime', code: 'EDQUOT', message }
 }

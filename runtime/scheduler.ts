@@ -13,7 +13,7 @@
 import { armPendingNow } from './call-arming.js'
 import type { Cancellation } from './call-arming.js'
 import { execute, failure, finish, messageOf, prepare, resultJson, type DispatchEnv, type Prepared } from './dispatch.js'
-import { withCaller } from './ptc/callers.js'
+import { declaresSideEffects, withCaller } from './ptc/callers.js'
 import { Queue } from './queue.js'
 import type { ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -100,9 +100,13 @@ export class CallScheduler implements Cancellation {
   }
 
   #enqueue(call: ToolCall, settle: Slot['settle']): void {
-    this.#env.log.append('tool/call', withCaller(call))
+    const definition = this.#env.registry.get(call.name)?.definition
+    const logged = withCaller(call)
+    // A program's sub-call is marked so that a failed run's list of completed calls says what not to repeat.
+    if (call.origin === 'code' && definition && declaresSideEffects(definition.annotations)) logged.sideEffects = true
+    this.#env.log.append('tool/call', logged)
     const started = Date.now()
-    const exclusive = this.#env.registry.get(call.name)?.definition.exclusive === true
+    const exclusive = definition?.exclusive === true
     const slot: Slot = { index: this.#submitted++, call, exclusive, started, settle }
     if (exclusive) this.#exclusives.push(slot.index)
     this.#toStage.push(slot)
@@ -123,6 +127,11 @@ export class CallScheduler implements Cancellation {
   }
 
   /** The names of the calls submitted and not yet committed, in submission order. */
+  /** Every call submitted so far has committed. */
+  get idle(): boolean {
+    return this.#committed === this.#submitted
+  }
+
   pendingNames(): string[] {
     return this.#toCommit.map((slot) => slot.call.name)
   }

@@ -111,6 +111,11 @@ export interface ToolCall {
   parentId?: string
   /** Set on the logged `tool/call` event: who made the call. */
   caller?: ToolCaller
+  /**
+   * Set on the logged `tool/call` event of a tool that declares side effects (`destructiveHint`, or no
+   * `readOnlyHint`): a failed run's observation marks it among the calls that completed.
+   */
+  sideEffects?: true
 }
 
 /**
@@ -192,6 +197,8 @@ export interface CallRecord {
   durationMs: number
   /** Always `{ type: 'program', caller_id: <run id> }` here: these are a program's sub-calls. */
   caller?: ToolCaller
+  /** The tool declares side effects (`destructiveHint`, or no `readOnlyHint`): repeating the call repeats them. */
+  sideEffects?: true
 }
 
 /** What `runCode` returns and `codeact run --json` prints. */
@@ -356,4 +363,9 @@ export interface Limits {
    * Default 32 MiB.
    */
   maxDiffBytes: number
+  /**
+   * The same call (same tool, same arguments) made again and again, each once the last had answered: a
+   * loop that does not advance. The run stops past this many in a row. Default 100.
+   */
+  maxIdenticalCalls: number
 }

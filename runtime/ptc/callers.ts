@@ -2,7 +2,7 @@
  * Programmatic tool calling's two tags: which callers a tool allows (`allowedCallers`), and who made a call
  * (`caller`, on the logged `tool/call` and in `RunResult.calls`), in the shapes OpenAI's Responses API uses.
  */
-import type { AnyToolDefinition, ToolAllowedCaller, ToolCall, ToolCaller } from '../../vocabulary/types.js'
+import type { AnyToolDefinition, ToolAllowedCaller, ToolAnnotations, ToolCall, ToolCaller } from '../../vocabulary/types.js'
 
 const CALLERS: readonly ToolAllowedCaller[] = ['direct', 'programmatic']
 
@@ -25,4 +25,9 @@ export function callerOf(call: Pick<ToolCall, 'origin' | 'parentId'>): ToolCalle
 /** The call as the log records it: tagged with its caller. */
 export function withCaller(call: ToolCall): ToolCall {
   return { ...call, caller: callerOf(call) }
+}
+
+/** MCP's reading of the hints: a tool changes the world unless it says it is read-only (or says it destroys). */
+export function declaresSideEffects(annotations: ToolAnnotations | undefined): boolean {
+  return annotations?.destructiveHint === true || annotations?.readOnlyHint !== true
 }

@@ -67,7 +67,10 @@ describe.skipIf(!hasScript)('Ctrl-C during codeact run', () => {
 
   it('a direct run lists what it changed before the cancel, and the summary counts it', async () => {
     const root = repo()
-    const { status, screen } = await interruptUnderPty(['run', program(JOB), '--workspace', root, '--typecheck=off'], 'at 100')
+    const { status, screen } = await interruptUnderPty(
+      ['run', program(JOB), '--workspace', root, '--typecheck=off', '--no-atomic'],
+      'at 100',
+    )
     expect(status).toBe(130)
     expect(screen).toContain('Error (aborted)')
     expect(screen).toMatch(/Changes \(\d+: \d+ modified\):\n- modified src\/f000\.ts/)

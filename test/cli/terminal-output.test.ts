@@ -58,7 +58,7 @@ describe('what a person reads after codeact run', () => {
       'many.ts',
       `for (let i = 0; i < 12; i++) await tools.write_file({ path: 'f' + String(i).padStart(2, '0') + '.txt', content: 'x' })`,
     )
-    const { status, log } = combined(['run', job, '--workspace', root, '--typecheck=off'])
+    const { status, log } = combined(['run', job, '--workspace', root, '--typecheck=off', '--no-atomic'])
     expect(status).toBe(0)
     expect(log).toContain(
       'Changes (12: 12 created):\n- created f00.txt\n- created f01.txt\n- created f02.txt\n- created f03.txt\n- created f04.txt\n…and 7 more (--json lists them all)\n',

@@ -114,7 +114,7 @@ describe('MCP to the spec over HTTP', () => {
 
     const many = (await client.callTool({
       name: 'run_code',
-      arguments: { code: `for (let i = 0; i < 900; i++) await tools.echo({ text: 'x'.repeat(50) }); return 'done'` },
+      arguments: { code: `for (let i = 0; i < 900; i++) await tools.echo({ text: 'x'.repeat(50) + i }); return 'done'` },
     })) as CallToolResult
     const m = many.structuredContent as { value: string; calls: unknown[]; callsOmitted?: number }
     expect(m.value).toBe('done')

@@ -40,7 +40,7 @@ export const cases: ProgramCase[] = [
   {
     name: 'a Python program',
     code: 'def main():\n    issues = tools.github__list_issues(owner="o", repo="r")\n    for i in issues:\n        print(i["title"])\n\nmain()',
-    expect: { stopped: { kind: 'compile', message: /This looks like Python; the program must be TypeScript/ } },
+    expect: { stopped: { kind: 'compile', message: /This is Python \(line 1: `def main\(\):`\); write TypeScript/ } },
   },
   {
     name: 'an unclosed brace, reported at the line that opens it',
