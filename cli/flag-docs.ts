@@ -123,7 +123,11 @@ export const FLAG_DOCS = {
     value: 'FILE.json',
     help: 'servers from a Claude-Desktop style {"mcpServers": {…}} file (repeatable)',
   },
-  http: { group: 'MCP server', value: 'PORT', help: 'serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio' },
+  http: {
+    group: 'MCP server',
+    value: '[HOST:]PORT',
+    help: 'serve streamable HTTP on 127.0.0.1:PORT/mcp (or HOST:PORT, e.g. 0.0.0.0:8080 in a container) instead of stdio',
+  },
   token: {
     group: 'MCP server',
     value: 'TOKEN',

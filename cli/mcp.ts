@@ -34,11 +34,12 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   const discovery = values.discovery ?? 'auto'
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
-  const port = values.http === undefined ? undefined : Number(values.http)
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536))
-    return usage(`--http needs a port number, got "${values.http}"`)
+  const address = values.http === undefined ? undefined : httpAddress(values.http)
+  if (typeof address === 'string') return usage(address)
+  const port = address?.port
   const http = httpOptions(values, port)
   if (!http.ok) return usage(http.message)
+  if (address?.host !== undefined) http.value.host = address.host
   const servers = await serversFromFlags(values)
   if (!servers.ok) return usage(servers.message)
   let options: RuntimeOptions
@@ -117,6 +118,16 @@ function maxProcessesFromFlag(text: string | undefined, sandbox: string | undefi
   const n = Number(text)
   if (!Number.isSafeInteger(n) || n < 1 || n > 1024) return `--max-processes needs a whole number from 1 to 1024, got "${text}"`
   return n
+}
+
+/** `--http PORT` or `--http HOST:PORT` (`0.0.0.0:8080`, `[::]:8080`): where the server listens. */
+export function httpAddress(text: string): { host?: string; port: number } | string {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+)):(\d+)$/i.exec(text)
+  const port = Number(m ? m[3] : text)
+  if (!(/^\d+$/.test(m ? (m[3] ?? '') : text) && port < 65536))
+    return `--http needs PORT or HOST:PORT (e.g. 8080 or 0.0.0.0:8080), got "${text}"`
+  const host = m ? (m[1] ?? m[2]) : undefined
+  return host === undefined ? { port } : { host, port }
 }
 
 interface HttpFlagValues {

@@ -47,6 +47,12 @@ export interface HttpOptions {
   /** 0 picks a free port. */
   port: number
   /**
+   * The address to listen on (default 127.0.0.1). A loopback address answers only to a loopback Host (the
+   * DNS-rebinding rule); any other (`0.0.0.0` in a container behind a load balancer) takes any Host, since
+   * a browser page cannot be told the bearer token and the network reaches the port anyway.
+   */
+  host?: string
+  /**
    * The process is codeact's own (`codeact mcp`): requests count as activity for the quiet-time collection
    * (runtime/host-quiet.ts), so a session flood's memory is given back. Off in an embedder's process.
    */
@@ -70,7 +76,7 @@ export interface HttpOptions {
 }
 
 export interface HttpServing {
-  /** `http://127.0.0.1:PORT/mcp` */
+  /** `http://HOST:PORT/mcp` (127.0.0.1 unless another host was given) */
   url: string
   port: number
   /** The bearer token requests must show (the one given, or the one generated); undefined with `token: false`. */
@@ -88,7 +94,7 @@ interface HttpSession {
   close(): Promise<void>
 }
 
-/** Serves streamable HTTP at `/mcp` on 127.0.0.1. */
+/** Serves streamable HTTP at `/mcp` on 127.0.0.1 (or `options.host`). */
 export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<HttpServing> {
   const sessions = new SessionTable<HttpSession>({
     ...(options.maxSessions !== undefined ? { max: options.maxSessions } : {}),
@@ -100,13 +106,15 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodies = new BodyBudget(options.maxBodiesInFlightBytes ?? DEFAULT_MAX_BODIES_IN_FLIGHT_BYTES)
   let port = options.port
+  const bind = options.host ?? '127.0.0.1'
+  const hostChecked = isLoopback(bind)
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (options.collectWhenIdle === true) noteHostActivity()
     if (new URL(req.url ?? '/', 'http://127.0.0.1').pathname !== '/mcp')
       return refuse(res, { status: 404, message: 'not found: the MCP endpoint is /mcp' })
     const origin = header(req, 'origin')
-    const denied = checkHost(req, port) ?? checkOrigin(origin, allowedOrigins)
+    const denied = (hostChecked ? checkHost(req, port) : undefined) ?? checkOrigin(origin, allowedOrigins)
     if (denied) return refuse(res, denied)
     if (origin !== undefined) allowCors(res, origin)
     if (req.method === 'OPTIONS') return preflight(res)
@@ -169,11 +177,11 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   })
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
-    http.listen(options.port, '127.0.0.1', () => resolve())
+    http.listen(options.port, bind, () => resolve())
   })
   port = (http.address() as AddressInfo).port
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://${bind.includes(':') ? `[${bind}]` : bind}:${port}/mcp`,
     port,
     token,
     sessions: () => sessions.size,
@@ -183,6 +191,10 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
   }
+}
+
+function isLoopback(host: string): boolean {
+  return /^(localhost|127(?:\.\d{1,3}){3}|::1)$/i.test(host)
 }
 
 /**
