@@ -63,7 +63,7 @@ export interface RuntimeOptions extends MinimalModeOptions {
   sandbox?: 'isolate' | 'docker' | Sandbox
   /** Options of the isolate backend (what shares a process, how many processes …) when `sandbox: 'isolate'`. */
   isolate?: IsolateSandboxOptions
-  /** Options of the Docker backend (image, pool size, engines …) when `sandbox: 'docker'`. */
+  /** Options of the Docker backend (image, pool size, engine …) when `sandbox: 'docker'`. */
   docker?: Record<string, unknown>
   /** Built-in workspace tools (read_file, write_file, edit_file, bash …) confined to this folder. */
   workspace?: WorkspaceOptions
