@@ -55,3 +55,4 @@ write_users
 
 cp "$here/Dockerfile.server" "$ctx/Dockerfile"
 docker build -q -t "$image" "$ctx"
+rm -rf "$ctx"
