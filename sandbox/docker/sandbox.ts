@@ -341,6 +341,17 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
       await pool.warm(1, 2 * o.startTimeoutMs + 5_000)
     },
+    async ready() {
+      if (closed) return 'the docker sandbox is closed'
+      if (setupError) return setupError
+      const pings = engines.map((e) =>
+        e.docker.ping().then(
+          () => true,
+          () => false,
+        ),
+      )
+      return (await Promise.all(pings)).some(Boolean) ? undefined : 'no Docker engine answers'
+    },
     run(request, host, signal) {
       return run(request, host, signal).catch((e: unknown) =>
         unavailable(`the docker sandbox failed: ${e instanceof Error ? e.message : String(e)}`),
