@@ -5,7 +5,7 @@
  */
 import { createMcpExport } from '../mcp/export.js'
 import { normalizeOrigin } from '../mcp/http-guard.js'
-import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
+import { serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { visible } from '../vocabulary/visible-text.js'
 import { MCP } from './commands.js'
@@ -15,6 +15,8 @@ import { sessionLimitsFromFlags } from './limit-flags.js'
 import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { parseCommand } from './parse.js'
 import { recoveryLines } from './recovered.js'
+import { opsOptions, serveService } from './mcp-service.js'
+import { startTracing, tracingWanted } from './otel.js'
 
 export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableStream } = { stderr: process.stderr }): Promise<number> {
   const usage = (message: string) => {
@@ -40,6 +42,8 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   const http = httpOptions(values, port)
   if (!http.ok) return usage(http.message)
   if (address?.host !== undefined) http.value.host = address.host
+  const ops = opsOptions(values, port, process.stderr.isTTY === true)
+  if (!ops.ok) return usage(ops.message)
   const servers = await serversFromFlags(values)
   if (!servers.ok) return usage(servers.message)
   let options: RuntimeOptions
@@ -75,6 +79,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     sessions: values.stateless !== true,
     ...(options.mode === 'minimal' ? { minimal: true } : {}),
   })
+  const tracing = tracingWanted(values.otel) ? await startTracing(rt) : undefined
   const shutdown = async () => {
     exported.close()
     await imported?.close()
@@ -84,26 +89,13 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   if (port === undefined) {
     await serveStdio(exported)
     await shutdown()
+    await tracing?.shutdown()
     return 0
   }
-  const serving = await serveHttp(exported, { ...http.value, collectWhenIdle: true })
-  // Before the URL line: a client reading stderr has the token by the time it knows where to connect.
-  if (http.value.token === undefined && serving.token !== undefined)
-    io.stderr.write(
-      `codeact mcp: every request needs Authorization: Bearer ${serving.token}\n` +
-        `codeact mcp: (a token generated for this start; set your own with --token or CODEACT_MCP_TOKEN)\n`,
-    )
-  if (serving.token === undefined)
-    io.stderr.write(
-      'codeact mcp: warning: --no-token: any local user and any web page open in a browser on this machine can call run_code\n',
-    )
-  io.stderr.write(`codeact mcp: serving streamable HTTP at ${serving.url}\n`)
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-  })
-  await serving.close()
+  const service = await serveService(rt, exported, http.value, ops.value, io)
+  await service.stopped
   await shutdown()
+  await tracing?.shutdown()
   return 0
 }
 

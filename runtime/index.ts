@@ -22,6 +22,9 @@ export type { ReactPromptOptions } from './react/prompt.js'
 export type { ProgramOutput } from './ptc/program.js'
 export { EventLog, parseJSONL } from './event-log.js'
 export { checkLog } from './log-signing.js'
+export { traceRuns } from './otel-spans.js'
+export { watchRuns } from './run-watch.js'
+export type { CallEnded, CallStarted, EventSource, RunEnded, RunStarted, RunWatcher } from './run-watch.js'
 export type { LogCheck } from './log-signing.js'
 export type {
   AnthropicToolResult,

@@ -323,6 +323,15 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
       await pool.warm(1, 2 * o.startTimeoutMs + 5_000)
     },
+    async ready() {
+      if (closed) return 'the docker sandbox is closed'
+      if (setupError || !engine) return setupError ?? 'no Docker engine configured'
+      const answers = await engine.docker.ping().then(
+        () => true,
+        () => false,
+      )
+      return answers ? undefined : `the Docker engine at ${engine.label} does not answer`
+    },
     run(request, host, signal) {
       return run(request, host, signal).catch((e: unknown) =>
         unavailable(`the docker sandbox failed: ${e instanceof Error ? e.message : String(e)}`),
