@@ -133,6 +133,8 @@ frontend mcp
 backend codeact
   balance roundrobin
   http-response set-header X-Served-By %s
+  option httpchk GET /readyz
+  http-check expect status 200
 ${replicaPorts.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 300 fall 1 rise 1`).join('\n')}
 `
 }
