@@ -80,6 +80,7 @@ export const MCP = {
     'max-body': { type: 'string' },
     'max-bodies-in-flight': { type: 'string' },
     'max-processes': { type: 'string' },
+    store: { type: 'string' },
     'expose-tools': { type: 'boolean' },
     discovery: { type: 'string' },
     ...SESSION_FLAGS,

@@ -140,6 +140,11 @@ export const FLAG_DOCS = {
     help: 'request bodies held at once across all requests; past it a 503 with Retry-After (default 67108864)',
   },
   'max-processes': { group: 'MCP server', value: 'N', help: 'isolate processes at once, one per live session (default 8)' },
+  store: {
+    group: 'MCP server',
+    value: 'URL',
+    help: 'keep sessions in PostgreSQL (postgres://…; also $CODEACT_STORE) so any replica serves any session; default: in this process',
+  },
   'expose-tools': { group: 'MCP server', help: 'list every tool too, not only run_code' },
   minimal: {
     group: 'MCP server',

@@ -47,6 +47,10 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
     if (typeof processes === 'string') return usage(processes)
     if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
+    const store = values.store ?? (process.env.CODEACT_STORE || undefined)
+    if (store !== undefined && store !== 'embedded' && !/^postgres(ql)?:\/\/./.test(store))
+      return usage(`--store needs a postgres://… URL (or embedded), got "${store.replace(/:[^:@/]*@/, ':***@')}"`)
+    if (store !== undefined) options.store = store
     const minimal = minimalOptions(values)
     if (typeof minimal === 'string') return usage(minimal)
     Object.assign(options, minimal)
@@ -85,7 +89,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     await shutdown()
     return 0
   }
-  const serving = await serveHttp(exported, { ...http.value, collectWhenIdle: true })
+  const serving = await serveHttp(exported, { ...http.value, collectWhenIdle: true, store: rt.store })
   // Before the URL line: a client reading stderr has the token by the time it knows where to connect.
   if (http.value.token === undefined && serving.token !== undefined)
     io.stderr.write(

@@ -19,6 +19,8 @@ import type { McpExport } from './export.js'
 import { BodyBudget, BODY_RETRY_AFTER_S, DEFAULT_MAX_BODIES_IN_FLIGHT_BYTES } from './http-body-budget.js'
 import { bearerCheck, checkHost, checkOrigin, normalizeOrigin, readJsonBody, type Refusal } from './http-guard.js'
 import { SessionTable } from './http-sessions.js'
+import { sessionTaker } from './http-adopt.js'
+import type { SessionStore } from '../runtime/store/types.js'
 
 /** Serves on this process's stdin/stdout; resolves when the client closes stdin or a signal arrives. */
 export async function serveStdio(mcp: McpExport): Promise<void> {
@@ -67,6 +69,11 @@ export interface HttpOptions {
   maxBodyBytes?: number
   /** Bytes of request bodies held at once across all requests (default 64 MiB); past it, 503 + Retry-After. */
   maxBodiesInFlightBytes?: number
+  /**
+   * A shared session store (`rt.store` with `--store postgres://…`): any replica takes up a session another
+   * started (mcp/http-adopt.ts), and responses are kept for `Last-Event-ID` resumption on any replica.
+   */
+  store?: SessionStore
 }
 
 export interface HttpServing {
@@ -100,6 +107,7 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const bodies = new BodyBudget(options.maxBodiesInFlightBytes ?? DEFAULT_MAX_BODIES_IN_FLIGHT_BYTES)
   let port = options.port
+  const shared = options.store?.mcp
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (options.collectWhenIdle === true) noteHostActivity()
@@ -114,6 +122,8 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
     if (unauthorized) return refuse(res, unauthorized)
 
     const sessionId = header(req, 'mcp-session-id')
+    const taken = sessionId && !sessions.get(sessionId) ? await takeUp?.(sessionId) : undefined
+    if (taken && !taken.ok) return refuse(res, taken)
     const existing = sessionId ? sessions.get(sessionId) : undefined
     const unknown = (id: string): Refusal => ({ status: 404, message: sessions.whyGone(id) ?? 'unknown session' })
     if (req.method !== 'POST') {
@@ -139,27 +149,37 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
       return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
 
     const id = randomUUID()
-    const server = mcp.createServer({ caller: id })
-    let added = false
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => {
-        added = true
-        sessions.add({ id, transport, close: () => server.close() })
-      },
-    })
-    transport.onclose = () => sessions.delete(id)
+    const { transport, server, added } = await open(id, async () => shared?.saveSession(id, body.value))
     try {
-      await server.connect(transport)
       await transport.handleRequest(req, res, body.value)
     } finally {
       // A refused initialize leaves no session behind.
-      if (!added) {
+      if (!added()) {
         sessions.release()
         await server.close()
       }
     }
   }
+
+  /** A protocol server and transport for session `id`, in the table once initialized. */
+  const open = async (id: string, initialized: () => Promise<void>) => {
+    const server = mcp.createServer({ caller: id })
+    let added = false
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      ...(shared ? { eventStore: shared } : {}),
+      onsessioninitialized: async () => {
+        await initialized()
+        added = true
+        sessions.add({ id, transport, close: () => server.close() })
+      },
+    })
+    transport.onclose = () => sessions.delete(id)
+    await server.connect(transport)
+    return { transport, server, added: () => added }
+  }
+
+  const takeUp = shared ? sessionTaker(shared, sessions, open) : undefined
 
   const http = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
