@@ -83,6 +83,7 @@ export const MCP = {
     'log-format': { type: 'string' },
     otel: { type: 'boolean' },
     'max-processes': { type: 'string' },
+    store: { type: 'string' },
     'expose-tools': { type: 'boolean' },
     discovery: { type: 'string' },
     ...SESSION_FLAGS,

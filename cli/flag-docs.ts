@@ -154,6 +154,11 @@ export const FLAG_DOCS = {
     help: 'export OpenTelemetry spans over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (on by itself when that is set)',
   },
   'max-processes': { group: 'MCP server', value: 'N', help: 'isolate processes at once, one per live session (default 8)' },
+  store: {
+    group: 'MCP server',
+    value: 'URL',
+    help: 'keep sessions in PostgreSQL (postgres://…; also $CODEACT_STORE) so any replica serves any session; default: in this process',
+  },
   'expose-tools': { group: 'MCP server', help: 'list every tool too, not only run_code' },
   minimal: {
     group: 'MCP server',

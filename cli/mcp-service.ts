@@ -11,6 +11,7 @@ import { createServerMetrics } from '../mcp/metrics.js'
 import { serveHttp, type HttpOptions } from '../mcp/serve.js'
 import type { Runtime } from '../runtime/create-runtime.js'
 import { watchRuns } from '../runtime/run-watch.js'
+import { type SessionStore, storeReady } from '../runtime/store/types.js'
 import { createServiceLog, logFormatFromFlag, type LogFormat } from './service-log.js'
 
 export interface OpsOptions {
@@ -52,7 +53,8 @@ export async function serveService(
   const serving = await serveHttp(exported, {
     ...http,
     collectWhenIdle: true,
-    readiness: [sandboxCheck(rt.sandbox)],
+    store: rt.store,
+    readiness: [sandboxCheck(rt.sandbox), ...(rt.store.kind === 'embedded' ? [] : [storeCheck(rt.store)])],
     metrics,
     log: (level, msg, fields) => log.line(level, msg, fields),
   })
@@ -89,4 +91,12 @@ function firstSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', first)
     process.on('SIGINT', first)
   })
+}
+
+/** `/readyz`'s `store` check: the session store answers (a shared one; the embedded store always does). */
+function storeCheck(store: SessionStore): { name: string; check(): Promise<string | undefined> } {
+  return { name: 'store', check: async () => {
+    const ready = await storeReady(store)
+    return ready.ok ? undefined : ready.reason
+  } }
 }

@@ -52,6 +52,10 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
     if (typeof processes === 'string') return usage(processes)
     if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
+    const store = values.store ?? (process.env.CODEACT_STORE || undefined)
+    if (store !== undefined && store !== 'embedded' && !/^postgres(ql)?:\/\/./.test(store))
+      return usage(`--store needs a postgres://… URL (or embedded), got "${store.replace(/:[^:@/]*@/, ':***@')}"`)
+    if (store !== undefined) options.store = store
     const minimal = minimalOptions(values)
     if (typeof minimal === 'string') return usage(minimal)
     Object.assign(options, minimal)

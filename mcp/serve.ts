@@ -23,6 +23,8 @@ import { SessionTable } from './http-sessions.js'
 import { DEFAULT_DRAIN_TIMEOUT_MS, drainCalls, type Drained } from './drain.js'
 import { OPS_PATHS, readinessProbe, serveOps, type ReadinessCheck } from './health.js'
 import type { ServerMetrics } from './metrics.js'
+import { sessionTaker } from './http-adopt.js'
+import type { SessionStore } from '../runtime/store/types.js'
 
 /** Serves on this process's stdin/stdout; resolves when the client closes stdin or a signal arrives. */
 export async function serveStdio(mcp: McpExport): Promise<void> {
@@ -83,6 +85,11 @@ export interface HttpOptions {
   metrics?: ServerMetrics
   /** The server's own log: a readiness check that starts or stops failing, the drain. */
   log?: (level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => void
+  /**
+   * A shared session store (`rt.store` with `--store postgres://…`): any replica takes up a session another
+   * started (mcp/http-adopt.ts), and responses are kept for `Last-Event-ID` resumption on any replica.
+   */
+  store?: SessionStore
 }
 
 export interface HttpServing {
@@ -143,6 +150,7 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
   }
   const ready = readinessProbe(ops)
   options.metrics?.gauges({ sessionsLive: () => sessions.size, draining: () => draining })
+  const shared = options.store?.mcp
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (options.collectWhenIdle === true) noteHostActivity()
@@ -158,6 +166,8 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
     if (unauthorized) return refuse(res, unauthorized)
 
     const sessionId = header(req, 'mcp-session-id')
+    const taken = sessionId && !sessions.get(sessionId) ? await takeUp?.(sessionId) : undefined
+    if (taken && !taken.ok) return refuse(res, taken)
     const existing = sessionId ? sessions.get(sessionId) : undefined
     const unknown = (id: string): Refusal => ({ status: 404, message: sessions.whyGone(id) ?? 'unknown session' })
     if (req.method !== 'POST') {
@@ -189,27 +199,37 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
       return refuse(res, { status: 503, message: 'too many sessions, all busy; try again later', headers: { 'retry-after': '5' } })
 
     const id = randomUUID()
-    const server = mcp.createServer({ caller: id })
-    let added = false
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => {
-        added = true
-        sessions.add({ id, transport, close: () => server.close() })
-      },
-    })
-    transport.onclose = () => sessions.delete(id)
+    const { transport, server, added } = await open(id, async () => shared?.saveSession(id, body.value))
     try {
-      await server.connect(transport)
       await transport.handleRequest(req, res, body.value)
     } finally {
       // A refused initialize leaves no session behind.
-      if (!added) {
+      if (!added()) {
         sessions.release()
         await server.close()
       }
     }
   }
+
+  /** A protocol server and transport for session `id`, in the table once initialized. */
+  const open = async (id: string, initialized: () => Promise<void>) => {
+    const server = mcp.createServer({ caller: id })
+    let added = false
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      ...(shared ? { eventStore: shared } : {}),
+      onsessioninitialized: async () => {
+        await initialized()
+        added = true
+        sessions.add({ id, transport, close: () => server.close() })
+      },
+    })
+    transport.onclose = () => sessions.delete(id)
+    await server.connect(transport)
+    return { transport, server, added: () => added }
+  }
+
+  const takeUp = shared ? sessionTaker(shared, sessions, open) : undefined
 
   const http = createServer((req, res) => {
     // A caller's W3C `traceparent`: runs this request starts are spans of its trace (runtime/otel-spans.ts).

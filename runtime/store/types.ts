@@ -8,6 +8,7 @@
  * is unreachable), `EBUSY` (another replica runs a turn of this session), `ESTALE` (this replica's lease
  * was taken over: its turn is not recorded).
  */
+import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { HistoryRun } from '../session-history.js'
 
 export type StoreErrorCode = 'EIO' | 'EBUSY' | 'ESTALE'
@@ -55,7 +56,20 @@ export interface SessionStore {
   begin(key: string, code: string): Promise<StoreResult<Turn>>
   /** Forgets the session's runs (reset): the next turn anywhere begins afresh. */
   clear(key: string): Promise<StoreResult<void>>
+  /** A shared store's MCP side: the streamable-HTTP event stream and the sessions' initialize requests. */
+  readonly mcp?: McpSessionStore
   close(): Promise<void>
+}
+
+/**
+ * The MCP streamable-HTTP event stream (the SDK's EventStore, for `Last-Event-ID` resumption) and each MCP
+ * session's initialize request, so that a replica that never saw a session can take it up. Throws when
+ * the store is unreachable (the SDK's EventStore contract).
+ */
+export interface McpSessionStore extends EventStore {
+  saveSession(id: string, initialize: unknown): Promise<void>
+  /** The initialize request of MCP session `id`; undefined when no replica ever started it. */
+  findSession(id: string): Promise<unknown>
 }
 
 /** The readiness check `/readyz` lists: is the session store reachable? */

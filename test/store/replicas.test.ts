@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../runtime/create-runtime.js'
 import { PostgresStore } from '../../runtime/store/postgres/postgres-store.js'
 import { storeReady } from '../../runtime/store/types.js'
+import { sessionKey } from '../../runtime/session-history.js'
 import { defineTool } from '../../vocabulary/define-tool.js'
 import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
 
@@ -135,6 +136,28 @@ describe.skipIf(postgresSkip)('any replica serves any session (PostgreSQL store)
     // Another replica sees exactly the turn before the outage.
     const b = await replica({ tools, store: pg.url })
     expect((await b.session(s).runCode('return [n, typeof m]')).value).toEqual([1, 'undefined'])
+  })
+
+  it('a stored history that cannot be replayed says why, starts afresh, and can be reset', async () => {
+    const a = await replica({ store: pg.url })
+    const s = { id: 'conv-broken', caller: 'alice' }
+    await a.session(s).runCode('const ok = 1')
+    await a.session(s).runCode('const fine = 2')
+    const db = new PostgresStore({ url: pg.url })
+    try {
+      // The first run's program, as stored, no longer compiles (written by an older codeact, say).
+      await db.pool.query(`update codeact_runs set run = jsonb_set(run, '{code}', '"const ok = ("') where key = $1 and seq = 0`, [
+        sessionKey('alice', 'conv-broken'),
+      ])
+    } finally {
+      await db.close()
+    }
+    const b = await replica({ store: pg.url })
+    const turn = await b.session(s).runCode('return typeof fine')
+    expect(turn.observation).toMatch(/the session could not be restored \(run 1 no longer compiles\)/)
+    expect(turn.value).toBe('undefined')
+    await b.session(s).reset()
+    expect((await a.session(s).runCode('return typeof ok')).value).toBe('undefined')
   })
 
   it('a store down at start: runs without a session work, the readiness check says why', async () => {

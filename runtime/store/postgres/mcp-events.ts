@@ -4,15 +4,15 @@
  * it with `Last-Event-ID` on any replica. Event ids are the rows' ids (increasing across all streams).
  * MCP sessions' initialize requests are kept too, so a replica that never saw a session can take it up.
  */
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type pg from 'pg'
+import type { McpSessionStore } from '../types.js'
 
 interface Pooled {
   client(): Promise<pg.PoolClient>
 }
 
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements McpSessionStore {
   readonly #db: Pooled
 
   constructor(db: Pooled) {
@@ -60,10 +60,6 @@ export class PostgresEventStore implements EventStore {
   async findSession(id: string): Promise<unknown> {
     const r = await this.#query<{ initialize: unknown }>('select initialize from codeact_mcp_sessions where id = $1', [id])
     return r.rows[0]?.initialize
-  }
-
-  async forgetSession(id: string): Promise<void> {
-    await this.#query('delete from codeact_mcp_sessions where id = $1', [id])
   }
 
   async #query<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<T>> {

@@ -64,7 +64,7 @@ export class PostgresStore implements SessionStore {
   }
 
   /** The MCP streamable-HTTP event stream, for `Last-Event-ID` resumption on any replica. */
-  get mcpEvents(): PostgresEventStore {
+  get mcp(): PostgresEventStore {
     this.#events ??= new PostgresEventStore(this)
     return this.#events
   }
