@@ -95,8 +95,11 @@ function firstSignal(): Promise<NodeJS.Signals> {
 
 /** `/readyz`'s `store` check: the session store answers (a shared one; the embedded store always does). */
 function storeCheck(store: SessionStore): { name: string; check(): Promise<string | undefined> } {
-  return { name: 'store', check: async () => {
-    const ready = await storeReady(store)
-    return ready.ok ? undefined : ready.reason
-  } }
+  return {
+    name: 'store',
+    check: async () => {
+      const ready = await storeReady(store)
+      return ready.ok ? undefined : ready.reason
+    },
+  }
 }

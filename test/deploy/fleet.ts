@@ -123,6 +123,7 @@ function haproxyConfig(port: number, replicaPorts: number[]): string {
 defaults
   mode http
   timeout connect 2s
+  timeout check 3s
   timeout client 5m
   timeout server 5m
   retries 3
@@ -135,7 +136,7 @@ backend codeact
   http-response set-header X-Served-By %s
   option httpchk GET /readyz
   http-check expect status 200
-${replicaPorts.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 300 fall 1 rise 1`).join('\n')}
+${replicaPorts.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 1s fall 3 rise 1`).join('\n')}
 `
 }
 
@@ -153,7 +154,15 @@ export async function startFleet(name: string, n: number, store: string, extraAr
   writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(lbPort, ports))
   const lb = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${lbPort}/mcp`
-  for (let i = 0; i < 100 && (await fetch(url, { method: 'POST' }).then((r) => r.status, () => 0)) !== 401; i++)
+  for (
+    let i = 0;
+    i < 100 &&
+    (await fetch(url, { method: 'POST' }).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 401;
+    i++
+  )
     await new Promise((r) => setTimeout(r, 100))
   const stop = (c: ChildProcess, signal: NodeJS.Signals) =>
     c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => (c.once('exit', () => r()), c.kill(signal)))

@@ -17,7 +17,7 @@ import { REPO } from './paths.js'
 
 const DIR = join(REPO, 'deploy', 'kubernetes')
 type Obj = { apiVersion: string; kind: string; metadata: { name: string }; [k: string]: unknown }
-// biome-ignore lint/suspicious/noExplicitAny: the manifests are data; the schema, not the type, checks them
+/** The manifests are data: the schema, not the type, checks them. */
 type Any = any
 
 const MODELS: Record<string, new (data: Any) => { validate(): void }> = {
@@ -65,7 +65,14 @@ describe('the Kubernetes manifests', () => {
   const find = (kind: string) => base.find((o) => o.kind === kind) as Any
 
   it('are valid objects of the Kubernetes API, every one', () => {
-    expect(base.map((o) => o.kind).sort()).toEqual(['Deployment', 'HorizontalPodAutoscaler', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Secret', 'Service'])
+    expect(base.map((o) => o.kind).sort()).toEqual([
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'HorizontalPodAutoscaler',
+      'PodDisruptionBudget',
+      'Secret',
+      'Service',
+    ])
     for (const obj of base) expect(() => validate(obj), `${obj.kind} ${obj.metadata.name}`).not.toThrow()
   })
 
@@ -89,7 +96,10 @@ describe('the Kubernetes manifests', () => {
     expect(c.resources.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) })
     expect(c.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) })
     const env = Object.fromEntries(c.env.map((e: Any) => [e.name, e.valueFrom?.secretKeyRef]))
-    expect(env).toEqual({ CODEACT_STORE: { name: 'codeact', key: 'database-url' }, CODEACT_MCP_TOKEN: { name: 'codeact', key: 'mcp-token' } })
+    expect(env).toEqual({
+      CODEACT_STORE: { name: 'codeact', key: 'database-url' },
+      CODEACT_MCP_TOKEN: { name: 'codeact', key: 'mcp-token' },
+    })
     expect(c.args.slice(0, 2)).toEqual(['--store', '$(CODEACT_STORE)'])
     const drainMs = Number(c.args[c.args.indexOf('--drain-timeout') + 1])
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(drainMs)

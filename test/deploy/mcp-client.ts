@@ -32,7 +32,8 @@ export async function connect(url: string, token: string): Promise<BalancedClien
   return {
     servedBy,
     async run(code) {
-      const result = (await client.callTool({ name: 'run_code', arguments: { code } })) as CallToolResult
+      // A request whose replica was killed may never be answered: give up on it well before the SDK's minute.
+      const result = (await client.callTool({ name: 'run_code', arguments: { code } }, undefined, { timeout: 20_000 })) as CallToolResult
       const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
       const value = (result.structuredContent as { value?: unknown } | undefined)?.value
       return { ok: result.isError !== true, value, text }

@@ -12,7 +12,7 @@ import { type BalancedClient, connect } from './mcp-client.js'
 
 const SESSIONS = 200
 const TURNS = 5
-const AT_ONCE = 25
+const AT_ONCE = 6
 
 /** Turn t of session s: the tool records `s:t`, the state is every turn's key so far. */
 function turnCode(s: number, t: number): string {
@@ -23,7 +23,11 @@ const keysUpTo = (s: number, t: number) => Array.from({ length: t }, (_, i) => `
 
 async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0
-  await Promise.all(Array.from({ length: width }, async () => { while (next < items.length) await work(items[next++]!) }))
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]!)
+    }),
+  )
 }
 
 /** Waits until none of `pids` is alive (a killed replica's isolate children notice their parent is gone). */
@@ -37,7 +41,7 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
   let fleet: Fleet
   beforeAll(async () => {
     pg = await startPostgres('deploy32')
-    fleet = await startFleet('deploy32', 3, pg.url, ['--max-sessions', '400'])
+    fleet = await startFleet('deploy32', 3, pg.url, ['--max-sessions', '400', '--max-processes', '16'])
   })
   afterAll(async () => {
     await fleet?.close()
@@ -95,7 +99,11 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
     expect(leftovers, 'processes of killed replicas still alive').toEqual([])
     // Every turn a client saw succeed ran its tool call exactly once.
     const ledger = fleet.ledger()
-    for (const key of done.flat()) expect(ledger.filter((l) => l === key), key).toHaveLength(1)
+    for (const key of done.flat())
+      expect(
+        ledger.filter((l) => l === key),
+        key,
+      ).toHaveLength(1)
     await Promise.all(clients.map((c) => c.close()))
   }, 240_000)
 

@@ -22,7 +22,10 @@ async function replicasUp(env: NodeJS.ProcessEnv): Promise<void> {
   ])
   let seen = ''
   for (let i = 0; i < 240; i++) {
-    seen = await docker(['service', 'ls', '--filter', `label=com.docker.stack.namespace=${STACK}`, '--format', '{{.Name}} {{.Replicas}}'], env)
+    seen = await docker(
+      ['service', 'ls', '--filter', `label=com.docker.stack.namespace=${STACK}`, '--format', '{{.Name}} {{.Replicas}}'],
+      env,
+    )
     const now = new Map(seen.split('\n').map((l) => l.split(' ') as [string, string]))
     if ([...want].every(([name, replicas]) => now.get(name) === replicas)) return
     await new Promise((r) => setTimeout(r, 500))
