@@ -100,6 +100,9 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** Replicas that exited without being told to, with their last words. */
+export const exits: string[] = []
+
 async function startReplica(port: number, args: string[], env: NodeJS.ProcessEnv): Promise<Replica> {
   const child = spawn(process.execPath, [join(REPO, 'bin', 'codeact.mjs'), 'mcp', '--http', `0.0.0.0:${port}`, ...args], {
     env,
@@ -113,7 +116,11 @@ async function startReplica(port: number, args: string[], env: NodeJS.ProcessEnv
     })
     child.once('exit', (code) => reject(new Error(`replica on ${port} exited (${code}): ${text}`)))
   })
-  child.stderr!.resume()
+  // What the replica says from now on, its last 4 kB: why it exited, when it did so on its own.
+  child.stderr!.on('data', (c: Buffer) => void (text = (text + c.toString()).slice(-4096)))
+  child.once('exit', (code, signal) => {
+    if (signal !== 'SIGKILL' && signal !== 'SIGTERM') exits.push(`replica on ${port} exited (${code ?? signal}): ${text}`)
+  })
   return { port, process: child, descendants: () => childrenOf(child.pid!) }
 }
 

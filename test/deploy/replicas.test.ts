@@ -5,12 +5,13 @@
  * killed with SIGKILL mid-turn or between turns costs at most that turn and leaves no process behind, and
  * two replicas racing for one session's turn never run it twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
-import { alive, type Fleet, haproxySkip, startFleet } from './fleet.js'
+import { alive, exits, type Fleet, haproxySkip, startFleet } from './fleet.js'
 import { type BalancedClient, connect } from './mcp-client.js'
 
-const SESSIONS = 200
+/** 200 as the issue asks; CODEACT_FLEET_SESSIONS runs fewer on a machine too busy for 1,000 turns in time. */
+const SESSIONS = Number(process.env['CODEACT_FLEET_SESSIONS'] ?? 200)
 const TURNS = 5
 const AT_ONCE = 6
 
@@ -42,6 +43,9 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
   beforeAll(async () => {
     pg = await startPostgres('deploy32')
     fleet = await startFleet('deploy32', 3, pg.url, ['--max-sessions', '400', '--max-processes', '16'])
+  })
+  afterEach(() => {
+    expect(exits, 'a replica exited on its own').toEqual([])
   })
   afterAll(async () => {
     await fleet?.close()
@@ -97,6 +101,7 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
     stop = true
     await Promise.all(running)
     expect(leftovers, 'processes of killed replicas still alive').toEqual([])
+    expect(done.flat().length, 'turns that succeeded around the kills').toBeGreaterThan(20)
     // Every turn a client saw succeed ran its tool call exactly once.
     const ledger = fleet.ledger()
     for (const key of done.flat())
@@ -120,7 +125,7 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
     for (const r of [a, b]) if (!r.ok) expect(r.text).toMatch(/EBUSY|busy/i)
     // Turns of one session never overlap: the answers are 1 then 2, never 1 and 1.
     expect(ok.map((r) => r.value).sort()).toEqual(ok.length === 2 ? [1, 2] : [1])
-    expect(fleet.ledger().length - before).toBe(ok.length)
+    expect(fleet.ledger().slice(before), JSON.stringify([a, b])).toHaveLength(ok.length)
     expect(new Set(client.servedBy.slice(-2)).size).toBe(2)
     await client.close()
   }, 60_000)
