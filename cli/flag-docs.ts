@@ -140,7 +140,11 @@ export const FLAG_DOCS = {
     value: 'FILE.json',
     help: 'servers from a Claude-Desktop style {"mcpServers": {…}} file (repeatable)',
   },
-  http: { group: 'MCP server', value: 'PORT', help: 'serve streamable HTTP on 127.0.0.1:PORT/mcp instead of stdio' },
+  http: {
+    group: 'MCP server',
+    value: '[HOST:]PORT',
+    help: 'serve streamable HTTP on 127.0.0.1:PORT/mcp (or HOST:PORT, e.g. 0.0.0.0:8080 in a container) instead of stdio',
+  },
   token: {
     group: 'MCP server',
     value: 'TOKEN',
@@ -156,7 +160,22 @@ export const FLAG_DOCS = {
     value: 'BYTES',
     help: 'request bodies held at once across all requests; past it a 503 with Retry-After (default 67108864)',
   },
+  'drain-timeout': {
+    group: 'MCP server',
+    value: 'MS',
+    help: 'on SIGTERM, how long running calls may finish before they are cancelled (default 25000; a second signal exits at once)',
+  },
+  'log-format': { group: 'MCP server', value: 'json|text', help: 'the server log on stderr (default: text on a terminal, json otherwise)' },
+  otel: {
+    group: 'MCP server',
+    help: 'export OpenTelemetry spans over OTLP/HTTP to $OTEL_EXPORTER_OTLP_ENDPOINT (on by itself when that is set)',
+  },
   'max-processes': { group: 'MCP server', value: 'N', help: 'isolate processes at once, one per live session (default 8)' },
+  store: {
+    group: 'MCP server',
+    value: 'URL',
+    help: 'keep sessions in PostgreSQL (postgres://…; also $CODEACT_STORE) so any replica serves any session; default: in this process',
+  },
   'expose-tools': { group: 'MCP server', help: 'list every tool too, not only run_code' },
   minimal: {
     group: 'MCP server',

@@ -5,7 +5,7 @@
  */
 import { createMcpExport } from '../mcp/export.js'
 import { normalizeOrigin } from '../mcp/http-guard.js'
-import { serveHttp, serveStdio, type HttpOptions } from '../mcp/serve.js'
+import { serveStdio, type HttpOptions } from '../mcp/serve.js'
 import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js'
 import { visible } from '../vocabulary/visible-text.js'
 import { MCP } from './commands.js'
@@ -15,6 +15,8 @@ import { sessionLimitsFromFlags } from './limit-flags.js'
 import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { parseCommand } from './parse.js'
 import { recoveryLines } from './recovered.js'
+import { opsOptions, serveService } from './mcp-service.js'
+import { startTracing, tracingWanted } from './otel.js'
 
 export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableStream } = { stderr: process.stderr }): Promise<number> {
   const usage = (message: string) => {
@@ -34,11 +36,14 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   }
   const discovery = values.discovery ?? 'auto'
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
-  const port = values.http === undefined ? undefined : Number(values.http)
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536))
-    return usage(`--http needs a port number, got "${values.http}"`)
+  const address = values.http === undefined ? undefined : httpAddress(values.http)
+  if (typeof address === 'string') return usage(address)
+  const port = address?.port
   const http = httpOptions(values, port)
   if (!http.ok) return usage(http.message)
+  if (address?.host !== undefined) http.value.host = address.host
+  const ops = opsOptions(values, port, process.stderr.isTTY === true)
+  if (!ops.ok) return usage(ops.message)
   const servers = await serversFromFlags(values)
   if (!servers.ok) return usage(servers.message)
   let options: RuntimeOptions
@@ -47,6 +52,10 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
     if (typeof processes === 'string') return usage(processes)
     if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
+    const store = values.store ?? (process.env.CODEACT_STORE || undefined)
+    if (store !== undefined && store !== 'embedded' && !/^postgres(ql)?:\/\/./.test(store))
+      return usage(`--store needs a postgres://… URL (or embedded), got "${store.replace(/:[^:@/]*@/, ':***@')}"`)
+    if (store !== undefined) options.store = store
     const minimal = minimalOptions(values)
     if (typeof minimal === 'string') return usage(minimal)
     Object.assign(options, minimal)
@@ -74,6 +83,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     sessions: values.stateless !== true,
     ...(options.mode === 'minimal' ? { minimal: true } : {}),
   })
+  const tracing = tracingWanted(values.otel) ? await startTracing(rt) : undefined
   const shutdown = async () => {
     exported.close()
     await imported?.close()
@@ -83,26 +93,13 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   if (port === undefined) {
     await serveStdio(exported)
     await shutdown()
+    await tracing?.shutdown()
     return 0
   }
-  const serving = await serveHttp(exported, { ...http.value, collectWhenIdle: true })
-  // Before the URL line: a client reading stderr has the token by the time it knows where to connect.
-  if (http.value.token === undefined && serving.token !== undefined)
-    io.stderr.write(
-      `codeact mcp: every request needs Authorization: Bearer ${serving.token}\n` +
-        `codeact mcp: (a token generated for this start; set your own with --token or CODEACT_MCP_TOKEN)\n`,
-    )
-  if (serving.token === undefined)
-    io.stderr.write(
-      'codeact mcp: warning: --no-token: any local user and any web page open in a browser on this machine can call run_code\n',
-    )
-  io.stderr.write(`codeact mcp: serving streamable HTTP at ${serving.url}\n`)
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve)
-    process.once('SIGTERM', resolve)
-  })
-  await serving.close()
+  const service = await serveService(rt, exported, http.value, ops.value, io)
+  await service.stopped
   await shutdown()
+  await tracing?.shutdown()
   return 0
 }
 
@@ -117,6 +114,16 @@ function maxProcessesFromFlag(text: string | undefined, sandbox: string | undefi
   const n = Number(text)
   if (!Number.isSafeInteger(n) || n < 1 || n > 1024) return `--max-processes needs a whole number from 1 to 1024, got "${text}"`
   return n
+}
+
+/** `--http PORT` or `--http HOST:PORT` (`0.0.0.0:8080`, `[::]:8080`): where the server listens. */
+export function httpAddress(text: string): { host?: string; port: number } | string {
+  const m = /^(?:\[([0-9a-f:.]+)\]|([^:\s]+)):(\d+)$/i.exec(text)
+  const port = Number(m ? m[3] : text)
+  if (!(/^\d+$/.test(m ? (m[3] ?? '') : text) && port < 65536))
+    return `--http needs PORT or HOST:PORT (e.g. 8080 or 0.0.0.0:8080), got "${text}"`
+  const host = m ? (m[1] ?? m[2]) : undefined
+  return host === undefined ? { port } : { host, port }
 }
 
 interface HttpFlagValues {

@@ -36,16 +36,7 @@ mkdir -p "$root/opt/codeact" "$root/etc" "$root/tmp" "$root/workspace" "$root/us
 chmod 1777 "$root/tmp"
 mv "$ctx/runner.mjs" "$root/opt/codeact/"
 
-# Copy one binary to $2 inside the rootfs with every library it links, at the paths the loader expects.
-copy_binary() {
-  src=$(readlink -f "$1")
-  cp "$src" "$root$2"
-  ldd "$src" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
-    [ -e "$root$lib" ] && continue
-    mkdir -p "$root$(dirname "$lib")"
-    cp -L "$lib" "$root$lib"
-  done
-}
+. "$here/rootfs.sh"
 
 node_bin=$(command -v node) || { echo "build.sh: node is not on PATH" >&2; exit 1; }
 # The runner's flags (the Dockerfile's ENTRYPOINT, sandbox/docker/spec.ts's RUNNER_ARGS) must mean something
@@ -64,19 +55,8 @@ copy_binary "$node_bin" /usr/local/bin/node
 cp "$root/usr/local/bin/node" "$root/opt/codeact/node"
 chmod 0111 "$root/opt/codeact/node"
 # The shell and tools the `bash` workspace tool runs inside the container (whatever this host has).
-sh_bin=$(command -v dash || command -v sh)
-copy_binary "$sh_bin" /bin/sh
-for tool in bash cat ls mkdir rm rmdir cp mv head tail wc sort uniq grep sed find xargs touch env \
-    tr cut diff dirname basename stat chmod ln sleep tee date awk mktemp readlink realpath seq printf test true false \
-    id uname whoami hostname du df nl tac rev paste comm split md5sum sha256sum base64 gzip tar od; do
-  path=$(command -v "$tool" 2>/dev/null) || continue
-  case $path in /*) ;; *) continue ;; esac # a shell builtin
-  copy_binary "$path" "/usr/bin/$tool"
-done
-[ -e "$root/usr/bin/bash" ] && ln -sf /usr/bin/bash "$root/bin/bash"
-
-printf 'root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/tmp:/sbin/nologin\n' > "$root/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+copy_toolset
+write_users
 
 cp "$here/Dockerfile" "$ctx/Dockerfile"
 docker build -q --label "codeact.runner.hash=$hash" -t "$image" "$ctx"

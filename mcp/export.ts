@@ -73,6 +73,13 @@ export interface McpExport {
   notifyToolsChanged(): void
   /** Stops following the registry (the servers already created keep working). */
   close(): void
+  /** Tool calls being answered now (`run_code` and exposed tools), across all connections. */
+  inFlight(): number
+  /**
+   * Stops every call in flight (a server shutting down): each run ends `aborted`, every pending tool call is
+   * answered, and the answer's text begins with `reason`.
+   */
+  abortCalls(reason: string): void
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
@@ -161,6 +168,19 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     return callExposedTool(rt, def, args, extra.signal, session.onApproval)
   }
 
+  // Each call in flight, stoppable by abortCalls (its reason is the AbortSignal's).
+  const inFlight = new Set<AbortController>()
+  const trackedCall = async (name: string, args: Record<string, unknown>, extra: Extra, session: Session): Promise<CallToolResult> => {
+    const stop = new AbortController()
+    inFlight.add(stop)
+    try {
+      const result = await callTool(name, args, { ...extra, signal: AbortSignal.any([extra.signal, stop.signal]) }, session)
+      return stop.signal.aborted ? withNote(result, String(stop.signal.reason)) : result
+    } finally {
+      inFlight.delete(stop)
+    }
+  }
+
   const notifyToolsChanged = () => {
     for (const s of servers) void s.sendToolListChanged().catch(() => {})
   }
@@ -189,7 +209,9 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
         ...(keepsState ? { state: rt.session({ id: `mcp:${caller}`, caller }) } : {}),
       }
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
-      server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(req.params.name, req.params.arguments ?? {}, extra, session))
+      server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+        trackedCall(req.params.name, req.params.arguments ?? {}, extra, session),
+      )
       // Replaces the SDK's own handler: the level is this connection's (one server per stdio client or HTTP session).
       server.setRequestHandler(SetLevelRequestSchema, (req) => {
         session.minLevel = req.params.level
@@ -206,6 +228,10 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
     },
     notifyToolsChanged,
     close: () => offRegistry(),
+    inFlight: () => inFlight.size,
+    abortCalls: (reason) => {
+      for (const stop of inFlight) stop.abort(reason)
+    },
   }
 }
 
@@ -258,6 +284,11 @@ async function runCode(rt: Runtime, args: Record<string, unknown>, extra: Extra,
   } finally {
     off()
   }
+}
+
+/** The answer of a call the server stopped, its text led by why. */
+function withNote(result: CallToolResult, note: string): CallToolResult {
+  return { ...result, content: [{ type: 'text', text: note }, ...result.content] }
 }
 
 function errorResult(text: string): CallToolResult {

@@ -41,3 +41,20 @@ export async function chooseSandbox(
   if (problem) throw new DependencyError(problem)
   return createIsolateSandbox(options.isolate)
 }
+
+const CAPABILITIES = ['nodeModules', 'effectsOnlyThroughHost', 'programWrites', 'sessions', 'stagesItself'] as const
+
+/** A Sandbox built outside codeact must say what it offers: the runtime reads nothing else of it. */
+export function checkedCapabilities(sandbox: Sandbox): Sandbox {
+  const declared = (sandbox as { capabilities?: unknown }).capabilities as Record<string, unknown> | undefined
+  const missing = CAPABILITIES.filter((c) => typeof declared?.[c] !== 'boolean')
+  if (missing.length)
+    throw new TypeError(
+      `codeact: the sandbox "${sandbox.name}" must declare capabilities.${missing.join(', ')} (true or false; sandbox/types.ts)`,
+    )
+  if (sandbox.capabilities.sessions && !sandbox.endSession)
+    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares sessions but has no endSession`)
+  if (sandbox.capabilities.stagesItself && !sandbox.stageRun)
+    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares stagesItself but has no stageRun`)
+  return sandbox
+}

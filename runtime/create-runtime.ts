@@ -16,10 +16,11 @@ import { Approvals, policyHook, type ApprovalPolicy } from './approval.js'
 import type { DispatchEnv } from './dispatch.js'
 import { EventLog, type EventListener } from './event-log.js'
 import { Hooks } from './hooks.js'
-import { chooseSandbox } from './choose-sandbox.js'
+import { checkedCapabilities, chooseSandbox } from './choose-sandbox.js'
 import { resolveLimits } from './limits.js'
 import { openState } from './run-state.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
+import type { SessionStore } from './store/types.js'
 import {
   RUN_CODE,
   callTool,
@@ -63,7 +64,7 @@ export interface RuntimeOptions extends MinimalModeOptions {
   sandbox?: 'isolate' | 'docker' | Sandbox
   /** Options of the isolate backend (what shares a process, how many processes …) when `sandbox: 'isolate'`. */
   isolate?: IsolateSandboxOptions
-  /** Options of the Docker backend (image, pool size, engines …) when `sandbox: 'docker'`. */
+  /** Options of the Docker backend (image, pool size, engine …) when `sandbox: 'docker'`. */
   docker?: Record<string, unknown>
   /** Built-in workspace tools (read_file, write_file, edit_file, bash …) confined to this folder. */
   workspace?: WorkspaceOptions
@@ -119,6 +120,8 @@ export interface RuntimeOptions extends MinimalModeOptions {
    * realm's `memoryMb` (default `limits.memoryMb`). A freed realm's session restores by replay on its next run.
    */
   sessions?: Partial<SessionLimits>
+  /** Where sessions live: `embedded` (default), `postgres://…` (shared by replicas) or a store; docs/scale-out.md. */
+  store?: string | SessionStore
   /**
    * Once no run has started or ended in this process for a few seconds after runs, ask V8 for one full
    * collection, so it can give back the memory a burst of runs grew (runtime/host-quiet.ts); while asking,
@@ -168,6 +171,7 @@ export interface Runtime extends ProtocolMethods {
    * (live, or restored by replay from this runtime's history or its `logFile`).
    */
   session(options?: SessionOptions): Session
+  readonly store: SessionStore
   /** The runtime's append-only event log (both paths). */
   readonly log: EventLog
   /** Live events as they happen. Returns an unsubscribe function. */
@@ -232,6 +236,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   if (opened && options.workspace)
     deps.workspace = workspaceRunDeps(opened, { workspace: options.workspace, state, changeMode, runOps }, sandbox)
   const sessions = new Sessions({
+    store: options.store,
     limits: sessionLimits,
     log,
     sandbox,
@@ -272,23 +277,6 @@ async function importMcp(options: RuntimeOptions, registry: ToolRegistry): Promi
     registry.register(tools)
   })
   return mcp
-}
-
-const CAPABILITIES = ['nodeModules', 'effectsOnlyThroughHost', 'programWrites', 'sessions', 'stagesItself'] as const
-
-/** A Sandbox built outside codeact must say what it offers: the runtime reads nothing else of it. */
-function checkedCapabilities(sandbox: Sandbox): Sandbox {
-  const declared = (sandbox as { capabilities?: unknown }).capabilities as Record<string, unknown> | undefined
-  const missing = CAPABILITIES.filter((c) => typeof declared?.[c] !== 'boolean')
-  if (missing.length)
-    throw new TypeError(
-      `codeact: the sandbox "${sandbox.name}" must declare capabilities.${missing.join(', ')} (true or false; sandbox/types.ts)`,
-    )
-  if (sandbox.capabilities.sessions && !sandbox.endSession)
-    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares sessions but has no endSession`)
-  if (sandbox.capabilities.stagesItself && !sandbox.stageRun)
-    throw new TypeError(`codeact: the sandbox "${sandbox.name}" declares stagesItself but has no stageRun`)
-  return sandbox
 }
 
 function dispatchEnv(
@@ -404,6 +392,7 @@ function runtimeHandle(p: HandleParts): Runtime {
       assertOpen()
       return sessions.handle(o)
     },
+    store: sessions.store,
     log,
     on: (_type, listener) => log.subscribe(listener),
     limits,

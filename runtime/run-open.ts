@@ -44,6 +44,7 @@ export function openRun(deps: RunCodeDeps, code: string, options: RunOptions, se
   log.append('run/start', {
     runId,
     ...(options.parentId ? { parentId: options.parentId } : {}),
+    ...(options.caller !== undefined ? { caller: options.caller } : {}),
     sandbox: deps.sandbox.name,
     code,
     maxObservationBytes: limits.maxObservationBytes,

@@ -11,6 +11,7 @@ import { restoreSession } from './session-restore.js'
 import type { PreparedProgram, ProgramPrep } from './typecheck.js'
 import { compile, compiledProgram } from './compile.js'
 import type { RunSessionMark } from '../vocabulary/types.js'
+import type { StoreVersion } from './store/types.js'
 
 /** What the runtime keeps of one session between its runs. */
 export interface SessionState {
@@ -33,6 +34,8 @@ export interface SessionState {
   /** Runs of one session run one at a time, in order. */
   tail: Promise<unknown>
   idleTimer: NodeJS.Timeout | undefined
+  /** A shared store's version of the history this state holds (undefined: load it before the next turn). */
+  version?: StoreVersion
 }
 
 /** The session part of a program's prepared text (helper `sesstypes`: the checker rewrites and answers declarations). */

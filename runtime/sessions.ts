@@ -7,17 +7,23 @@
  * - `reset()` forgets the bindings (the next run starts in a fresh realm); `close()` ends the session.
  * - A session id unknown to this runtime but found in the `logFile` an earlier runtime wrote is restored
  *   from that log (its events are carried into this runtime's log, so a later restart finds them too).
+ * - With a shared store (PostgreSQL), each turn takes the session's lease there, reloads the history when
+ *   another replica moved it on (the realm is then restored by replay), and records its run before the
+ *   result is returned; `reset()` clears the stored history, `close()` only forgets it on this replica.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import type { Sandbox } from '../sandbox/types.js'
 import type { EventLog } from './event-log.js'
-import { historyRun, sessionKey } from './session-history.js'
+import { type HistoryRun, historyRun, sessionKey } from './session-history.js'
 import { SessionRun, type SessionState } from './session-run.js'
 import type { Session, SessionOptions } from './session.js'
 import type { RunCodeOptions } from './run-code.js'
 import type { EventData, Limits, RunEvent, RunResult, SessionLimits } from '../vocabulary/types.js'
 import { MAX_TIMEOUT_MS } from './limits.js'
+import type { SessionStore, StoreResult, StoreVersion } from './store/types.js'
+import { storeLostTurn, storeRefused } from './store/turn-failure.js'
+import { openStore } from './store/open-store.js'
 
 const DEFAULT_SESSION_LIMITS: Omit<SessionLimits, 'memoryMb'> = Object.freeze({ max: 64, idleMs: 10 * 60_000 })
 
@@ -43,13 +49,28 @@ export class Sessions {
   readonly #log: EventLog
   readonly #sandbox: Sandbox
   readonly #runIn: RunIn
+  /** Where sessions live; turns go through it only when it is shared by replicas. */
+  readonly store: SessionStore
+  readonly #ownsStore: boolean
+  readonly #store: SessionStore | undefined
   /** Histories an earlier runtime's log holds, by session id (taken when the id is first used). */
   readonly #prior: Map<string, RunEvent[]>
   /** The session of the native batch being executed (`executeToolCalls(calls, { session })`). */
   readonly batchScope = new AsyncLocalStorage<Session | string>()
 
-  constructor(options: { limits: SessionLimits; log: EventLog; sandbox: Sandbox; runIn: RunIn; prior?: Map<string, RunEvent[]> }) {
+  constructor(options: {
+    limits: SessionLimits
+    log: EventLog
+    sandbox: Sandbox
+    runIn: RunIn
+    prior?: Map<string, RunEvent[]>
+    store?: string | SessionStore | undefined
+  }) {
     this.#limits = options.limits
+    const opened = openStore(options.store)
+    this.store = opened.store
+    this.#ownsStore = opened.owned
+    this.#store = opened.store.shared ? opened.store : undefined
     this.#log = options.log
     this.#sandbox = options.sandbox
     this.#runIn = options.runIn
@@ -104,9 +125,56 @@ export class Sessions {
 
   async close(): Promise<void> {
     for (const s of this.#states.values()) clearTimeout(s.idleTimer)
+    if (this.#ownsStore) await this.store.close()
   }
 
+  /** A turn with a shared store: under its lease, on the stored history, recorded before it answers. */
   async #runNow(state: SessionState, code: string, options: RunCodeOptions): Promise<RunResult> {
+    const store = this.#store
+    if (!store) return this.#runHere(state, code, options)
+    const turn = await store.begin(state.realmId, code)
+    if (!turn.ok) return storeRefused(turn.error)
+    const synced = await this.#sync(store, state, turn.value.version)
+    if (!synced.ok) {
+      await turn.value.abandon()
+      return storeRefused(synced.error)
+    }
+    let ran: { record: HistoryRun; restart: boolean } | undefined
+    const result = await this.#runHere(state, code, options, (record, restart) => {
+      ran = { record, restart }
+    })
+    const committed = await turn.value.commit(ran?.record, ran?.restart ?? false)
+    if (committed.ok) {
+      state.version = committed.value
+      return result
+    }
+    // Not recorded: this replica's copy is no longer the store's; the next turn reloads and replays.
+    state.version = undefined
+    await this.#free(state)
+    return storeLostTurn(result, committed.error)
+  }
+
+  /** Brings this replica's copy of the session to the store's version (a realm of an older one is freed). */
+  async #sync(store: SessionStore, state: SessionState, version: StoreVersion): Promise<StoreResult<void>> {
+    const held = state.version
+    if (held && held.generation === version.generation && held.runs === version.runs) return { ok: true, value: undefined }
+    const loaded = await store.load(state.realmId)
+    if (!loaded.ok) return loaded
+    if (state.live) await this.#free(state)
+    state.history = loaded.value.runs
+    state.fresh = loaded.value.runs.length === 0
+    state.uncompiled = loaded.value.runs.length > 0
+    state.declarations = ''
+    state.version = loaded.value.version
+    return { ok: true, value: undefined }
+  }
+
+  async #runHere(
+    state: SessionState,
+    code: string,
+    options: RunCodeOptions,
+    recorded?: (record: HistoryRun, restart: boolean) => void,
+  ): Promise<RunResult> {
     clearTimeout(state.idleTimer)
     state.running = true
     state.lastUsed = Date.now()
@@ -118,6 +186,7 @@ export class Sessions {
       if (record) {
         record.js = run.js
         state.history.push(record)
+        recorded?.(record, state.history.length === 1)
         state.fresh = false
         if (run.declarationsAfter !== undefined) state.declarations = run.declarationsAfter
         if (record.lost) {
@@ -165,6 +234,11 @@ export class Sessions {
     const { id, caller } = state
     // After the runs already queued, so a reset never lands in the middle of one.
     const done = state.tail.then(async () => {
+      if (reason === 'reset' && this.#store) {
+        const cleared = await this.#store.clear(state.realmId)
+        if (!cleared.ok) throw new Error(`codeact: the session was not reset: ${cleared.error.message}`)
+      }
+      state.version = undefined
       clearTimeout(state.idleTimer)
       this.#log.append('session/end', { id, ...(caller !== undefined ? { caller } : {}), reason })
       await this.#free(state)

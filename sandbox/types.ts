@@ -181,6 +181,11 @@ export interface Sandbox {
    * run can write the stage any more (true), or that could not be made sure (false: nothing may be applied).
    */
   stageRun?(runId: string, stage: { upper: string; work: string }): StagedRun | string
+  /**
+   * Can a run start now (a readiness probe's question)? Undefined when yes, else why not: the isolate
+   * backend has or can spawn a child process, the Docker backend's engine answers. Never throws.
+   */
+  ready?(): Promise<string | undefined>
   /** Stop everything this backend started. Runs still in flight end as `aborted`. */
   close(): Promise<void>
 }

@@ -252,6 +252,8 @@ export interface EventData {
     runId: string
     /** The native `run_code` call this run answers, if any. */
     parentId?: string
+    /** Who the run is for (an MCP session id …), when the run names one: for service logs and metrics. */
+    caller?: string
     sandbox: string
     code: string
     /** The observation cap in force, so the observation can be rebuilt from the log. */

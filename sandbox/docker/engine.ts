@@ -1,5 +1,6 @@
 /**
- * Connections to Docker engines, and the one place that turns an engine's failure into the text of a
+ * The connection to the Docker engine (the one the deployment gives: DOCKER_HOST or the local socket, or
+ * the options passed), and the one place that turns an engine's failure into the text of a
  * `sandbox_unavailable` outcome: infrastructure, never "your program failed", and never a stack trace.
  */
 import Docker from 'dockerode'
@@ -11,20 +12,16 @@ export interface Engine {
   label: string
 }
 
-export type Engines = { ok: true; engines: Engine[] } | { ok: false; message: string }
+export type Connected = { ok: true; engine: Engine } | { ok: false; message: string }
 
-export function connectEngines(list: Docker.DockerOptions[] | undefined): Engines {
-  const engines: Engine[] = []
-  for (const options of list && list.length > 0 ? list : [undefined]) {
-    try {
-      const docker = options === undefined ? new Docker() : new Docker(options)
-      engines.push({ docker, label: labelOf(docker, options) })
-    } catch (e) {
-      // dockerode throws on a malformed DOCKER_HOST.
-      return { ok: false, message: `cannot use the Docker engine: ${messageOf(e)}` }
-    }
+export function connectEngine(options: Docker.DockerOptions | undefined): Connected {
+  try {
+    const docker = options === undefined ? new Docker() : new Docker(options)
+    return { ok: true, engine: { docker, label: labelOf(docker, options) } }
+  } catch (e) {
+    // dockerode throws on a malformed DOCKER_HOST.
+    return { ok: false, message: `cannot use the Docker engine: ${messageOf(e)}` }
   }
-  return { ok: true, engines }
 }
 
 function labelOf(docker: Docker, options: Docker.DockerOptions | undefined): string {

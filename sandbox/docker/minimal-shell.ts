@@ -18,7 +18,7 @@ import type { PersistentShell, ShellHost, ShellRun } from '../workspace/minimal/
 import { commandTurn, delay, shellRun } from '../workspace/minimal/command-turn.js'
 import { SentinelStream, type Section } from '../workspace/minimal/sentinel-stream.js'
 import { WorkspaceError, type WorkspaceConfig } from '../workspace/ops.js'
-import { connectEngines, describeEngineError, type Engine } from './engine.js'
+import { connectEngine, describeEngineError, type Engine } from './engine.js'
 import { accessProblem, workspaceMount, type WorkspaceMount } from './mount.js'
 import { resolveOptions, type DockerSandboxOptions } from './options.js'
 import { reapOrphans } from './reaper.js'
@@ -55,8 +55,9 @@ export function containerShells(options: DockerSandboxOptions, config: Workspace
   const user = containerUser(options.user, mount)
   const problem = accessProblem(mount, user)
   if (problem) throw new TypeError(`codeact: ${problem}`)
-  const engines = connectEngines(options.engines)
-  if (!engines.ok) throw new TypeError(`codeact: ${engines.message}`)
+  const connected = connectEngine(options.engine)
+  if (!connected.ok) throw new TypeError(`codeact: ${connected.message}`)
+  const { engine } = connected
   const base = containerSpec(
     { ...o, network: o.network || config.network },
     o.memoryMb ?? DEFAULT_SHELL_MEMORY_MB,
@@ -65,14 +66,12 @@ export function containerShells(options: DockerSandboxOptions, config: Workspace
     randomUUID(),
   )
   const spec = { ...base, Entrypoint: ['/bin/bash', '--noprofile', '--norc'], Cmd: [] }
-  let turn = 0
   return {
     rootAlias: mount.mountAt,
     start: () => {
-      const engine = engines.engines[turn++ % engines.engines.length]!
       if (!reaped) {
         reaped = true
-        void reapOrphans(options.engines ? { engines: options.engines } : {}).then(
+        void reapOrphans(options.engine ? { engine: options.engine } : {}).then(
           () => undefined,
           () => undefined,
         )

@@ -16,7 +16,7 @@ export interface DockerWorkspaceOptions {
 export interface DockerSandboxOptions {
   /** Default `codeact-runner:latest` (built by `make image`). */
   image?: string
-  /** Started containers kept ready per engine set. Default 2; 0 disables the warm pool. */
+  /** Started containers kept ready. Default 2; 0 disables the warm pool. */
   poolSize?: number
   /** A warm container idle this long is removed (the pool refills at the next run). Default 5 minutes. */
   idleTimeoutMs?: number
@@ -39,10 +39,11 @@ export interface DockerSandboxOptions {
   network?: boolean
   workspace?: DockerWorkspaceOptions
   /**
-   * Engines to run on (dockerode connection options). Default: one engine from `DOCKER_HOST` (or the
-   * local socket), the usual dockerode way. With several, new containers go round-robin across them.
+   * The engine to run on (dockerode connection options). Default: the one `DOCKER_HOST` names (or the
+   * local socket), the usual dockerode way. One engine: to spread runs over machines, run a replica of
+   * codeact on each (deploy/), each with its node's engine.
    */
-  engines?: Docker.DockerOptions[]
+  engine?: Docker.DockerOptions
   /**
    * `uid:gid` of the program. Default: the workspace root's owner (root included) when this process is that
    * owner or root, else this process's own ids; without a workspace 65534:65534 (nobody). Whatever the user,

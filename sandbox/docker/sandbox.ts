@@ -7,7 +7,7 @@ import type Docker from 'dockerode'
 import { randomUUID } from 'node:crypto'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
-import { connectEngines, type Engine } from './engine.js'
+import { connectEngine } from './engine.js'
 import { accessProblem, readOnlyView, workspaceMount, type WorkspaceMount } from './mount.js'
 import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
 import { WarmPool } from './pool.js'
@@ -55,8 +55,8 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   const stages = new Map<string, DockerStage & { settle(gone: boolean): void }>()
 
   // Set-up problems are remembered and reported by every run, never thrown.
-  const connected = connectEngines(options.engines)
-  const engines: Engine[] = connected.ok ? connected.engines : []
+  const connected = connectEngine(options.engine)
+  const engine = connected.ok ? connected.engine : undefined
   let setupError = connected.ok ? undefined : connected.message
   let mount: WorkspaceMount | undefined
   if (options.workspace && !setupError) {
@@ -90,26 +90,15 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
   const retryLeftovers = (): void => {
     for (const container of leftovers) void remove(container)
   }
-  let turn = 0
-  // Round-robin across engines; an engine that fails is skipped for the next one, once around.
   const spawnOn = async (memoryMb: number, sessionId?: string, forTools = false): Promise<Spawned> => {
-    const first = turn++
-    let spawned: Spawned = { ok: false, message: setupError ?? 'no Docker engine configured' }
-    for (let i = 0; i < engines.length; i++) {
-      const engine = engines[(first + i) % engines.length]
-      if (!engine) break
-      const spec = containerSpec(o, memoryMb, user, forTools ? mount : programMount, instanceId, sessionId)
-      const start = () => spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
-      let attempt = await start()
-      // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
-      if (!attempt.ok && attempt.busy && !closed) attempt = await start()
-      if (attempt.ok) {
-        retryLeftovers()
-        return attempt
-      }
-      spawned = i === 0 ? attempt : { ok: false, message: `${spawned.message}; ${attempt.message}` }
-    }
-    return spawned
+    if (!engine) return { ok: false, message: setupError ?? 'no Docker engine configured' }
+    const spec = containerSpec(o, memoryMb, user, forTools ? mount : programMount, instanceId, sessionId)
+    const start = () => spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, track)
+    let attempt = await start()
+    // A runner slow to say ready means a busy machine, not a broken engine: try it once more.
+    if (!attempt.ok && attempt.busy && !closed) attempt = await start()
+    if (attempt.ok) retryLeftovers()
+    return attempt
   }
   const pool = new WarmPool({
     size: o.poolSize,
@@ -187,7 +176,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
    * nothing mounts it (`gone.ok` says whether that worked).
    */
   async function spawnStaged(stage: DockerStage, memoryMb: number, gone: { ok: boolean }): Promise<Spawned> {
-    let spawned: Spawned = { ok: false, message: 'no Docker engine configured' }
+    if (!engine) return { ok: false, message: 'no Docker engine configured' }
     const kind = stageKind(o.runtime)
     if (kind === 'copy' && !mount!.allReadOnly) {
       try {
@@ -196,17 +185,14 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         return { ok: false, message: `the workspace could not be copied into the stage: ${(e as Error).message}` }
       }
     }
-    for (const engine of engines) {
-      const spec = stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage, kind)
-      const removals: Promise<boolean>[] = []
-      const waitFor = (removal: Promise<boolean>): void => {
-        removals.push(removal)
-        track(removal)
-      }
-      spawned = await spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, waitFor)
-      if (!(await Promise.all(removals)).every(Boolean)) gone.ok = false
-      if (spawned.ok) return spawned
+    const spec = stagedSpec(containerSpec(o, memoryMb, user, mount, instanceId), mount!, stage, kind)
+    const removals: Promise<boolean>[] = []
+    const waitFor = (removal: Promise<boolean>): void => {
+      removals.push(removal)
+      track(removal)
     }
+    const spawned = await spawnContainer(engine, spec, memoryMb, o.startTimeoutMs, waitFor)
+    if (!(await Promise.all(removals)).every(Boolean)) gone.ok = false
     return spawned
   }
 
@@ -319,20 +305,16 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     capabilities: { nodeModules: true, effectsOnlyThroughHost: false, programWrites: true, sessions: true, stagesItself: true },
     poolStats: pool.stats,
     async start() {
-      if (setupError || closed) return
-      const alive = await Promise.all(
-        engines.map((e) =>
-          e.docker.ping().then(
-            () => true,
-            () => false,
-          ),
-        ),
+      if (setupError || closed || !engine) return
+      const alive = await engine.docker.ping().then(
+        () => true,
+        () => false,
       )
-      if (!alive.some(Boolean)) return // runs will say why
+      if (!alive) return // runs will say why
       if (!reaped) {
         reaped = true
         track(
-          reapOrphans({ engines: options.engines }).then(
+          reapOrphans(options.engine ? { engine: options.engine } : {}).then(
             () => undefined,
             () => undefined,
           ),
@@ -340,6 +322,15 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
       }
       // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
       await pool.warm(1, 2 * o.startTimeoutMs + 5_000)
+    },
+    async ready() {
+      if (closed) return 'the docker sandbox is closed'
+      if (setupError || !engine) return setupError ?? 'no Docker engine configured'
+      const answers = await engine.docker.ping().then(
+        () => true,
+        () => false,
+      )
+      return answers ? undefined : `the Docker engine at ${engine.label} does not answer`
     },
     run(request, host, signal) {
       return run(request, host, signal).catch((e: unknown) =>
@@ -398,7 +389,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
         await (removals.size > 0 ? Promise.race([Promise.all([...removals]), tick]) : tick)
         clearTimeout(timer)
       }
-      await removeInstanceContainers(engines, instanceId)
+      await removeInstanceContainers(engine, instanceId)
     },
   }
 }

@@ -104,6 +104,18 @@ export class CallerPool {
   }
 
   /**
+   * Whether a child is ready or can be spawned: undefined when yes, else why not. A spare that failed to
+   * start is dropped, so the next probe tries a new spawn rather than repeating an old failure.
+   */
+  async probe(): Promise<string | undefined> {
+    const pending = this.warm()
+    const child = await pending
+    if (typeof child !== 'string') return child.alive ? undefined : 'the isolate process exited'
+    if (this.#spare === pending) this.#spare = undefined
+    return child
+  }
+
+  /**
    * The lease of `caller`, counting one more run on it; waits while every child is busy with other
    * callers. `once`: this caller is one run (its child is retired when the run ends).
    */

@@ -141,6 +141,10 @@ class IsolateSandboxImpl implements IsolateSandbox {
     if (!this.#closed) await this.#pool.warm()
   }
 
+  ready(): Promise<string | undefined> {
+    return this.#pool.probe()
+  }
+
   async run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
     try {
       return await this.#run(request, host, signal)

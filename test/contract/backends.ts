@@ -31,7 +31,7 @@ export function dockerBackend(runtime: DockerRuntimeCase): Backend {
   return {
     make: (root) => createDockerSandbox({ ...runtime.option, poolSize: 1, workspace: { root, readOnly: ['locked'] } }),
     // An engine that is not there: no container can start.
-    unstartable: () => createDockerSandbox({ ...runtime.option, engines: [{ socketPath: '/nonexistent/docker.sock' }] }),
+    unstartable: () => createDockerSandbox({ ...runtime.option, engine: { socketPath: '/nonexistent/docker.sock' } }),
     // As `stages30` declares it on the seam.
     capabilities: { nodeModules: true, effectsOnlyThroughHost: false, programWrites: true, sessions: true, stagesItself: true },
     setup: ensureImage,

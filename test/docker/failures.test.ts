@@ -39,7 +39,7 @@ describe('docker sandbox: engine unreachable', () => {
   })
 
   it('an engine given as options that refuses connections is the same', async () => {
-    const sandbox = createDockerSandbox({ engines: [{ host: '127.0.0.1', port: 1, protocol: 'http' }], poolSize: 0 })
+    const sandbox = createDockerSandbox({ engine: { host: '127.0.0.1', port: 1, protocol: 'http' }, poolSize: 0 })
     const out = await sandbox.run(request(`return 1`), testHost(), never())
     expect(out).toMatchObject({
       ok: false,

@@ -62,7 +62,7 @@ describe.skipIf(process.env['CODEACT_DOCKER'] !== '1')('docker faults: the engin
     const rt = await createRuntime({
       sandbox: 'docker',
       typecheck: 'off',
-      docker: { poolSize: 1, engines: [{ socketPath: proxy.path }] },
+      docker: { poolSize: 1, engine: { socketPath: proxy.path } },
       tools: [
         { name: 'echo', description: 'e', parameters: { type: 'object' }, execute: (a: unknown) => a },
         {

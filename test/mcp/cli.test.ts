@@ -52,7 +52,7 @@ describe('codeact mcp (process)', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (c: Buffer) => {
         text += c.toString()
-        const m = /serving streamable HTTP at (\S+)/.exec(text)
+        const m = /serving streamable HTTP at ([^\s"]+)/.exec(text)
         if (m) resolve(m[1]!)
       })
       child.on('exit', () => reject(new Error(`exited early: ${text}`)))

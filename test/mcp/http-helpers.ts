@@ -59,7 +59,7 @@ export interface CliServer {
 
 /** The token `codeact mcp --http` generated and printed on stderr, if it did. */
 export function printedToken(stderr: string): string | undefined {
-  return /every request needs Authorization: Bearer (\S+)/.exec(stderr)?.[1]
+  return /every request needs Authorization: Bearer ([^\s"]+)/.exec(stderr)?.[1]
 }
 
 /** `bin/codeact.mjs mcp --http 0 …` as a user starts it; resolves once it prints its URL. */
@@ -71,7 +71,7 @@ export function startHttpCli(args: string[], env: NodeJS.ProcessEnv = process.en
     child.once('exit', (code) => reject(new Error(`codeact mcp exited ${code}: ${text}`)))
     child.stderr!.on('data', (c: Buffer) => {
       text += c.toString()
-      const m = /serving streamable HTTP at (\S+)/.exec(text)
+      const m = /serving streamable HTTP at ([^\s"]+)/.exec(text)
       if (m) {
         clearTimeout(timer)
         const token = printedToken(text) ?? (env.CODEACT_MCP_TOKEN || undefined)
