@@ -115,6 +115,7 @@ export function referenceMarkdown(): string {
     '| `CODEACT_MCP_TOKEN` | the bearer token of `codeact mcp --http` |',
     '| `CODEACT_REPL_HISTORY` | where `codeact repl` keeps its history (empty: none) |',
     '| `CODEACT_STATE_DIR` | where staged runs keep their journals |',
+    '| `CODEACT_STORE` | the session store of `codeact mcp` (`postgres://…`), as `--store` |',
   )
   return out.join('\n') + '\n'
 }

@@ -65,9 +65,13 @@ export class PostgresEventStore implements McpSessionStore {
   async #query<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<T>> {
     const c = await this.#db.client()
     try {
-      return await c.query<T>(text, values)
-    } finally {
+      const r = await c.query<T>(text, values)
       c.release()
+      return r
+    } catch (e) {
+      // A connection that failed mid-query is not given back to the pool.
+      c.release(true)
+      throw e
     }
   }
 }

@@ -254,9 +254,12 @@ export class PostgresStore implements SessionStore {
     } catch (e) {
       return unreachable(e)
     }
+    let broken = false
     try {
       return { ok: true, value: await work(c) }
     } catch (e) {
+      // A connection that failed mid-query is not given back to the pool.
+      broken = !(e instanceof LeaseLost) && !(e instanceof pg.DatabaseError)
       if (e instanceof LeaseLost)
         return {
           ok: false,
@@ -267,7 +270,7 @@ export class PostgresStore implements SessionStore {
         }
       return unreachable(e)
     } finally {
-      c.release()
+      c.release(broken)
     }
   }
 }
