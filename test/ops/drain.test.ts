@@ -61,7 +61,10 @@ describe('SIGTERM: graceful drain', () => {
     await runCode(client, 'return 1')
     const turn = runCode(client, 'await tools.increment({ by: 1 }); await tools.sleep({ ms: 600000 }); return "never"')
     // The program is past its first call, inside the second.
-    await eventually(async () => (await metrics(server.url)).get('codeact_tool_calls_total{tool="increment",outcome="ok"}') === 1, 'the first call')
+    await eventually(
+      async () => (await metrics(server.url)).get('codeact_tool_calls_total{tool="increment",outcome="ok"}') === 1,
+      'the first call',
+    )
     const children = childrenOf(server.child.pid!)
     const exited = exitOf(server)
     server.child.kill('SIGTERM')
