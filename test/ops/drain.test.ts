@@ -3,20 +3,11 @@
  * is taken, the process exits 0 and leaves no child behind; what runs past `--drain-timeout` is cancelled
  * with an answer that says why; a second signal stops it at once.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type CliServer, initializeBody, MCP_HEADERS } from '../mcp/http-helpers.js'
-import { alive, childrenOf, connectClient, eventually, exitOf, jsonLines, metrics, route, runCode, startService } from './helpers.js'
+import { alive, childrenOf, connectClient, eventually, exitOf, jsonLines, metrics, route, runCode, servicesForEachTest } from './helpers.js'
 
-const servers: CliServer[] = []
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop()
-})
-
-async function start(args: string[] = []): Promise<CliServer> {
-  const server = await startService(args)
-  servers.push(server)
-  return server
-}
+const start = servicesForEachTest()
 
 /** Waits until a run is in flight on the server (its tool call has started). */
 async function runInFlight(server: CliServer): Promise<void> {

@@ -4,10 +4,27 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterEach } from 'vitest'
 import { REPO_ROOT } from '../mcp/helpers.js'
 import { type CliServer, startHttpCli } from '../mcp/http-helpers.js'
 
 export const TOOLS = join(REPO_ROOT, 'test', 'mcp', 'fixtures', 'tools.ts')
+
+/**
+ * A `start(args)` for a test file: each server it starts is stopped after the test (call at the top of
+ * the file: it registers the afterEach).
+ */
+export function servicesForEachTest(): (args?: string[], env?: NodeJS.ProcessEnv) => Promise<CliServer> {
+  const servers: CliServer[] = []
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.stop()
+  })
+  return async (args = [], env = process.env) => {
+    const server = await startService(args, env)
+    servers.push(server)
+    return server
+  }
+}
 
 /** The CLI with the test tools (increment, sleep, echo), no token, JSON logs, no type check. */
 export function startService(args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<CliServer> {

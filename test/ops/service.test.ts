@@ -5,39 +5,33 @@
 import { spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { REPO_ROOT, tempDir } from '../mcp/helpers.js'
-import { type CliServer, initializeBody, MCP_HEADERS, startHttpCli } from '../mcp/http-helpers.js'
-import { connectClient, eventually, jsonLines, metrics, route, runCode, startService } from './helpers.js'
+import { initializeBody, MCP_HEADERS, startHttpCli } from '../mcp/http-helpers.js'
+import { connectClient, eventually, jsonLines, metrics, route, runCode, servicesForEachTest, startService } from './helpers.js'
 
-const servers: CliServer[] = []
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop()
-})
-
-async function start(args: string[] = []): Promise<CliServer> {
-  const server = await startService(args)
-  servers.push(server)
-  return server
-}
+const start = servicesForEachTest()
 
 describe('the probes', () => {
   it('/healthz and /readyz answer without the token, Host or Origin that /mcp demands, and leak nothing', async () => {
     const server = await startHttpCli(['--typecheck=off', '--token', 'a-token-of-sixteen-chars-or-more'])
-    servers.push(server)
-    // A kubelet's request: the pod's address as Host, no token; a page's: a foreign Origin.
-    const headers = { host: '10.1.2.3:8080', origin: 'https://evil.example' }
-    const health = await fetch(route(server.url, '/healthz'), { headers })
-    expect(health.status).toBe(200)
-    expect(await health.json()).toEqual({ status: 'ok' })
-    expect(health.headers.get('access-control-allow-origin')).toBeNull()
-    const ready = await fetch(route(server.url, '/readyz'), { headers })
-    expect(ready.status).toBe(200)
-    expect(await ready.json()).toEqual({ ready: true, draining: false, checks: [{ name: 'sandbox', ok: true }] })
-    // /mcp itself still asks for all of it.
-    expect((await fetch(server.url, { method: 'POST', headers: MCP_HEADERS, body: initializeBody() })).status).toBe(401)
-    // Only reads: a POST to a probe is refused.
-    expect((await fetch(route(server.url, '/readyz'), { method: 'POST' })).status).toBe(405)
+    try {
+      // A kubelet's request: the pod's address as Host, no token; a page's: a foreign Origin.
+      const headers = { host: '10.1.2.3:8080', origin: 'https://evil.example' }
+      const health = await fetch(route(server.url, '/healthz'), { headers })
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: 'ok' })
+      expect(health.headers.get('access-control-allow-origin')).toBeNull()
+      const ready = await fetch(route(server.url, '/readyz'), { headers })
+      expect(ready.status).toBe(200)
+      expect(await ready.json()).toEqual({ ready: true, draining: false, checks: [{ name: 'sandbox', ok: true }] })
+      // /mcp itself still asks for all of it.
+      expect((await fetch(server.url, { method: 'POST', headers: MCP_HEADERS, body: initializeBody() })).status).toBe(401)
+      // Only reads: a POST to a probe is refused.
+      expect((await fetch(route(server.url, '/readyz'), { method: 'POST' })).status).toBe(405)
+    } finally {
+      await server.stop()
+    }
   })
 
   it('/readyz is 503 while a registered check fails, naming the check only', async () => {
