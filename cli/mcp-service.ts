@@ -48,8 +48,9 @@ export async function serveService(
   const metrics = createServerMetrics()
   const offMetrics = metrics.watch(rt)
   const offLog = watchRuns(rt, { runEnded: (run) => log.run(run) })
-  const processes = (rt.sandbox as { processes?: { leased: number } }).processes
-  if (processes) metrics.gauges({ childProcesses: () => processes.leased })
+  // The isolate backend's count, read at each scrape (the getter answers a fresh snapshot).
+  const sandbox = rt.sandbox as { processes?: { leased: number } }
+  if (sandbox.processes) metrics.gauges({ childProcesses: () => sandbox.processes?.leased ?? 0 })
   const serving = await serveHttp(exported, {
     ...http,
     collectWhenIdle: true,

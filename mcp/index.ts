@@ -17,3 +17,6 @@ export { serveStdio, serveHttp, DEFAULT_MAX_BODY_BYTES, type HttpOptions, type H
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from './http-sessions.js'
 export { RUN_CODE_OUTPUT_SCHEMA, type StructuredRunResult } from './run-result.js'
 export { DISCOVERY_LIMITS } from '../sdk/mcp/discovery.js'
+export { sandboxCheck, READINESS_CHECK_TIMEOUT_MS, type ReadinessCheck } from './health.js'
+export { createServerMetrics, type ServerMetrics, type GaugeSources } from './metrics.js'
+export { DEFAULT_DRAIN_TIMEOUT_MS, type Drained } from './drain.js'

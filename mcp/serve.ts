@@ -6,7 +6,9 @@
  * says `token: false` (one is generated when none is given: any local user, and any page a browser on
  * this machine shows, can reach a loopback port); sessions are capped and expire when idle
  * (http-sessions.ts); a client that closes a response stream before its answer cancels the requests on
- * it (the run stops, every pending call is answered).
+ * it (the run stops, every pending call is answered). `/healthz`, `/readyz` and `/metrics` are the
+ * operator's (health.ts): they skip the guard and tell nothing else. `drain()` stops new sessions and lets
+ * the calls in flight finish for a bound (drain.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'

@@ -78,9 +78,8 @@ export function watchRuns(rt: EventSource, watcher: RunWatcher): () => void {
       }
       case 'run/end': {
         const d = event.data as EventData['run/end']
-        const run = runs.get(d.runId)
+        const run = take(runs, d.runId)
         if (!run) return
-        runs.delete(d.runId)
         watcher.runEnded?.({
           ...started(run),
           outcome: d.error ? d.error.kind : 'ok',
@@ -100,9 +99,8 @@ export function watchRuns(rt: EventSource, watcher: RunWatcher): () => void {
       }
       case 'tool/result': {
         const d = event.data as EventData['tool/result']
-        const call = calls.get(d.id)
+        const call = take(calls, d.id)
         if (!call) return
-        calls.delete(d.id)
         const run = call.runId === undefined ? undefined : runs.get(call.runId)
         if (run) {
           run.calls++
@@ -113,6 +111,13 @@ export function watchRuns(rt: EventSource, watcher: RunWatcher): () => void {
       }
     }
   })
+}
+
+/** The entry of `key`, removed from `map`: what an end event closes. */
+function take<T>(map: Map<string, T>, key: string): T | undefined {
+  const value = map.get(key)
+  map.delete(key)
+  return value
 }
 
 function started(run: OpenRun): RunStarted {
