@@ -70,6 +70,7 @@ describe('snippets of README.md and docs/', () => {
       'sessions',
       'share-spare',
       'state-dir',
+      'store-replicas',
     ])
     const clientTests = readdirSync(import.meta.dirname)
       .filter((f) => f.endsWith('.ts'))
