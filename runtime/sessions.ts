@@ -23,7 +23,7 @@ import type { EventData, Limits, RunEvent, RunResult, SessionLimits } from '../v
 import { MAX_TIMEOUT_MS } from './limits.js'
 import type { SessionStore, StoreResult, StoreVersion } from './store/types.js'
 import { storeLostTurn, storeRefused } from './store/turn-failure.js'
-import { openStore } from './store/open-store.js'
+import { openStore, type StoreSpec } from './store/open-store.js'
 
 const DEFAULT_SESSION_LIMITS: Omit<SessionLimits, 'memoryMb'> = Object.freeze({ max: 64, idleMs: 10 * 60_000 })
 
@@ -64,7 +64,7 @@ export class Sessions {
     sandbox: Sandbox
     runIn: RunIn
     prior?: Map<string, RunEvent[]>
-    store?: string | SessionStore | undefined
+    store?: StoreSpec | undefined
   }) {
     this.#limits = options.limits
     const opened = openStore(options.store)

@@ -70,6 +70,10 @@ export interface McpSessionStore extends EventStore {
   saveSession(id: string, initialize: unknown): Promise<void>
   /** The initialize request of MCP session `id`; undefined when no replica ever started it. */
   findSession(id: string): Promise<unknown>
+  /** The event stream of MCP session `id` alone (its events capped and scoped to it). */
+  forSession?(id: string): EventStore
+  /** MCP session `id` closed by its client: its rows go, for every replica. */
+  forgetSession?(id: string): Promise<void>
 }
 
 /** The readiness check `/readyz` lists: is the session store reachable? */
