@@ -56,6 +56,8 @@ export interface SessionStore {
   begin(key: string, code: string): Promise<StoreResult<Turn>>
   /** Forgets the session's runs (reset): the next turn anywhere begins afresh. */
   clear(key: string): Promise<StoreResult<void>>
+  /** Deletes the session (closed): its runs and its row, for every replica. */
+  drop?(key: string): Promise<StoreResult<void>>
   /** A shared store's MCP side: the streamable-HTTP event stream and the sessions' initialize requests. */
   readonly mcp?: McpSessionStore
   close(): Promise<void>

@@ -150,6 +150,21 @@ describe.skipIf(postgresSkip)('the PostgreSQL store keeps nothing forever', () =
     expect(loaded).toMatchObject({ ok: true, value: { runs: [] } })
   })
 
+  it('session.close() on one replica deletes the session for every replica; close({ here: true }) keeps it', async () => {
+    const [a, b] = [store(), store()]
+    const [ra, rb] = [await createRuntime({ typecheck: 'off', store: a }), await createRuntime({ typecheck: 'off', store: b })]
+    runtimes.push(ra, rb)
+    const s = { id: 'conv-close', caller: 'carol' }
+    await ra.session(s).runCode('const kept = 9')
+    expect((await rb.session(s).runCode('kept')).value).toBe(9)
+    await ra.session(s).close({ here: true })
+    expect((await rb.session(s).runCode('kept')).value).toBe(9)
+    await ra.session(s).close()
+    expect(await count('select count(*) n from codeact_sessions where key = $1', [sessionKey('carol', 'conv-close')])).toBe(0)
+    // b held it live a turn ago: it begins afresh all the same.
+    expect((await rb.session(s).runCode('typeof kept')).value).toBe('undefined')
+  })
+
   it('the --store-* flags build the store: lease, wait, TTLs, cap; without --store they are a usage error', async () => {
     const url = cluster.url
     const spec = storeFromFlags(

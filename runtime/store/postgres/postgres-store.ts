@@ -276,6 +276,12 @@ export class PostgresStore implements SessionStore {
     })
   }
 
+  async drop(key: string): Promise<StoreResult<void>> {
+    return this.#with(async (c) => {
+      await c.query('delete from codeact_sessions where key = $1', [key])
+    })
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     clearInterval(this.#sweeper)
