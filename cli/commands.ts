@@ -6,6 +6,7 @@ import type { ParseArgsConfig } from 'node:util'
 import type { DocumentedFlag, FlagDoc } from './flag-docs.js'
 import { RUNTIME_FLAGS } from './flags.js'
 import { SESSION_FLAGS } from './limit-flags.js'
+import { STORE_FLAGS } from './store-flags.js'
 import { MCP_FLAG_OPTIONS } from './mcp-args.js'
 
 type Options = { [K in DocumentedFlag]?: NonNullable<ParseArgsConfig['options']>[string] }
@@ -85,7 +86,7 @@ export const MCP = {
     'log-format': { type: 'string' },
     otel: { type: 'boolean' },
     'max-processes': { type: 'string' },
-    store: { type: 'string' },
+    ...STORE_FLAGS,
     'expose-tools': { type: 'boolean' },
     discovery: { type: 'string' },
     ...SESSION_FLAGS,

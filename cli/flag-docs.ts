@@ -176,6 +176,27 @@ export const FLAG_DOCS = {
     value: 'URL',
     help: 'keep sessions in PostgreSQL (postgres://…; also $CODEACT_STORE) so any replica serves any session; default: in this process',
   },
+  'store-lease': {
+    group: 'MCP server',
+    value: 'MS|15s',
+    help: "a turn's lease on its session lapses this long after its last renewal (a dead replica's turn is lost after it; default 15 s)",
+  },
+  'store-wait': {
+    group: 'MCP server',
+    value: 'MS|30s',
+    help: "a turn waits this long for another replica's turn of its session, then answers EBUSY (default 30 s)",
+  },
+  'store-event-ttl': {
+    group: 'MCP server',
+    value: 'MS|1h',
+    help: 'keep SSE events for Last-Event-ID resumption this long (default 1 h)',
+  },
+  'store-session-ttl': {
+    group: 'MCP server',
+    value: 'MS|24h',
+    help: 'delete a session from the store this long after its last turn (default 24 h)',
+  },
+  'store-max-events': { group: 'MCP server', value: 'N', help: 'SSE events kept per MCP session, oldest dropped first (default 1000)' },
   'expose-tools': { group: 'MCP server', help: 'list every tool too, not only run_code' },
   minimal: {
     group: 'MCP server',

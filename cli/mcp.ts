@@ -12,6 +12,7 @@ import { MCP } from './commands.js'
 import { runtimeOptions } from './flags.js'
 import { helpText } from './help.js'
 import { sessionLimitsFromFlags } from './limit-flags.js'
+import { storeFromFlags } from './store-flags.js'
 import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { parseCommand } from './parse.js'
 import { recoveryLines } from './recovered.js'
@@ -52,9 +53,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
     const processes = maxProcessesFromFlag(values['max-processes'], values.sandbox)
     if (typeof processes === 'string') return usage(processes)
     if (processes !== undefined) options.isolate = { ...options.isolate, maxProcesses: processes }
-    const store = values.store ?? (process.env.CODEACT_STORE || undefined)
-    if (store !== undefined && store !== 'embedded' && !/^postgres(ql)?:\/\/./.test(store))
-      return usage(`--store needs a postgres://… URL (or embedded), got "${store.replace(/:[^:@/]*@/, ':***@')}"`)
+    const store = storeFromFlags(values, process.env.CODEACT_STORE)
     if (store !== undefined) options.store = store
     const minimal = minimalOptions(values)
     if (typeof minimal === 'string') return usage(minimal)

@@ -222,7 +222,8 @@ export function createMcpExport(rt: Runtime, options: McpExportOptions = {}): Mc
       server.onclose = () => {
         previous?.()
         servers.delete(server)
-        void session.state?.close().catch(() => {})
+        // Here only: a draining replica's sessions go on elsewhere; a client's DELETE deletes them (serve.ts).
+        void session.state?.close({ here: true }).catch(() => {})
       }
       return server
     },

@@ -219,7 +219,9 @@ export async function serveHttp(mcp: McpExport, options: HttpOptions): Promise<H
     let added = false
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      ...(shared ? { eventStore: shared } : {}),
+      ...(shared ? { eventStore: shared.forSession?.(id) ?? shared } : {}),
+      // DELETE by the client: the session ends for every replica (a drain or an idle close ends it only here).
+      ...(shared?.forgetSession ? { onsessionclosed: (sid: string) => shared.forgetSession?.(sid) } : {}),
       onsessioninitialized: async () => {
         await initialized()
         added = true

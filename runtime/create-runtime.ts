@@ -21,6 +21,7 @@ import { resolveLimits } from './limits.js'
 import { openState } from './run-state.js'
 import { resolveSessionLimits, Sessions } from './sessions.js'
 import type { SessionStore } from './store/types.js'
+import type { StoreSpec } from './store/open-store.js'
 import {
   RUN_CODE,
   callTool,
@@ -120,8 +121,8 @@ export interface RuntimeOptions extends MinimalModeOptions {
    * realm's `memoryMb` (default `limits.memoryMb`). A freed realm's session restores by replay on its next run.
    */
   sessions?: Partial<SessionLimits>
-  /** Where sessions live: `embedded` (default), `postgres://…` (shared by replicas) or a store; docs/scale-out.md. */
-  store?: string | SessionStore
+  /** Where sessions live: `embedded` (default), `postgres://…` or `{ url, …PostgresStoreOptions }` (shared by replicas) or a store; docs/scale-out.md. */
+  store?: StoreSpec
   /**
    * Once no run has started or ended in this process for a few seconds after runs, ask V8 for one full
    * collection, so it can give back the memory a burst of runs grew (runtime/host-quiet.ts); while asking,

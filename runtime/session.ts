@@ -27,6 +27,10 @@ export interface Session {
   declarations(): string
   /** Forgets every binding; the next run starts in a fresh realm. */
   reset(): Promise<void>
-  /** Ends the session and frees its realm; a later run of the same id starts fresh. */
-  close(): Promise<void>
+  /**
+   * Ends the session and frees its realm; a later run of the same id starts fresh — on every replica with a
+   * shared store (its stored history is deleted). `{ here: true }`: only this runtime lets it go (a replica
+   * draining); another replica can still take it up.
+   */
+  close(options?: { here?: boolean }): Promise<void>
 }

@@ -9,7 +9,8 @@
  *   from that log (its events are carried into this runtime's log, so a later restart finds them too).
  * - With a shared store (PostgreSQL), each turn takes the session's lease there, reloads the history when
  *   another replica moved it on (the realm is then restored by replay), and records its run before the
- *   result is returned; `reset()` clears the stored history, `close()` only forgets it on this replica.
+ *   result is returned; `reset()` clears the stored history, `close()` deletes it (`close({ here: true })`
+ *   only forgets the session on this replica).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
@@ -23,7 +24,7 @@ import type { EventData, Limits, RunEvent, RunResult, SessionLimits } from '../v
 import { MAX_TIMEOUT_MS } from './limits.js'
 import type { SessionStore, StoreResult, StoreVersion } from './store/types.js'
 import { storeLostTurn, storeRefused } from './store/turn-failure.js'
-import { openStore } from './store/open-store.js'
+import { openStore, type StoreSpec } from './store/open-store.js'
 
 const DEFAULT_SESSION_LIMITS: Omit<SessionLimits, 'memoryMb'> = Object.freeze({ max: 64, idleMs: 10 * 60_000 })
 
@@ -64,7 +65,7 @@ export class Sessions {
     sandbox: Sandbox
     runIn: RunIn
     prior?: Map<string, RunEvent[]>
-    store?: string | SessionStore | undefined
+    store?: StoreSpec | undefined
   }) {
     this.#limits = options.limits
     const opened = openStore(options.store)
@@ -100,7 +101,7 @@ export class Sessions {
       runCode: (code, o) => this.run(handle, code, o ?? {}),
       declarations: () => this.#states.get(key)?.declarations ?? '',
       reset: () => this.#end(key, 'reset'),
-      close: () => this.#end(key, 'close'),
+      close: (o) => this.#end(key, o?.here === true ? 'close-here' : 'close'),
     }
     return handle
   }
@@ -228,7 +229,8 @@ export class Sessions {
     return state
   }
 
-  async #end(key: string, reason: 'reset' | 'close'): Promise<void> {
+  async #end(key: string, how: 'reset' | 'close' | 'close-here'): Promise<void> {
+    const reason = how === 'reset' ? 'reset' : 'close'
     const state = this.#states.get(key)
     if (!state) return
     const { id, caller } = state
@@ -237,6 +239,10 @@ export class Sessions {
       if (reason === 'reset' && this.#store) {
         const cleared = await this.#store.clear(state.realmId)
         if (!cleared.ok) throw new Error(`codeact: the session was not reset: ${cleared.error.message}`)
+      }
+      if (how === 'close' && this.#store?.drop) {
+        const dropped = await this.#store.drop(state.realmId)
+        if (!dropped.ok) throw new Error(`codeact: the session was not closed: ${dropped.error.message}`)
       }
       state.version = undefined
       clearTimeout(state.idleTimer)

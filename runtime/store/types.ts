@@ -56,6 +56,8 @@ export interface SessionStore {
   begin(key: string, code: string): Promise<StoreResult<Turn>>
   /** Forgets the session's runs (reset): the next turn anywhere begins afresh. */
   clear(key: string): Promise<StoreResult<void>>
+  /** Deletes the session (closed): its runs and its row, for every replica. */
+  drop?(key: string): Promise<StoreResult<void>>
   /** A shared store's MCP side: the streamable-HTTP event stream and the sessions' initialize requests. */
   readonly mcp?: McpSessionStore
   close(): Promise<void>
@@ -70,6 +72,10 @@ export interface McpSessionStore extends EventStore {
   saveSession(id: string, initialize: unknown): Promise<void>
   /** The initialize request of MCP session `id`; undefined when no replica ever started it. */
   findSession(id: string): Promise<unknown>
+  /** The event stream of MCP session `id` alone (its events capped and scoped to it). */
+  forSession?(id: string): EventStore
+  /** MCP session `id` closed by its client: its rows go, for every replica. */
+  forgetSession?(id: string): Promise<void>
 }
 
 /** The readiness check `/readyz` lists: is the session store reachable? */

@@ -139,6 +139,36 @@ describe.skipIf(postgresSkip)('codeact mcp --http replicas sharing a PostgreSQL 
     expect((replayed[0] as { result: { structuredContent: { value: unknown } } }).result.structuredContent.value).toBe('resumed')
   })
 
+  it('a session its client closes (DELETE) on one replica is gone for every replica, even one holding it live', async () => {
+    const [a, b] = [servers[0]!, servers[1]!]
+    const id = await initialize(a)
+    expect((await runCode(a, id, 'const kept = 8\nreturn kept')).result?.structuredContent.value).toBe(8)
+    // Taken up by b too, so both replicas hold it live.
+    expect((await runCode(b, id, 'return kept', 3)).result?.structuredContent.value).toBe(8)
+    const closed = await fetch(a.url, {
+      method: 'DELETE',
+      headers: { ...a.headers, 'mcp-session-id': id, 'mcp-protocol-version': VERSION },
+    })
+    expect(closed.status).toBe(200)
+    const db = new pg.Client({ connectionString: cluster.url })
+    await db.connect()
+    try {
+      const left = await db.query(
+        `select (select count(*) from codeact_mcp_sessions where id = $1) + (select count(*) from codeact_mcp_events where session_id = $1)
+           + (select count(*) from codeact_sessions where key = $2) as n`,
+        [id, sessionKey(id, `mcp:${id}`)],
+      )
+      expect(Number(left.rows[0].n)).toBe(0)
+    } finally {
+      await db.end()
+    }
+    // A third replica never saw it: unknown. b, which still holds it live, starts its history afresh.
+    const c = await replica()
+    expect((await runCode(c, id, 'return 1', 4)).status).toBe(404)
+    expect((await runCode(b, id, 'return typeof kept', 5)).result?.structuredContent.value).toBe('undefined')
+    await c.stop()
+  })
+
   it('a replica killed with SIGKILL mid-turn: the turn is recorded as lost, its lease expires, the other replica goes on', async () => {
     const [a, b] = [servers[0]!, servers[1]!]
     const id = await initialize(a)

@@ -15,6 +15,7 @@ import type { HistoryRun } from '../../session-history.js'
 import { type Readiness, type SessionStore, type StoreResult, type StoreVersion, type Turn, unreachable } from '../types.js'
 import { migrate } from './schema.js'
 import { PostgresEventStore } from './mcp-events.js'
+import { type Retention, retention, type Swept, sweep } from './retention.js'
 
 export interface PostgresStoreOptions {
   /** `postgres://user:pass@host:5432/db` */
@@ -25,6 +26,14 @@ export interface PostgresStoreOptions {
   waitMs?: number
   /** Connections at once (default 10). */
   maxConnections?: number
+  /** MCP events (for `Last-Event-ID` resumption) older than this are deleted. Default 1 h. */
+  eventTtlMs?: number
+  /** A session (its runs, and an MCP session's initialize) whose last turn is older than this is deleted. Default 24 h. */
+  sessionTtlMs?: number
+  /** Events kept per MCP session; the oldest go first. Default 1000. */
+  maxEventsPerSession?: number
+  /** How often this replica sweeps (default 60 s, or half the shortest TTL when that is shorter). */
+  sweepMs?: number
 }
 
 type Row = {
@@ -45,13 +54,19 @@ export class PostgresStore implements SessionStore {
   readonly holder = `replica_${randomUUID()}`
   readonly leaseMs: number
   readonly waitMs: number
+  readonly retention: Retention
   readonly pool: pg.Pool
   #migrated: Promise<void> | undefined
   #events: PostgresEventStore | undefined
+  #sweeper: NodeJS.Timeout | undefined
+  #closed = false
 
   constructor(options: PostgresStoreOptions) {
     this.leaseMs = options.leaseMs ?? 15_000
     this.waitMs = options.waitMs ?? 30_000
+    for (const [k, v] of Object.entries({ leaseMs: this.leaseMs, waitMs: this.waitMs }))
+      if (!Number.isInteger(v) || v < 1) throw new TypeError(`codeact: the store's ${k} must be a whole number of at least 1, got ${v}`)
+    this.retention = retention(options)
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
@@ -65,8 +80,20 @@ export class PostgresStore implements SessionStore {
 
   /** The MCP streamable-HTTP event stream, for `Last-Event-ID` resumption on any replica. */
   get mcp(): PostgresEventStore {
-    this.#events ??= new PostgresEventStore(this)
+    this.#events ??= new PostgresEventStore(this, this.retention.maxEventsPerSession)
     return this.#events
+  }
+
+  /** Deletes what outlived its TTL (retention.ts); every replica runs it every `sweepMs`, safely at once. */
+  async sweep(): Promise<StoreResult<Swept>> {
+    return this.#with((c) => sweep(c, this.retention))
+  }
+
+  /** The periodic sweep, from the first use of the database until `close`. */
+  #startSweeping(): void {
+    if (this.#sweeper || this.#closed) return
+    this.#sweeper = setInterval(() => void this.sweep(), this.retention.sweepMs)
+    this.#sweeper.unref()
   }
 
   /** A client with the schema in place (migrated once per process; retried after a failure). */
@@ -78,6 +105,7 @@ export class PostgresStore implements SessionStore {
         throw e
       })
       await this.#migrated
+      this.#startSweeping()
       return client
     } catch (e) {
       client.release(true)
@@ -135,7 +163,12 @@ export class PostgresStore implements SessionStore {
         'select generation, runs, lease_token, lease_holder, lease_until, pending, (lease_until < now()) as expired from codeact_sessions where key = $1 for update',
         [key],
       )
-      const row = s.rows[0]!
+      const row = s.rows[0]
+      // Swept between the insert and the lock (idle past sessionTtlMs): try again, it is inserted afresh.
+      if (!row) {
+        await c.query('rollback')
+        return undefined
+      }
       // A live lease of another replica: wait. One of ours is a turn that failed to commit (this process
       // runs one turn of a session at a time): taken over at once, its turn recorded as lost.
       if (row.lease_until !== null && !row.expired && row.lease_holder !== this.holder) {
@@ -243,7 +276,15 @@ export class PostgresStore implements SessionStore {
     })
   }
 
+  async drop(key: string): Promise<StoreResult<void>> {
+    return this.#with(async (c) => {
+      await c.query('delete from codeact_sessions where key = $1', [key])
+    })
+  }
+
   async close(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#sweeper)
     await this.pool.end().catch(() => {})
   }
 

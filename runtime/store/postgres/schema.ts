@@ -40,6 +40,13 @@ const STEPS: readonly string[] = [
      created_at timestamptz not null default now()
    );
    create index codeact_mcp_events_stream on codeact_mcp_events (stream_id, id);`,
+  // 2: retention (retention.ts): events by MCP session (its cap) and by age; sessions by last use.
+  `alter table codeact_mcp_events add column session_id text;
+   create index codeact_mcp_events_session on codeact_mcp_events (session_id, id);
+   create index codeact_mcp_events_created on codeact_mcp_events (created_at);
+   alter table codeact_mcp_sessions add column used_at timestamptz not null default now();
+   create index codeact_mcp_sessions_used on codeact_mcp_sessions (used_at);
+   create index codeact_sessions_updated on codeact_sessions (updated_at);`,
 ]
 
 export const SCHEMA_VERSION = STEPS.length
