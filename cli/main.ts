@@ -116,8 +116,12 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
   if (values['no-atomic'] && (options.changes || values.review))
     throw new UsageError('--no-atomic applies each change as it is made; drop --atomic/--dry-run/--review, or --no-atomic')
   if (values['no-atomic'] && !options.workspace) throw new UsageError('--no-atomic needs --workspace DIR')
-  // A person running a codemod expects all or nothing: a run that fails leaves the tree as it was.
-  if (options.workspace && !options.changes && !values.review && !values['no-atomic']) options.changes = 'atomic'
+  // A person running a codemod expects all or nothing: a run that fails leaves the tree as it was. Not with
+  // --ask on Docker: there the program sees the workspace read-only and each write is a call a person
+  // approves as it is made, which a staged run cannot serve (sandbox/docker/sandbox.ts stageRun).
+  const approvedInContainer = options.sandbox === 'docker' && (values.ask?.length ?? 0) > 0
+  if (options.workspace && !options.changes && !values.review && !values['no-atomic'] && !approvedInContainer)
+    options.changes = 'atomic'
   const rt = await (await runtime).createRuntime(options)
   for (const line of recoveryLines(rt, options.workspace?.root)) process.stderr.write(line + '\n')
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.

@@ -180,7 +180,7 @@ async function writeAll(
 
 export function astGrepTool(state: WorkspaceState, host: WorkspaceOps): ToolDefinition {
   const z = zodApi()
-  const object = z.record(z.string(), z.unknown())
+  const object = z.record(z.string(), z.json())
   const position = z.object({ line: z.number().int(), column: z.number().int() })
   const count = (key: keyof typeof AST_LIMITS, what: string) =>
     z.number().int().min(1).max(AST_LIMITS[key].max).optional().describe(`${what} (default ${AST_LIMITS[key].default})`)
