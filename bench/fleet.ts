@@ -8,10 +8,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from './postgres.js'
 
 /** The repository: the nearest folder above this file (bench/ or dist/bench/) holding bin/codeact.mjs. */
 function findRepo(from: string): string {
@@ -32,17 +32,6 @@ function which(cmd: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address()
-      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))))
-    })
-  })
 }
 
 /** A tools module: `count({ key })` appends `key` to the ledger file and answers how many lines it has. */
