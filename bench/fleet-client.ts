@@ -1,6 +1,7 @@
 /**
- * An MCP client of the official SDK for the deploy tests and the replica bench, through a load balancer: the bearer token on
- * every request, and the replica that served each request (HAProxy's X-Served-By) recorded.
+ * An MCP client of the official SDK for the deploy tests and the replica bench, through a load balancer:
+ * the bearer token on every request, and the replica that served each request (HAProxy's X-Served-By)
+ * recorded; and the sessions both drive (turn t of session s, its expected state, a bounded pool).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'

@@ -1,6 +1,6 @@
 /**
  * Replicas of `codeact mcp --http` as real processes behind a real HAProxy (Debian's /usr/sbin/haproxy),
- * round-robin per request, for the multi-replica tests and the bench. Every replica shares one session
+ * round-robin per request (or by another `balance`), for the multi-replica tests and the bench. Every replica shares one session
  * store (a PostgreSQL URL) and a tools file whose tool appends a line per call to a file, so a test counts
  * executions whichever replica ran them. Each replica can be killed with SIGKILL and started again on its
  * port; the processes it left (its isolate children) are listed from /proc. Shared by test/deploy/ and

@@ -13,6 +13,11 @@ import { type BalancedClient, connect, keysUpTo, pool, turnCode } from '../../be
 /** 200 as the issue asks; CODEACT_FLEET_SESSIONS runs fewer on a machine too busy for 1,000 turns in time. */
 const SESSIONS = Number(process.env['CODEACT_FLEET_SESSIONS'] ?? 200)
 const TURNS = 5
+/**
+ * Clients at once: two per replica. The fleet is CPU-bound (a turn that reaches a replica behind on its
+ * session starts the session's process there and replays it: bench/replicas.ts), so more clients only
+ * queue turns — 15–25 at once under load ran past the 5 s prepare budget.
+ */
 const AT_ONCE = 6
 
 /** Waits until none of `pids` is alive (a killed replica's isolate children notice their parent is gone). */
