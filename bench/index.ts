@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { BenchRow, BenchSuite } from './types.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const SKIP = new Set(['index', 'types', 'measure', 'floors'])
+const SKIP = new Set(['index', 'types', 'measure', 'floors', 'fleet', 'fleet-client', 'postgres'])
 
 function fmt(n: number | undefined, digits = 2): string {
   if (n === undefined || !Number.isFinite(n)) return ''

@@ -6,30 +6,19 @@
  * two replicas racing for one session's turn never run it twice.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
-import { alive, exits, type Fleet, haproxySkip, startFleet } from './fleet.js'
-import { type BalancedClient, connect } from './mcp-client.js'
+import { type PostgresCluster, postgresSkip, startPostgres } from '../../bench/postgres.js'
+import { alive, exits, type Fleet, haproxySkip, startFleet } from '../../bench/fleet.js'
+import { type BalancedClient, connect, keysUpTo, pool, turnCode } from '../../bench/fleet-client.js'
 
 /** 200 as the issue asks; CODEACT_FLEET_SESSIONS runs fewer on a machine too busy for 1,000 turns in time. */
 const SESSIONS = Number(process.env['CODEACT_FLEET_SESSIONS'] ?? 200)
 const TURNS = 5
+/**
+ * Clients at once: two per replica. The fleet is CPU-bound (a turn that reaches a replica behind on its
+ * session starts the session's process there and replays it: bench/replicas.ts), so more clients only
+ * queue turns — 15–25 at once under load ran past the 5 s prepare budget.
+ */
 const AT_ONCE = 6
-
-/** Turn t of session s: the tool records `s:t`, the state is every turn's key so far. */
-function turnCode(s: number, t: number): string {
-  const call = `await tools.count({ key: '${s}:${t}' })`
-  return t === 1 ? `let keys = [${call}]; keys` : `keys.push(${call}); keys`
-}
-const keysUpTo = (s: number, t: number) => Array.from({ length: t }, (_, i) => `${s}:${i + 1}`)
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++]!)
-    }),
-  )
-}
 
 /** Waits until none of `pids` is alive (a killed replica's isolate children notice their parent is gone). */
 async function gone(pids: number[]): Promise<number[]> {
@@ -43,7 +32,13 @@ describe.skipIf(postgresSkip || haproxySkip)('three replicas behind HAProxy, ses
   beforeAll(async () => {
     pg = await startPostgres('deploy32')
     fleet = await startFleet('deploy32', 3, pg.url, ['--max-sessions', '400', '--max-processes', '16'])
-  })
+    // Warm every replica (its compiler, a spare isolate process, its store connections) before any clock.
+    await pool([-1, -2, -3], 3, async (s) => {
+      const client = await connect(fleet.url, fleet.token)
+      for (let t = 1; t <= 3; t++) await client.run(turnCode(s, t))
+      await client.close()
+    })
+  }, 120_000)
   afterEach(() => {
     expect(exits, 'a replica exited on its own').toEqual([])
   })

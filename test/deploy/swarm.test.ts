@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect } from './mcp-client.js'
+import { connect } from '../../bench/fleet-client.js'
 import { REPO } from './paths.js'
 import { buildImages, docker, joinSwarm, removeStack, swarmSkip } from './swarm.js'
 

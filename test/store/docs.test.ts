@@ -1,7 +1,7 @@
 /** docs/scale-out.md's session store snippet runs as written against a real PostgreSQL. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { extractSnippets } from '../docs/markdown.js'
-import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
+import { type PostgresCluster, postgresSkip, startPostgres } from '../../bench/postgres.js'
 
 describe.skipIf(postgresSkip)('docs/scale-out.md', () => {
   let cluster: PostgresCluster

@@ -13,7 +13,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sessionKey } from '../../runtime/session-history.js'
 import { type CliServer, MCP_HEADERS, sseMessages, startHttpCli } from '../mcp/http-helpers.js'
-import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
+import { type PostgresCluster, postgresSkip, startPostgres } from '../../bench/postgres.js'
 
 const TOKEN = 'store32-replica-token-0123456789'
 const VERSION = '2025-11-25'

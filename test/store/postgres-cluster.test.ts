@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { postgresSkip, startPostgres } from '../support/postgres.js'
+import { postgresSkip, startPostgres } from '../../bench/postgres.js'
 
 async function select1(url: string): Promise<number> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 })

@@ -11,7 +11,7 @@ import { PostgresStore } from '../../runtime/store/postgres/postgres-store.js'
 import { storeReady } from '../../runtime/store/types.js'
 import { sessionKey } from '../../runtime/session-history.js'
 import { defineTool } from '../../vocabulary/define-tool.js'
-import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
+import { type PostgresCluster, postgresSkip, startPostgres } from '../../bench/postgres.js'
 
 /** A tool whose every execution is counted (across both replicas: they share this process). */
 function counter() {

@@ -1,16 +1,24 @@
 /**
  * Replicas of `codeact mcp --http` as real processes behind a real HAProxy (Debian's /usr/sbin/haproxy),
- * round-robin per request, for the multi-replica tests and the bench. Every replica shares one session
+ * round-robin per request (or by another `balance`), for the multi-replica tests and the bench. Every replica shares one session
  * store (a PostgreSQL URL) and a tools file whose tool appends a line per call to a file, so a test counts
  * executions whichever replica ran them. Each replica can be killed with SIGKILL and started again on its
- * port; the processes it left (its isolate children) are listed from /proc.
+ * port; the processes it left (its isolate children) are listed from /proc. Shared by test/deploy/ and
+ * bench/replicas.ts (`make bench` compiles it into dist/bench/, so the repository is found by walking up).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { REPO } from './paths.js'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { freePort } from './postgres.js'
+
+/** The repository: the nearest folder above this file (bench/ or dist/bench/) holding bin/codeact.mjs. */
+function findRepo(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'bin', 'codeact.mjs'))) return dir
+  throw new Error(`bin/codeact.mjs not found above ${from}`)
+}
+const REPO = findRepo(dirname(fileURLToPath(import.meta.url)))
 
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'].find(existsSync) ?? which('haproxy')
 const inCI = process.env['CI'] === 'true' || process.env['CI'] === '1'
@@ -24,17 +32,6 @@ function which(cmd: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address()
-      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))))
-    })
-  })
 }
 
 /** A tools module: `count({ key })` appends `key` to the ledger file and answers how many lines it has. */
@@ -72,6 +69,8 @@ export interface Fleet {
   replicas: Replica[]
   /** Lines the tool appended: one per execution. */
   ledger(): string[]
+  /** CPU ms used so far by the replicas and their processes (live and exited), and by HAProxy. */
+  cpuMs(): { replicas: number; haproxy: number }
   kill9(i: number): Promise<number[]>
   restart(i: number): Promise<void>
   close(): Promise<void>
@@ -124,7 +123,7 @@ async function startReplica(port: number, args: string[], env: NodeJS.ProcessEnv
   return { port, process: child, descendants: () => childrenOf(child.pid!) }
 }
 
-function haproxyConfig(port: number, replicaPorts: number[]): string {
+function haproxyConfig(port: number, replicaPorts: number[], balance: string): string {
   return `global
   maxconn 4096
 defaults
@@ -139,7 +138,7 @@ frontend mcp
   bind 127.0.0.1:${port}
   default_backend codeact
 backend codeact
-  balance roundrobin
+  balance ${balance}
   http-response set-header X-Served-By %s
   option httpchk GET /readyz
   http-check expect status 200
@@ -147,18 +146,45 @@ ${replicaPorts.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter 1s fall 
 `
 }
 
-export async function startFleet(name: string, n: number, store: string, extraArgs: string[] = []): Promise<Fleet> {
+/** CPU time of `pid` and of the children it has reaped, in ms (fields 14–17 of /proc/PID/stat, in ticks). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10
+  } catch {
+    return 0
+  }
+}
+
+/** CPU ms of `pid` and every process under it, live or exited. */
+export function treeCpuMs(pid: number): number {
+  return [pid, ...childrenOf(pid)].reduce((sum, p) => sum + cpuMsOf(p), 0)
+}
+
+/**
+ * `n` replicas on `store` (a postgres:// URL; undefined: each replica's own embedded store, which only
+ * one replica can serve correctly) behind one HAProxy spreading requests by `balance` (HAProxy's keyword:
+ * `roundrobin` per request, or `hdr(Mcp-Session-Id)` to keep a session on one replica while it is up).
+ */
+export async function startFleet(
+  name: string,
+  n: number,
+  store: string | undefined,
+  extraArgs: string[] = [],
+  balance = 'roundrobin',
+): Promise<Fleet> {
   if (!HAPROXY) throw new Error('haproxy is not installed')
   const dir = mkdtempSync(join(tmpdir(), `codeact-fleet-${name}-`))
   const ledgerFile = join(dir, 'ledger')
   writeFileSync(ledgerFile, '')
   const token = `fleet-${name}-${Math.random().toString(36).slice(2)}-token`
   const env = { ...process.env, CODEACT_MCP_TOKEN: token }
-  const args = ['--store', store, '--typecheck=off', '--tools', writeTools(dir, ledgerFile), ...extraArgs]
+  const args = [...(store ? ['--store', store] : []), '--typecheck=off', '--tools', writeTools(dir, ledgerFile), ...extraArgs]
   const ports = await Promise.all(Array.from({ length: n }, () => freePort()))
   const replicas = await Promise.all(ports.map((p) => startReplica(p, args, env)))
   const lbPort = await freePort()
-  writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(lbPort, ports))
+  writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfig(lbPort, ports, balance))
   const lb = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
   const url = `http://127.0.0.1:${lbPort}/mcp`
   for (
@@ -178,6 +204,10 @@ export async function startFleet(name: string, n: number, store: string, extraAr
     token,
     replicas,
     ledger: () => readFileSync(ledgerFile, 'utf8').split('\n').filter(Boolean),
+    cpuMs: () => ({
+      replicas: replicas.reduce((sum, r) => sum + treeCpuMs(r.process.pid!), 0),
+      haproxy: treeCpuMs(lb.pid!),
+    }),
     async kill9(i) {
       const r = replicas[i]!
       const left = r.descendants()

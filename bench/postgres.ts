@@ -10,7 +10,7 @@
  *     createRuntime({ store: pg.url })
  */
 import { execFile, execFileSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,6 +64,8 @@ export interface PostgresCluster {
   url: string
   port: number
   dir: string
+  /** The postmaster's pid (its backends are its children). */
+  postmasterPid(): number
   /** Stop the server (`immediate`: like a crash); the data stays, `start()` brings it back. */
   stop(): Promise<void>
   start(): Promise<void>
@@ -71,7 +73,8 @@ export interface PostgresCluster {
   remove(): Promise<void>
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer()
     s.once('error', reject)
@@ -112,6 +115,7 @@ export async function startPostgres(name: string): Promise<PostgresCluster> {
     url: `postgres://codeact@127.0.0.1:${port}/codeact`,
     port,
     dir,
+    postmasterPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     async stop() {
       if (running) await stop()
       running = false

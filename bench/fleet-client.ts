@@ -1,6 +1,7 @@
 /**
- * An MCP client of the official SDK for the deploy tests, through a load balancer: the bearer token on
- * every request, and the replica that served each request (HAProxy's X-Served-By) recorded.
+ * An MCP client of the official SDK for the deploy tests and the replica bench, through a load balancer:
+ * the bearer token on every request, and the replica that served each request (HAProxy's X-Served-By)
+ * recorded; and the sessions both drive (turn t of session s, its expected state, a bounded pool).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -40,4 +41,23 @@ export async function connect(url: string, token: string): Promise<BalancedClien
     },
     close: () => client.close(),
   }
+}
+
+/** Turn t of session s: the tool records `s:t`, the state is every turn's key so far. */
+export function turnCode(s: number, t: number): string {
+  const call = `await tools.count({ key: '${s}:${t}' })`
+  return t === 1 ? `let keys = [${call}]; keys` : `keys.push(${call}); keys`
+}
+
+/** What turn t of session s must answer: every key so far. */
+export const keysUpTo = (s: number, t: number) => Array.from({ length: t }, (_, i) => `${s}:${i + 1}`)
+
+/** Runs `work` over `items`, `width` at a time. */
+export async function pool<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]!)
+    }),
+  )
 }
