@@ -120,8 +120,7 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
   // --ask on Docker: there the program sees the workspace read-only and each write is a call a person
   // approves as it is made, which a staged run cannot serve (sandbox/docker/sandbox.ts stageRun).
   const approvedInContainer = options.sandbox === 'docker' && (values.ask?.length ?? 0) > 0
-  if (options.workspace && !options.changes && !values.review && !values['no-atomic'] && !approvedInContainer)
-    options.changes = 'atomic'
+  if (options.workspace && !options.changes && !values.review && !values['no-atomic'] && !approvedInContainer) options.changes = 'atomic'
   const rt = await (await runtime).createRuntime(options)
   for (const line of recoveryLines(rt, options.workspace?.root)) process.stderr.write(line + '\n')
   // MCP servers that fail to start are reported on stderr; the run goes on with the others.

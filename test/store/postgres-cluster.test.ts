@@ -1,5 +1,5 @@
 /**
- * The test set-up's PostgreSQL (test/support/postgres.ts): a real server, started and removed by the
+ * The test set-up's PostgreSQL (bench/postgres.ts): a real server, started and removed by the
  * test, that can be stopped and started again (the store-down tests need that).
  */
 import { existsSync } from 'node:fs'

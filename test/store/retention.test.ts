@@ -13,7 +13,7 @@ import { createRuntime, type Runtime } from '../../runtime/create-runtime.js'
 import { sessionKey } from '../../runtime/session-history.js'
 import { PostgresStore } from '../../runtime/store/postgres/postgres-store.js'
 import { defineTool } from '../../vocabulary/define-tool.js'
-import { type PostgresCluster, postgresSkip, startPostgres } from '../support/postgres.js'
+import { type PostgresCluster, postgresSkip, startPostgres } from '../../bench/postgres.js'
 
 const MESSAGE = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: 'x' } }
 
