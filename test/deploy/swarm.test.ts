@@ -55,6 +55,8 @@ describe.skipIf(swarmSkip)('the Compose file deployed as a Swarm stack', () => {
   beforeAll(async () => {
     const images = await buildImages('deploy32-test')
     leave = await joinSwarm()
+    // A run cut short leaves its stack and the database volume (initialised with another password) behind.
+    await removeStack(STACK)
     const env = {
       ...process.env,
       CODEACT_SERVER_IMAGE: images.server,

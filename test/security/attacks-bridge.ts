@@ -217,8 +217,9 @@ export const bridgeAttacks: Attack[] = [
     cite: 'isolated-vm #273: detached promise callbacks keep running after the call that started them',
     // A run waits for the calls its program left pending (no silent half-runs), so a detached loop that
     // never ends keeps its run going until the run's own timeout stops it — and the next run sees none of it.
+    // Each call's arguments differ: identical ones in a row are stopped sooner (--max-identical-calls).
     before: `
-      void (async () => { for (;;) { await tools.slow({ ms: 20 }); globalThis.ticks = (globalThis.ticks ?? 0) + 1 } })()
+      void (async () => { for (let i = 0; ; i++) { await tools.slow({ ms: 20, value: String(i) }); globalThis.ticks = i + 1 } })()
       void tools.slow({ ms: 400, value: 'late' })
       return 'left running'`,
     // Its program time is only the gaps between a call's answer and the next call (~1 % of the wall clock): at
