@@ -137,8 +137,9 @@ describe('codeact mcp --http: bodies in flight', () => {
     )
     // 16 MiB of bodies fit: four of (just under) 4 MiB; every other one is refused before its body is read. A
     // refusal is lost when the server closes a connection the client is still writing to (the client sees a
-    // reset, not the 503), and how many depends on the kernel's timing: the memory bound below is the promise.
-    expect(answers.filter((s) => s === 503).length).toBeGreaterThanOrEqual(100)
+    // reset, not the 503), and how many depends on the kernel's timing and the Node line (94–102 of 200 on
+    // Node 22 here, the old server 0): the memory bound below is the promise.
+    expect(answers.filter((s) => s === 503).length).toBeGreaterThanOrEqual(50)
     expect(answers.every((s) => s === 0 || s === 503)).toBe(true)
     expect(during - before).toBeLessThan(80)
     // Refused, not broken: the next request (bodies gone) is served, and a refusal says why and when to retry.
