@@ -76,8 +76,8 @@ export interface Fleet {
   close(): Promise<void>
 }
 
-/** Children of every process, from /proc (ppid is field 4 of /proc/PID/stat). */
-function childrenOf(pid: number): number[] {
+/** Every descendant of `pid`, from /proc (ppid is field 4 of /proc/PID/stat). */
+export function descendantsOf(pid: number): number[] {
   const out: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
@@ -87,7 +87,7 @@ function childrenOf(pid: number): number[] {
       if (ppid === pid) out.push(Number(entry))
     } catch {}
   }
-  return out.flatMap((c) => [c, ...childrenOf(c)])
+  return out.flatMap((c) => [c, ...descendantsOf(c)])
 }
 
 export function alive(pid: number): boolean {
@@ -120,7 +120,7 @@ async function startReplica(port: number, args: string[], env: NodeJS.ProcessEnv
   child.once('exit', (code, signal) => {
     if (signal !== 'SIGKILL' && signal !== 'SIGTERM') exits.push(`replica on ${port} exited (${code ?? signal}): ${text}`)
   })
-  return { port, process: child, descendants: () => childrenOf(child.pid!) }
+  return { port, process: child, descendants: () => descendantsOf(child.pid!) }
 }
 
 function haproxyConfig(port: number, replicaPorts: number[], balance: string): string {
@@ -159,7 +159,7 @@ function cpuMsOf(pid: number): number {
 
 /** CPU ms of `pid` and every process under it, live or exited. */
 export function treeCpuMs(pid: number): number {
-  return [pid, ...childrenOf(pid)].reduce((sum, p) => sum + cpuMsOf(p), 0)
+  return [pid, ...descendantsOf(pid)].reduce((sum, p) => sum + cpuMsOf(p), 0)
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { type CliServer, initializeBody, MCP_HEADERS } from '../mcp/http-helpers.js'
-import { alive, childrenOf, connectClient, eventually, exitOf, jsonLines, metrics, route, runCode, servicesForEachTest } from './helpers.js'
+import { descendantsOf } from '../../bench/fleet.js'
+import { alive, connectClient, eventually, exitOf, jsonLines, metrics, route, runCode, servicesForEachTest } from './helpers.js'
 
 const start = servicesForEachTest()
 
@@ -19,7 +20,7 @@ describe('SIGTERM: graceful drain', () => {
     const server = await start(['--drain-timeout', '60000'])
     const { client } = await connectClient(server.url)
     await runCode(client, 'return 1') // the session's child process is up
-    const children = childrenOf(server.child.pid!)
+    const children = descendantsOf(server.child.pid!)
     expect(children.length).toBeGreaterThan(0)
 
     const turn = runCode(client, 'await tools.sleep({ ms: 1500 }); return await tools.increment({ by: 1 })')
@@ -56,7 +57,7 @@ describe('SIGTERM: graceful drain', () => {
       async () => (await metrics(server.url)).get('codeact_tool_calls_total{tool="increment",outcome="ok"}') === 1,
       'the first call',
     )
-    const children = childrenOf(server.child.pid!)
+    const children = descendantsOf(server.child.pid!)
     const exited = exitOf(server)
     server.child.kill('SIGTERM')
 
@@ -81,7 +82,7 @@ describe('SIGTERM: graceful drain', () => {
     const { client } = await connectClient(server.url)
     void runCode(client, 'await tools.sleep({ ms: 600000 })').catch(() => {})
     await runInFlight(server)
-    const children = childrenOf(server.child.pid!)
+    const children = descendantsOf(server.child.pid!)
     const exited = exitOf(server)
     server.child.kill('SIGTERM')
     await eventually(() => server.stderr().includes('draining'), 'the drain to start')

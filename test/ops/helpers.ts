@@ -1,5 +1,5 @@
 /** The operator's view of `codeact mcp --http`: its probes, its metrics text, its log lines, its children. */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -71,23 +71,6 @@ export function jsonLines(stderr: string): Record<string, unknown>[] {
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>)
-}
-
-/** Pids of the live processes whose parent is `pid`. */
-export function childrenOf(pid: number): number[] {
-  const out: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      // `pid (comm) state ppid …`; comm may hold spaces and parentheses, so read after the last ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) out.push(Number(entry))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
 }
 
 export function alive(pid: number): boolean {
