@@ -70,7 +70,17 @@ declare class TextDecoder {
   readonly ignoreBOM: boolean
   decode(input?: ArrayBufferView | ArrayBuffer, options?: { stream?: boolean }): string
 }
-`
+${engineExtras()}`
+
+/**
+ * What this V8 has beyond ES2023's lib, declared only where it exists: the isolate runs on the host's V8, so
+ * `JSON.rawJSON` is there from Node 21 on and absent on Node 20.
+ */
+function engineExtras(): string {
+  const json = JSON as unknown as Record<string, unknown>
+  if (typeof json['rawJSON'] !== 'function') return ''
+  return 'interface JSON {\n  rawJSON(text: string): object\n  isRawJSON(value: unknown): boolean\n}\n'
+}
 
 /** One line: what the sandbox offers, for every "that does not exist here" answer. */
 export const SANDBOX_HAS = `The sandbox has \`tools\`, \`console\`, ${builtinsName()} built-ins and setTimeout/setInterval/queueMicrotask, URL/URLSearchParams, TextEncoder/TextDecoder, atob/btoa and structuredClone; no network, files, modules or host APIs.`
