@@ -22,3 +22,9 @@ export const TOO_MANY_CALLS_JSON = JSON.stringify({
 export const MAX_CLOCK_READS = 10_000
 /** Marker prefix of `argsJson` when the program's arguments could not be turned into JSON. */
 export const INVALID_ARGS_PREFIX = '!'
+/**
+ * The longest text a program's URL parse or setter hands the host's parser (each input, and the href it
+ * answers), in UTF-16 code units: Chromium's own cap on a URL (url::kMaxURLChars). Past it the guest throws a
+ * TypeError naming MAX_URL_CHARS before anything crosses; the host refuses an href that grew past it.
+ */
+export const MAX_URL_CHARS = 2 * 1024 * 1024

@@ -4,7 +4,8 @@
  * the run's config; the answer, `runProgram(programFn)`, awaits the program, waits for what it left
  * running, and resolves to the JSON text of an Outcome. `runProgram.fireTimer(id)` is how a host timer
  * fires; `runProgram.holdClock(on)` how the host says it holds the program's calls for their type check
- * (held-clock.ts: the program's clock and timers stand still meanwhile).
+ * (held-clock.ts: the program's clock and timers stand still meanwhile). `urlRecord` and `urlSet` are the
+ * host's URL parser (url.ts), handed over with the rest of the host's callbacks.
  *
  *   config = { toolNames: string[], maxOutputBytes: number, session?: true, entropy?: { seed, clock } }
  */
@@ -31,6 +32,7 @@ import { newRunState, type Outcome, type RunState } from './run-state.js'
 import { type HostTimer, makeTimers, type RunTimers } from './timers.js'
 import { ToolCallError } from './tool-error.js'
 import { type HostCall, makeTools } from './tools.js'
+import { type UrlRecordFn, type UrlSetFn, useUrlHost } from './url.js'
 import { valueToJson } from './value.js'
 
 export type RunConfig = { toolNames: string[]; maxOutputBytes: number; session?: boolean; entropy?: { seed: unknown; clock?: unknown } }
@@ -105,7 +107,15 @@ function onSettled(run: RunState, timers: RunTimers, out: ReturnType<typeof make
   timers.maybeIdle()
 }
 
-export function codeactPrelude(hostCall: HostCall, hostLog: HostLog, config: RunConfig, hostTimer?: HostTimer): RunProgram {
+export function codeactPrelude(
+  hostCall: HostCall,
+  hostLog: HostLog,
+  config: RunConfig,
+  hostTimer: HostTimer | undefined,
+  urlRecord: UrlRecordFn,
+  urlSet: UrlSetFn,
+): RunProgram {
+  useUrlHost(urlRecord, urlSet)
   const inSession = config.session === true
   const takeClock = config.entropy ? useEntropy(config.entropy) : undefined
   const out = makeConsole(hostLog, config.maxOutputBytes)

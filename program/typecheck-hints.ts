@@ -43,6 +43,7 @@ declare class URLSearchParams {
 declare class URL {
   constructor(url: string | URL, base?: string | URL)
   static canParse(url: string | URL, base?: string | URL): boolean
+  static parse(url: string | URL, base?: string | URL): URL | null
   hash: string
   host: string
   hostname: string

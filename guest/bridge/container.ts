@@ -3,7 +3,8 @@
  * realm inside the runner (sandbox/docker/runner/realm.ts) before any program. Each run calls it with the
  * runner's callbacks, which stay in its closure:
  *
- *   codeactBridge(send(id, name, argsJson), log(level, text), configJson, arm(fn, ms) => cancel)
+ *   codeactBridge(send(id, name, argsJson), log(level, text), configJson, arm(fn, ms) => cancel,
+ *                 urlRecord(input, base?), urlSet(href, field, value))
  *     → { start(programFn, onConsole, done(outcomeJson)), deliver(id, resultJson) }
  *
  * Every promise it hands out has an own `constructor` of undefined (calls.ts's `plain`), so `then` on it
@@ -24,6 +25,7 @@ import {
 } from '../intrinsics.js'
 import { installPrelude } from '../prelude.js'
 import type { HostTimer } from '../timers.js'
+import type { UrlRecordFn, UrlSetFn } from '../url.js'
 import { makeCallTable, plain, type Send } from './calls.js'
 
 /** The runner's clock: fire `fn` after `ms` (0: the next macrotask); returns the timer's cancel. */
@@ -58,11 +60,13 @@ export default function codeactBridge(
   log: (level: string, text: string) => void,
   configJson: string,
   arm: Arm,
+  urlRecord: UrlRecordFn,
+  urlSet: UrlSetFn,
 ): ContainerControl {
   const calls = makeCallTable(send)
   let fireTimer: (id: number) => void = () => {}
   const hostTimer = runnerTimers(arm, (id) => fireTimer(id))
-  const runProgram = prelude(calls.call, (level, text) => log(level, text), JSONparse(configJson), hostTimer)
+  const runProgram = prelude(calls.call, (level, text) => log(level, text), JSONparse(configJson), hostTimer, urlRecord, urlSet)
   fireTimer = runProgram.fireTimer
   const control: ContainerControl = ObjectCreate(null)
   control.start = (programFn, onConsole, done) => {

@@ -3,9 +3,11 @@
  * before any program script. Its value is a function each run calls with its host callbacks; it keeps them
  * in its closure, so no isolated-vm object and no temporary global is ever reachable from the program.
  *
- *   codeactGlue(prelude, send(callId, name, argsJson), log(level, text), timer(op, id, ms), configJson)
+ *   codeactGlue(prelude, send(callId, name, argsJson), log(level, text), timer(op, id, ms), configJson,
+ *               urlRecord(input, base?), urlSet(href, field, value))
  *
- * (plain functions, fire-and-forget) runs the prelude's per-run setup in the same call and returns one
+ * (send, log and timer fire-and-forget; the two URL functions synchronous and pure: the host's own URL
+ * parser, sandbox/url-host.ts, answering JSON text) runs the prelude's per-run setup in the same call and returns one
  * function, `control`:
  *   control('start', programFn)              runs the program; resolves to the JSON text of an Outcome
  *   control('deliver', callId, text)         settles a pending tool call with the host's answer
@@ -23,6 +25,7 @@
 import { type Any, JSONparse, MapCtor, mapDelete, mapForEach, mapSet, ObjectCreate, ReflectApply } from '../intrinsics.js'
 import type { RunConfig, RunProgram } from '../run.js'
 import type { HostTimer } from '../timers.js'
+import type { UrlRecordFn, UrlSetFn } from '../url.js'
 import { makeCallTable, type Send } from './calls.js'
 
 type Prelude = (
@@ -30,6 +33,8 @@ type Prelude = (
   hostLog: (level: string, text: string) => void,
   config: RunConfig,
   hostTimer: HostTimer,
+  urlRecord: UrlRecordFn,
+  urlSet: UrlSetFn,
 ) => RunProgram
 
 type TimerRouting = {
@@ -90,10 +95,12 @@ export default function codeactGlue(
   log: (level: string, text: string) => void,
   timer: HostTimer,
   configJson: string,
+  urlRecord: UrlRecordFn,
+  urlSet: UrlSetFn,
 ) {
   const calls = makeCallTable(send)
   const routing = makeTimerRouting(timer)
-  const runProgram = prelude(calls.call, (level, text) => log(level, text), JSONparse(configJson), routing.hostTimer)
+  const runProgram = prelude(calls.call, (level, text) => log(level, text), JSONparse(configJson), routing.hostTimer, urlRecord, urlSet)
   const fireTimer = runProgram.fireTimer
   let started = false
   return function control(op: string, a: Any, b: Any): unknown {

@@ -11,6 +11,7 @@
  */
 import ivm from 'isolated-vm'
 import { guestSource } from '../guest-source.js'
+import { urlRecord, urlSet } from '../url-host.js'
 
 /** The glue's `control` function (glue.ts). */
 export type Control = ivm.Reference<(op: string, a?: unknown, b?: unknown) => unknown>
@@ -21,7 +22,7 @@ export interface Realm {
   armed?: Armed
   /** The prelude's setup function, evaluated in `context` (guest/run.ts: `(hostCall, hostLog, config, hostTimer?) => runProgram`). */
   readonly preludeFn: ivm.Reference<unknown>
-  /** The glue (guest/bridge/isolate.ts: `(preludeFn, send, log, timer, config) => control`), evaluated in `context`. */
+  /** The glue (guest/bridge/isolate.ts: `(preludeFn, send, log, timer, config, urlRecord, urlSet) => control`), evaluated in `context`. */
   readonly glueFn: ivm.Reference<unknown>
 }
 
@@ -102,6 +103,13 @@ export interface Armed {
 }
 
 /**
+ * The host's URL parser (url-host.ts) as synchronous callbacks: the guest's URL calls them and waits for the
+ * answer, which this process computes with its own URL. Pure, so one pair serves every realm; strings in and
+ * out, never throwing, so nothing of this process reaches the isolate through them.
+ */
+const URL_CALLBACKS = [new ivm.Callback(urlRecord, { sync: true }), new ivm.Callback(urlSet, { sync: true })]
+
+/**
  * Bind the glue to fresh host callbacks and run the prelude's per-run setup with `config` (synchronously:
  * the isolate is idle, and only the runtime's own scripts have run in the realm). Ahead of a run (pool.ts),
  * with the config the last run had, this takes the setup off the run's path; at a run's start, with its own.
@@ -114,7 +122,7 @@ export function armRealm(realm: Realm, config: string, timeoutMs: number): Armed
     new ivm.Callback((a: unknown, b: unknown, c: unknown) => hooks?.timer(a, b, c), { ignored: true }),
   ]
   // The glue runs the prelude's setup with `config` in the same call (a second sync call was ~5–10 µs).
-  const control = realm.glueFn.applySync(undefined, [realm.preludeFn.derefInto(), ...callbacks, config], {
+  const control = realm.glueFn.applySync(undefined, [realm.preludeFn.derefInto(), ...callbacks, config, ...URL_CALLBACKS], {
     result: { reference: true },
     timeout: timeoutMs,
   }) as unknown as Control

@@ -10,6 +10,7 @@
 import { createRequire, isBuiltin } from 'node:module'
 import vm from 'node:vm'
 import { RUNNER_NODE_GLOBALS } from '../../../vocabulary/runner-globals.js'
+import { urlRecord, urlSet } from '../../url-host.js'
 
 type Send = (id: number, name: string, argsJson: string) => void
 type Log = (level: string, text: string) => void
@@ -21,7 +22,14 @@ type Control = {
   ): void
   deliver(id: number, text: string): void
 }
-type GuestBridge = (send: Send, log: Log, configJson: string, arm: (fn: () => void, ms: number) => () => void) => Control
+type GuestBridge = (
+  send: Send,
+  log: Log,
+  configJson: string,
+  arm: (fn: () => void, ms: number) => () => void,
+  record: typeof urlRecord,
+  set: typeof urlSet,
+) => Control
 
 /** What the runner holds of one run: `deliver` answers a call, `start` runs the program (once). */
 export interface BoundRealm {
@@ -141,7 +149,8 @@ export function createRealm(guestSource: string): ProgramRealm {
      * and runs the program and calls `done(outcomeJson)` once (a SyntaxError included).
      */
     bind(send, log, config) {
-      const control = bridge(send, log, config, arm)
+      // The program's URL is parsed by this Node's (../../url-host.ts): strings in and out, never a URL object.
+      const control = bridge(send, log, config, arm, urlRecord, urlSet)
       return {
         deliver: control.deliver,
         start(js, onConsole, done) {
