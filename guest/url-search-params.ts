@@ -145,14 +145,16 @@ function pairsFromObject(init: Any): Pair[] {
   return out
 }
 
-/** Where a URL's searchParams report a change: the URL's query becomes `serialised` ('' for none). */
-export type ParamsOwner = { setQuery(serialised: string): void }
+/** The URL a searchParams belongs to: told of each change (it reads the list back when it next needs it). */
+export type ParamsOwner = { changed(): void }
 export type SearchParamsKit = {
   URLSearchParams: new (init?: unknown) => object
   /** Link `params` to its URL and read the URL's query into it. */
   attach(params: object, owner: ParamsOwner, search: string): void
   /** Read the URL's new query into `params` (its href or search was set). */
   reread(params: object, search: string): void
+  /** The URL's search as Node's URL makes it from `params`: '' for none, else '?' and their serialisation. */
+  search(params: object): string
 }
 let built: SearchParamsKit | undefined
 
@@ -165,6 +167,7 @@ export function searchParamsKit(): SearchParamsKit {
 function buildSearchParams(): SearchParamsKit {
   let attach: SearchParamsKit['attach'] = () => {}
   let reread: SearchParamsKit['reread'] = () => {}
+  let search: SearchParamsKit['search'] = () => ''
   class URLSearchParams {
     #list: Pair[] = list()
     #owner: ParamsOwner | null = null
@@ -178,12 +181,13 @@ function buildSearchParams(): SearchParamsKit {
         params.#owner = owner
         params.#list = parsePairs(search)
       }
-      reread = (params: Any, search) => {
-        params.#list = parsePairs(search)
+      reread = (params: Any, query) => {
+        params.#list = parsePairs(query)
       }
+      search = (params: Any) => (params.#list.length === 0 ? '' : '?' + params.#text())
     }
     #update(): void {
-      if (this.#owner) this.#owner.setQuery(this.toString())
+      if (this.#owner) this.#owner.changed()
     }
     get size(): number {
       return this.#list.length
@@ -257,15 +261,19 @@ function buildSearchParams(): SearchParamsKit {
     [SymbolIterator](): IterableIterator<[string, string]> {
       return this.entries()
     }
-    toString(): string {
+    #text(): string {
       let out = ''
-      for (let i = 0; i < this.#list.length; i++) out += (i ? '&' : '') + formEncode(this.#list[i]![0]) + '=' + formEncode(this.#list[i]![1])
+      for (let i = 0; i < this.#list.length; i++)
+        out += (i ? '&' : '') + formEncode(this.#list[i]![0]) + '=' + formEncode(this.#list[i]![1])
       return out
+    }
+    toString(): string {
+      return this.#text()
     }
     get [SymbolToStringTag](): string {
       return 'URLSearchParams'
     }
   }
   ObjectDefineProperty(URLSearchParams, 'name', { __proto__: null, value: 'URLSearchParams' })
-  return { URLSearchParams, attach, reread }
+  return { URLSearchParams, attach, reread, search }
 }

@@ -10,9 +10,18 @@
  * gets Node's answers. An input past MAX_URL_CHARS is refused here, before it crosses. (whatwg-url, tried
  * first, read prototype methods as the program left them and was quadratic on a long URL.)
  */
-import { type Any, JSONparse, ObjectDefineProperty, ReflectApply, stringSlice, SymbolToStringTag, TypeErrorCtor } from './intrinsics.js'
+import {
+  type Any,
+  JSONparse,
+  ObjectDefineProperty,
+  ReflectApply,
+  stringIndexOf,
+  stringSlice,
+  SymbolToStringTag,
+  TypeErrorCtor,
+} from './intrinsics.js'
 import { MAX_URL_CHARS } from './limits.js'
-import { type ParamsOwner, searchParamsKit } from './url-search-params.js'
+import { searchParamsKit } from './url-search-params.js'
 
 /** The host's two functions (sandbox/url-host.ts). */
 export type UrlRecordFn = (input: string, base: string | undefined) => string
@@ -78,6 +87,20 @@ function text(v: unknown): string {
   return s
 }
 
+/** `href` after `url[field] = value`, by the host. */
+function setOnHost(href: string, field: string, value: string): UrlRecord {
+  checkLength(value)
+  if (hostSet === undefined) throw unavailable()
+  return answer(hostSet(href, field, value), value)
+}
+
+/** Whether a serialised URL has a query, an empty one included ('#' and '?' appear nowhere else in an href). */
+function hasQuery(href: string): boolean {
+  const hash = ReflectApply(stringIndexOf, href, ['#'])
+  const q = ReflectApply(stringIndexOf, href, ['?'])
+  return q >= 0 && (hash < 0 || q < hash)
+}
+
 function parse(input: string, base: string | undefined): UrlRecord {
   if (hostRecord === undefined) throw unavailable()
   return answer(hostRecord(input, base), input)
@@ -97,13 +120,14 @@ function buildUrlClass(): UrlClasses {
   class URL {
     #r: UrlRecord
     #params: Any
+    /** searchParams changed since the query was last set from them. */
+    #stale = false
     constructor(url: unknown, base?: unknown) {
       // biome-ignore lint/complexity/noArguments: a declared parameter keeps the constructor's length at 1, as the standard's
       if (arguments.length === 0) throw new TypeErrorCtor('The "url" argument must be specified')
       this.#r = parse(text(url), base === undefined ? undefined : text(base))
       this.#params = new kit.URLSearchParams()
-      const owner: ParamsOwner = { setQuery: (q) => this.#set('search', q, false) }
-      kit.attach(this.#params, owner, this.#r.search)
+      kit.attach(this.#params, { changed: () => this.#paramsChanged() }, this.#r.search)
     }
     // Both refuse an input past MAX_URL_CHARS as the constructor does: false or null would hide the limit.
     static canParse(url: unknown, base?: unknown): boolean {
@@ -125,18 +149,39 @@ function buildUrlClass(): UrlClasses {
         return null
       }
     }
-    /** `field` set to `value` by the host; the params read the new query when `reread`. */
-    #set(field: string, value: string, reread: boolean): void {
-      checkLength(value)
-      if (hostSet === undefined) throw unavailable()
-      this.#r = answer(hostSet(this.#r.href, field, value), value)
-      if (reread) kit.reread(this.#params, this.#r.search)
+    /**
+     * A change of searchParams reaches the URL as Node's URL applies it: a URL with a query has it cleared
+     * (an opaque path's trailing spaces go with it) and set anew at once; one without gets it when next read.
+     */
+    #paramsChanged(): void {
+      this.#stale = true
+      if (!hasQuery(this.#r.href)) return
+      this.#r = setOnHost(this.#r.href, 'search', '')
+      this.#fresh()
+    }
+    #fresh(): UrlRecord {
+      if (this.#stale) {
+        this.#stale = false
+        this.#r = setOnHost(this.#r.href, 'search', kit.search(this.#params))
+      }
+      return this.#r
+    }
+    /** `field` set to `value` by the host; after href or search, the params read the new query if it changed. */
+    #set(field: string, value: string): void {
+      const rereads = field === 'href' || field === 'search'
+      const before = rereads ? (this.#stale ? kit.search(this.#params) : this.#r.search) : ''
+      this.#r = setOnHost(this.#r.href, field, value)
+      if (rereads && before !== this.#r.search) {
+        kit.reread(this.#params, this.#r.search)
+        this.#stale = false
+      }
+      this.#fresh()
     }
     get href(): string {
-      return this.#r.href
+      return this.#fresh().href
     }
     set href(v: unknown) {
-      this.#set('href', `${v}`, true)
+      this.#set('href', `${v}`)
     }
     get origin(): string {
       return this.#r.origin
@@ -145,49 +190,49 @@ function buildUrlClass(): UrlClasses {
       return this.#r.protocol
     }
     set protocol(v: unknown) {
-      this.#set('protocol', `${v}`, false)
+      this.#set('protocol', `${v}`)
     }
     get username(): string {
       return this.#r.username
     }
     set username(v: unknown) {
-      this.#set('username', `${v}`, false)
+      this.#set('username', `${v}`)
     }
     get password(): string {
       return this.#r.password
     }
     set password(v: unknown) {
-      this.#set('password', `${v}`, false)
+      this.#set('password', `${v}`)
     }
     get host(): string {
       return this.#r.host
     }
     set host(v: unknown) {
-      this.#set('host', `${v}`, false)
+      this.#set('host', `${v}`)
     }
     get hostname(): string {
       return this.#r.hostname
     }
     set hostname(v: unknown) {
-      this.#set('hostname', `${v}`, false)
+      this.#set('hostname', `${v}`)
     }
     get port(): string {
       return this.#r.port
     }
     set port(v: unknown) {
-      this.#set('port', `${v}`, false)
+      this.#set('port', `${v}`)
     }
     get pathname(): string {
       return this.#r.pathname
     }
     set pathname(v: unknown) {
-      this.#set('pathname', `${v}`, false)
+      this.#set('pathname', `${v}`)
     }
     get search(): string {
-      return this.#r.search
+      return this.#fresh().search
     }
     set search(v: unknown) {
-      this.#set('search', `${v}`, true)
+      this.#set('search', `${v}`)
     }
     get searchParams(): unknown {
       return this.#params
@@ -196,13 +241,13 @@ function buildUrlClass(): UrlClasses {
       return this.#r.hash
     }
     set hash(v: unknown) {
-      this.#set('hash', `${v}`, false)
+      this.#set('hash', `${v}`)
     }
     toString(): string {
-      return this.#r.href
+      return this.#fresh().href
     }
     toJSON(): string {
-      return this.#r.href
+      return this.#fresh().href
     }
     get [SymbolToStringTag](): string {
       return 'URL'

@@ -14,7 +14,19 @@
  */
 import { MAX_URL_CHARS } from '../guest/limits.js'
 
-export const URL_FIELDS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const
+export const URL_FIELDS = [
+  'href',
+  'origin',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const
 const SETTABLE = new Set(['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'])
 
 // Node's URL and its accessors as this module loaded: in a container a program can reach the runner's
