@@ -3,8 +3,9 @@
  * figure beside its floor from the same run (floors.ts): a warm trivial run against isolated-vm in this
  * process, split into the child's own time and the hop; a cold run against a fresh child; one sequential
  * tool call against a bare IPC round trip measured interleaved with it (both see the same core state);
- * and throughput with 8 runs in flight for one caller (one process), 8 callers (8 processes) and a process
- * per run: what isolating callers from each other costs.
+ * throughput with 8 runs in flight for one caller (one process), 8 callers (8 processes) and a process
+ * per run: what isolating callers from each other costs; and `new URL(...)` in a loop inside a run beside
+ * the same loop building a plain object (each URL is one synchronous call of the host's parser).
  */
 import { readFileSync } from 'node:fs'
 import type { LogEntry } from '../vocabulary/types.js'
@@ -217,10 +218,35 @@ async function throughput(
   return { perSecond, cpu }
 }
 
+const URLS = 2000
+/** The loop both URL rows run: `make(i)` per iteration, its href read back so nothing is dropped. */
+const urlLoop = (make: string) => `let n = 0; for (let i = 0; i < ${URLS}; i++) n += (${make}).href.length; return n`
+
+/** µs per `new URL(...)` inside a run, and per plain object built by the same loop (the floor), interleaved. */
+export async function urlRuns(): Promise<{ urlUs: number[]; objectUs: number[] }> {
+  const sandbox = createIsolateSandbox()
+  await sandbox.start()
+  const urls = request(urlLoop("new URL('http://h' + i + '.example/a/../p?q=' + i + '#f', 'http://base/')"))
+  const objects = request(urlLoop("{ href: 'http://h' + i + '.example/a/../p?q=' + i + '#f', base: 'http://base/' }"))
+  for (let i = 0; i < 5; i++) {
+    await sandbox.run(urls, host, never)
+    await sandbox.run(objects, host, never)
+  }
+  const urlUs: number[] = []
+  const objectUs: number[] = []
+  for (let r = 0; r < ROUNDS * 3; r++) {
+    urlUs.push(((await time(() => sandbox.run(urls, host, never))) / URLS) * 1000)
+    objectUs.push(((await time(() => sandbox.run(objects, host, never))) / URLS) * 1000)
+  }
+  await sandbox.close()
+  return { urlUs, objectUs }
+}
+
 const F_IVM = 'floor: isolated-vm in this process, warm isolate, fresh context per run'
 const F_WORKER = 'floor: fresh worker_threads Worker per run'
 const F_CHILD = 'floor: fresh --no-node-snapshot child, spawn to first IPC message'
 const F_IPC = 'floor: bare IPC round trip, interleaved with the tool-call rounds'
+const F_OBJECT = `floor: the same loop building a plain object, ${URLS} per run (isolate sandbox)`
 
 export default async function bench(): Promise<BenchRow[]> {
   const ivm = await ivmInHost(WARM_RUNS)
@@ -232,6 +258,7 @@ export default async function bench(): Promise<BenchRow[]> {
   const oneCaller = await throughput(() => undefined)
   const eightCallers = await throughput((i) => `caller-${i}`)
   const perRun = await throughput(() => undefined, { isolation: 'run' })
+  const url = await urlRuns()
   const warmP50 = median(warm.samples)
   const hops = split.roundTrip.map((rt, i) => rt - (split.inChild[i] ?? Number.NaN))
   const ratios = warm.perCallUs.map((c, i) => c / (warm.ipcUs[i] ?? Number.NaN))
@@ -275,6 +302,14 @@ export default async function bench(): Promise<BenchRow[]> {
       unit: 'µs per call',
       baseline: F_IPC,
       note: `${round(median(warm.parallelUs) / median(warm.ipcUs), 2)}× the IPC round trip: a turn's calls and answers travel as one message each`,
+    },
+    { name: F_OBJECT, value: round(median(url.objectUs), 2), unit: 'µs per object', note: 'the whole run, divided by the loop count' },
+    {
+      name: `new URL(input, base) × ${URLS} in one run (isolate sandbox)`,
+      value: round(median(url.urlUs), 2),
+      unit: 'µs per URL',
+      baseline: F_OBJECT,
+      note: `${round(median(url.urlUs) / median(url.objectUs), 1)}× the plain object; each URL is one synchronous call of the host's parser`,
     },
     { name: 'runs/s, 8 in flight, one caller (one process)', value: round(oneCaller.perSecond, 0), unit: 'runs/s' },
     ...cpuRows('one caller', oneCaller.cpu),
