@@ -29,7 +29,7 @@ import { urlClasses } from './url.js'
  * Each name, and what builds its value. Built on first use: evaluating them in each fresh context was half
  * of the prelude's evaluation, and most programs touch none of them. Everything they use was captured
  * before the program ran, so building them after a program poisoned prototypes is the same as before
- * (whatwg-url reads the realm's standard constructors as it loads: only the program's own URL can change).
+ * (URL's parsing is the host's, through the functions the bridge handed to url.ts before the program).
  */
 const STANDARD_GLOBALS: Record<string, () => unknown> = {
   __proto__: null as Any,
