@@ -10,6 +10,7 @@ import {
   type Any,
   charCodeOf,
   list,
+  MathMin,
   NumberParseInt,
   ObjectDefineProperty,
   ObjectKeys,
@@ -116,8 +117,8 @@ function sortPairs(a: Pair[]): Pair[] {
   let to = list()
   for (let width = 1; width < a.length; width *= 2) {
     for (let lo = 0; lo < a.length; lo += 2 * width) {
-      const mid = lo + width < a.length ? lo + width : a.length
-      const hi = lo + 2 * width < a.length ? lo + 2 * width : a.length
+      const mid = MathMin(lo + width, a.length)
+      const hi = MathMin(lo + 2 * width, a.length)
       let i = lo
       let j = mid
       for (let k = lo; k < hi; k++) to[k] = i < mid && (j >= hi || from[i]![0] <= from[j]![0]) ? from[i++] : from[j++]

@@ -35,15 +35,17 @@ function readUrls(inputs: [string, string?][]): Record<string, unknown> {
 const READ_URLS = `(${readUrls.toString()})`
 
 /** Every function reachable from the globals and the URL classes, by own properties, getters and setters. */
-function reachableFunctions(roots: unknown[]): Function[] {
+type AnyFunction = (...args: never) => unknown
+
+function reachableFunctions(roots: unknown[]): AnyFunction[] {
   const seen = new Set<unknown>()
-  const found: Function[] = []
+  const found: AnyFunction[] = []
   const queue = roots.slice()
   for (let next = 0; next < queue.length && seen.size < 20000; next++) {
     const v = queue[next]
     if ((typeof v !== 'object' && typeof v !== 'function') || v === null || seen.has(v)) continue
     seen.add(v)
-    if (typeof v === 'function') found.push(v as Function)
+    if (typeof v === 'function') found.push(v as AnyFunction)
     queue.push(Object.getPrototypeOf(v))
     for (const key of Reflect.ownKeys(v as object)) {
       const d = Object.getOwnPropertyDescriptor(v, key)
