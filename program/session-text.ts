@@ -28,7 +28,7 @@
  * `const` is not enforced at run time across runs (the type check does: program/session-types.ts).
  */
 import type TS from 'typescript'
-import { parseProgramBody, ts } from './ts-host.js'
+import { parseErrorsOf, parseProgramBody, ts } from './ts-host.js'
 
 export type SessionBindingKind = 'const' | 'let' | 'var' | 'function' | 'class' | 'enum'
 
@@ -159,8 +159,7 @@ export function rewriteSessionProgram(body: string): SessionRewrite {
   } catch {
     return { text: body, bindings: [], local: [] }
   }
-  const parseErrors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics
-  if ((parseErrors?.length ?? 0) > 0) return { text: body, bindings: [], local: [] }
+  if (parseErrorsOf(file).length > 0) return { text: body, bindings: [], local: [] }
 
   const edits: Edit[] = []
   const bindings = new Map<string, SessionBindingKind>()
