@@ -64,15 +64,15 @@ interface Slot {
   worker: Worker
   /** The resource limits it was started with (worker.resourceLimits reports V8's resolved sizes, not what was asked). */
   limits: ResourceLimits
-  job?: {
-    id: number
-    timer?: NodeJS.Timeout
-    job: Job
-    normalised?: NormalisedProgram
-    shape?: ShapeResult
-    session?: SessionPrepared
-    compiled?: CompiledText
-  }
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; parts: Parts }
+}
+
+/** What the thread has sent of a job's prepared program so far (an answer past the budget still carries it). */
+type Parts = Pick<PoolAnswer, 'normalised' | 'shape' | 'session' | 'compiled'>
+
+/** `into` gets each part `from` has; a part `from` lacks never erases one already there. */
+function keepParts(into: Parts, from: Parts | undefined): void {
+  for (const key of ['normalised', 'shape', 'session', 'compiled'] as const) if (from?.[key] !== undefined) into[key] = from[key] as never
 }
 
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
@@ -261,7 +261,7 @@ function assign(slot: Slot, job: Job): void {
   const id = ++nextId
   if (!job.background) slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
   const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
-  slot.job = { id, job, ...(timer ? { timer } : {}) }
+  slot.job = { id, job, parts: {}, ...(timer ? { timer } : {}) }
   posted++
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
@@ -335,31 +335,20 @@ function answer(slot: Slot, message: Exclude<ThreadMessage, { ready: true }>): v
   }
   if ('normalised' in message) return prepared(slot, message)
   if ('compiled' in message) {
-    if (slot.job?.id === message.id) slot.job.compiled = message.compiled
+    if (slot.job?.id === message.id) slot.job.parts.compiled = message.compiled
     return
   }
   const current = slot.job
   if (current === undefined || current.id !== message.id) return
   clearTimeout(current.timer)
   slot.job = undefined
-  if (message.ok && message.prepared) {
-    const { normalised, shape, session, compiled } = message.prepared
-    current.normalised = normalised
-    if (shape) current.shape = shape
-    if (session) current.session = session
-    if (compiled) current.compiled = compiled
-  }
-  const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
-  const normalised = {
-    ...(current.normalised ? { normalised: current.normalised } : {}),
-    ...(current.shape ? { shape: current.shape } : {}),
-    ...(typed ? { session: typed } : {}),
-    ...(current.compiled ? { compiled: current.compiled } : {}),
-  }
+  const parts = current.parts
+  if (message.ok) keepParts(parts, message.prepared)
+  if (message.ok && message.session && parts.session) parts.session = { ...parts.session, ...message.session }
   current.job.resolve(
     message.ok
-      ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
-      : { ok: false, reason: 'crashed', message: message.message, ...normalised },
+      ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...parts }
+      : { ok: false, reason: 'crashed', message: message.message, ...parts },
   )
   slot.worker.unref()
   pool.give(slot)
@@ -369,14 +358,11 @@ function answer(slot: Slot, message: Exclude<ThreadMessage, { ready: true }>): v
 function prepared(slot: Slot, message: NormalisedMessage): void {
   const current = slot.job
   if (current?.id !== message.id) return
-  current.normalised = message.normalised
-  if (message.shape) current.shape = message.shape
-  if (message.session) current.session = message.session
-  if (message.compiled) current.compiled = message.compiled
+  keepParts(current.parts, message)
   // The program is ready to run before its check is done: a caller that can hold the run's effects
   // until the verdict starts it now (runtime/run-code.ts). Without the compiled program (esbuild's,
   // sent after the check) there is nothing to start early.
-  if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current)
+  if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current.parts)
   // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
   // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
   if (current.timer !== undefined) {
@@ -419,13 +405,7 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
   if (current !== undefined) {
     clearTimeout(current.timer)
     const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
-    current.job.resolve({
-      ...base,
-      ...(current.normalised ? { normalised: current.normalised } : {}),
-      ...(current.shape ? { shape: current.shape } : {}),
-      ...(current.session ? { session: current.session } : {}),
-      ...(current.compiled ? { compiled: current.compiled } : {}),
-    })
+    current.job.resolve({ ...base, ...current.parts })
   }
   pool.retire(slot)
   if (queue.length > 0 && pool.counts().idle === 0) grow()
