@@ -13,7 +13,7 @@
  * sandbox resolve the same names the same way.
  */
 import type TS from 'typescript'
-import { parseErrorsOf, parseProgramBody, ts } from './ts-host.js'
+import { isAmbient, parseErrorsOf, parseProgramBody, ts } from './ts-host.js'
 import type { ProgramProblem } from './wrap.js'
 import { cleanProgramText, MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from './normalise-rules.js'
 
@@ -202,7 +202,7 @@ function importProblem(file: TS.SourceFile, s: TS.Statement, spec: string): Prog
 function isInert(s: TS.Statement): boolean {
   if (ts.isFunctionDeclaration(s) || ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s) || ts.isEmptyStatement(s)) return true
   if (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) return true
-  return (ts.getModifiers(s as TS.HasModifiers) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
+  return isAmbient(s)
 }
 
 function lastExpressionEdit(file: TS.SourceFile, exported: TS.ExportAssignment | undefined): Edit | undefined {

@@ -18,7 +18,7 @@
  */
 import type TS from 'typescript'
 import { boundNames, SANDBOX_OWNED_NAMES, type SessionBinding } from './session-text.js'
-import { parseErrorsOf, ts } from './ts-host.js'
+import { isAmbient, parseErrorsOf, ts } from './ts-host.js'
 import { isClosed, SDK_MARK } from './type-shapes.js'
 
 /** One statement of the declarations and the names it declares (`v:x` a value, `t:x` a type). */
@@ -299,8 +299,4 @@ function keysOf(s: TS.Statement): string[] {
 function identifiers(name: TS.BindingName): TS.Identifier[] {
   if (ts.isIdentifier(name)) return [name]
   return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : identifiers(e.name)))
-}
-
-function isAmbient(s: TS.Statement): boolean {
-  return ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
 }

@@ -76,6 +76,11 @@ export function parseErrorsOf(file: TS.SourceFile): readonly TS.DiagnosticWithLo
   return (file as unknown as { parseDiagnostics?: readonly TS.DiagnosticWithLocation[] }).parseDiagnostics ?? []
 }
 
+/** A `declare` statement: types only, nothing of it runs. */
+export function isAmbient(s: TS.Statement): boolean {
+  return ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
+}
+
 /** A host over in-memory files (the program, the SDK) and the cached lib; it never writes. */
 export function createHost(files: () => readonly TS.SourceFile[]): TS.CompilerHost {
   const find = (name: string) => files().find((f) => f.fileName === name)
