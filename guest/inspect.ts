@@ -181,8 +181,8 @@ function collectionEntries(v, depth, ctx, isMap) {
 export function brandOf(v) {
   if (ArrayIsArray(v)) return 'Array'
   // A plain object (a literal, JSON.parse's, Object.create(null)) has no internal slot to probe, and it is
-  // most of what a program returns or logs: each probe below throws for it (five TypeErrors, ~25 µs per
-  // object: 20,000 small objects took 2 s to return). An exotic object given Object.prototype or null as
+  // most of what a program returns or logs: each probe below throws for it (five TypeErrors per object,
+  // slow over many). An exotic object given Object.prototype or null as
   // its prototype reads as plain (its own properties): only the program's own view of itself can tell.
   const proto = attempt(() => ObjectGetPrototypeOf(v), undefined)
   if (proto === ObjectPrototype || proto === null) return 'Object'
