@@ -2,20 +2,24 @@
  * The `--docker-*` flags: each one a Docker backend option (sandbox/docker/options.ts), same meaning, so the
  * command line reaches everything an embedder can pass as `docker: { … }`.
  */
+import type { ParseArgsConfig } from 'node:util'
 import type { DockerSandboxOptions } from '../sandbox/docker/options.js'
+import type { FlagValues } from './flag-values.js'
 
-export interface DockerFlagValues {
-  'docker-image'?: string
-  'docker-user'?: string
-  'docker-runtime'?: string
-  'docker-pool-size'?: string
-  'docker-memory'?: string
-  'docker-cpus'?: string
-  'docker-pids-limit'?: string
-  'docker-tmp-size'?: string
-  'docker-network'?: boolean
-  'docker-start-timeout'?: string
-}
+export const DOCKER_FLAGS = {
+  'docker-image': { type: 'string' },
+  'docker-user': { type: 'string' },
+  'docker-runtime': { type: 'string' },
+  'docker-pool-size': { type: 'string' },
+  'docker-memory': { type: 'string' },
+  'docker-cpus': { type: 'string' },
+  'docker-pids-limit': { type: 'string' },
+  'docker-tmp-size': { type: 'string' },
+  'docker-network': { type: 'boolean' },
+  'docker-start-timeout': { type: 'string' },
+} satisfies ParseArgsConfig['options']
+
+export type DockerFlagValues = FlagValues<typeof DOCKER_FLAGS>
 
 /** Thrown as the CLI's usage error (exit status 2) by the caller's constructor. */
 type UsageErrorCtor = new (message: string) => Error

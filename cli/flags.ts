@@ -4,18 +4,11 @@
  */
 import type { ParseArgsConfig } from 'node:util'
 import type { RuntimeOptions } from '../runtime/create-runtime.js'
-import { dockerOptionsFromFlags, type DockerFlagValues } from './docker-flags.js'
+import { DOCKER_FLAGS, dockerOptionsFromFlags } from './docker-flags.js'
 import { askOnTerminal } from './ask.js'
+import type { FlagValues } from './flag-values.js'
 import { loadToolsModule } from './load-tools.js'
-import {
-  LIMIT_FLAGS,
-  STAGING_FLAGS,
-  limitsFromFlags,
-  stagingFromFlags,
-  type LimitFlagValues,
-  type StagingFlagValues,
-} from './limit-flags.js'
-
+import { LIMIT_FLAGS, STAGING_FLAGS, limitsFromFlags, stagingFromFlags } from './limit-flags.js'
 import { UsageError } from './usage-error.js'
 
 export { UsageError }
@@ -35,30 +28,10 @@ export const RUNTIME_FLAGS = {
   ...LIMIT_FLAGS,
   ...STAGING_FLAGS,
   // The Docker backend's options (cli/docker-flags.ts), with --sandbox docker.
-  'docker-image': { type: 'string' },
-  'docker-user': { type: 'string' },
-  'docker-runtime': { type: 'string' },
-  'docker-pool-size': { type: 'string' },
-  'docker-memory': { type: 'string' },
-  'docker-cpus': { type: 'string' },
-  'docker-pids-limit': { type: 'string' },
-  'docker-tmp-size': { type: 'string' },
-  'docker-network': { type: 'boolean' },
-  'docker-start-timeout': { type: 'string' },
+  ...DOCKER_FLAGS,
 } satisfies ParseArgsConfig['options']
 
-export interface RuntimeFlagValues extends LimitFlagValues, StagingFlagValues, DockerFlagValues {
-  tools?: string[]
-  ask?: string[]
-  log?: string
-  typecheck?: string
-  workspace?: string
-  'read-only'?: string[]
-  'no-exec'?: boolean
-  'no-network'?: boolean
-  network?: boolean
-  sandbox?: string
-}
+export type RuntimeFlagValues = FlagValues<typeof RUNTIME_FLAGS>
 
 /** The CLI's flags, turned into exactly the options object an embedder would pass to createRuntime. */
 export async function runtimeOptions(values: RuntimeFlagValues): Promise<RuntimeOptions> {

@@ -51,6 +51,12 @@ export function helpText(spec: CommandSpec): string {
   return out.join('\n') + '\n'
 }
 
+/** With -h/--help given: the command's usage on stdout, and true (the command then exits 0). */
+export function printedHelp(spec: CommandSpec, values: { help?: boolean | undefined }): boolean {
+  if (values.help) process.stdout.write(helpText(spec))
+  return values.help === true
+}
+
 /** `codeact --help`. */
 export function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2

@@ -6,6 +6,7 @@
 import type { ParseArgsConfig } from 'node:util'
 import { LIMIT_SPECS, limitProblem } from '../runtime/limits.js'
 import type { Limits, SessionLimits } from '../vocabulary/types.js'
+import type { FlagValues } from './flag-values.js'
 import { UsageError } from './usage-error.js'
 
 export const LIMIT_FLAGS = {
@@ -33,7 +34,7 @@ export const SESSION_FLAGS = {
   'realm-memory': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
-export type SessionFlagValues = { [K in keyof typeof SESSION_FLAGS]?: string }
+export type SessionFlagValues = FlagValues<typeof SESSION_FLAGS>
 
 const SESSION_FLAG_SPECS = {
   'max-realms': { key: 'max', unit: 'count', min: 1 },
@@ -60,8 +61,8 @@ export function sessionLimitsFromFlags(values: SessionFlagValues): Partial<Sessi
   return out
 }
 
-export type LimitFlagValues = { [K in keyof typeof LIMIT_FLAGS]?: string }
-export type StagingFlagValues = { [K in keyof typeof STAGING_FLAGS]?: boolean }
+export type LimitFlagValues = FlagValues<typeof LIMIT_FLAGS>
+export type StagingFlagValues = FlagValues<typeof STAGING_FLAGS>
 
 const FLAG_TO_LIMIT = Object.fromEntries(
   Object.entries(LIMIT_SPECS).map(([key, spec]) => [spec.flag.slice(2), key as keyof Limits]),

@@ -9,7 +9,7 @@ import { visible } from '../vocabulary/visible-text.js'
 import { colourMode, shownDiff, useColour } from './colour.js'
 import { COMMANDS, RUN, REPLAY, SDK } from './commands.js'
 import { UsageError, runtimeOptions } from './flags.js'
-import { helpText, topHelp, version } from './help.js'
+import { helpText, printedHelp, topHelp, version } from './help.js'
 import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
 import { watchLive } from './live.js'
 import { parseCommand } from './parse.js'
@@ -75,10 +75,7 @@ const parseRun = (args: string[]) => parseCommand(RUN, args)
 
 async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseRun(args)
-  if (values.help) {
-    process.stdout.write(helpText(RUN))
-    return EXIT.ok
-  }
+  if (printedHelp(RUN, values)) return EXIT.ok
   // Started already by bin/codeact.mjs (from the raw arguments) unless the CLI was called another way.
   const drop = (await import('./prestart.js')).prestart(values.sandbox, values.typecheck)
   try {
@@ -95,12 +92,7 @@ async function runProgram(file: string, values: ReturnType<typeof parseRun>['val
   const runtime = loadRuntime()
   // Loaded meanwhile; a failure surfaces where it is awaited.
   runtime.catch(() => {})
-  const code =
-    file === '-'
-      ? await readStdin()
-      : await readFile(file, 'utf8').catch(() => {
-          throw new UsageError(`cannot read ${file}`, false)
-        })
+  const code = file === '-' ? await readStdin() : await readInput(file)
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const options = await runtimeOptions(values)
@@ -204,15 +196,10 @@ function dryRunDiff(result: RunResult, mode: ReturnType<typeof colourMode>): str
 
 async function replayCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(REPLAY, args)
-  if (values.help) {
-    process.stdout.write(helpText(REPLAY))
-    return EXIT.ok
-  }
+  if (printedHelp(REPLAY, values)) return EXIT.ok
   const [file] = positionals
   if (!file || positionals.length > 1) throw new UsageError('replay takes exactly one LOG.jsonl')
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new UsageError(`cannot read ${file}`, false)
-  })
+  const text = await readInput(file)
   const [{ parseJSONL }, { replayObservations }, { checkLog }] = await Promise.all([
     import('../runtime/event-log.js'),
     import('../runtime/replay.js'),
@@ -239,10 +226,7 @@ async function replayCommand(args: string[]): Promise<number> {
 
 async function sdkCommand(args: string[]): Promise<number> {
   const { values } = parseCommand(SDK, args)
-  if (values.help) {
-    process.stdout.write(helpText(SDK))
-    return EXIT.ok
-  }
+  if (printedHelp(SDK, values)) return EXIT.ok
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)
   const { createRuntime } = await loadRuntime()
@@ -277,6 +261,12 @@ function stdoutIsStderr(): boolean {
 
 function writeOut(text: string): Promise<void> {
   return new Promise((resolve) => process.stdout.write(text, () => resolve()))
+}
+
+function readInput(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch(() => {
+    throw new UsageError(`cannot read ${file}`, false)
+  })
 }
 
 async function readStdin(): Promise<string> {

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { parseServersConfig, type McpServersConfig } from '../sdk/mcp/config.js'
 import type { McpImport } from '../sdk/mcp/import.js'
 import type { Runtime } from '../runtime/create-runtime.js'
+import type { FlagValues } from './flag-values.js'
 import { visible } from '../vocabulary/visible-text.js'
 
 export const MCP_FLAG_OPTIONS = {
@@ -17,10 +18,7 @@ export const MCP_FLAG_OPTIONS = {
   'mcp-config': { type: 'string', multiple: true },
 } as const
 
-export interface McpFlagValues {
-  mcp?: string[]
-  'mcp-config'?: string[]
-}
+export type McpFlagValues = FlagValues<typeof MCP_FLAG_OPTIONS>
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string }
 

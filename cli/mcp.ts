@@ -10,7 +10,7 @@ import { createRuntime, type RuntimeOptions } from '../runtime/create-runtime.js
 import { visible } from '../vocabulary/visible-text.js'
 import { MCP } from './commands.js'
 import { runtimeOptions } from './flags.js'
-import { helpText } from './help.js'
+import { printedHelp } from './help.js'
 import { sessionLimitsFromFlags } from './limit-flags.js'
 import { storeFromFlags } from './store-flags.js'
 import { attachMcpFromFlags, serversFromFlags } from './mcp-args.js'
@@ -31,10 +31,7 @@ export async function mcpCommand(args: string[], io: { stderr: NodeJS.WritableSt
   } catch (e) {
     return usage((e as Error).message)
   }
-  if (values.help) {
-    process.stdout.write(helpText(MCP))
-    return 0
-  }
+  if (printedHelp(MCP, values)) return 0
   const discovery = values.discovery ?? 'auto'
   if (discovery !== 'auto' && discovery !== 'always' && discovery !== 'never') return usage(`--discovery must be auto, always or never`)
   const address = values.http === undefined ? undefined : httpAddress(values.http)

@@ -13,7 +13,7 @@ import type { RunResult } from '../vocabulary/types.js'
 import { visible } from '../vocabulary/visible-text.js'
 import { REPL } from './commands.js'
 import { UsageError, runtimeOptions } from './flags.js'
-import { helpText } from './help.js'
+import { printedHelp } from './help.js'
 import { sessionLimitsFromFlags } from './limit-flags.js'
 import { parseCommand } from './parse.js'
 import { watchLive } from './live.js'
@@ -28,10 +28,7 @@ const MORE = '... '
 
 export async function replCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(REPL, args, true)
-  if (values.help) {
-    process.stdout.write(helpText(REPL))
-    return 0
-  }
+  if (printedHelp(REPL, values)) return 0
   if (positionals.length) throw new UsageError('repl takes no PROGRAM (use codeact run for that)')
   const servers = await serversFromFlags(values)
   if (!servers.ok) throw new UsageError(servers.message)

@@ -5,6 +5,7 @@
  */
 import type { ParseArgsConfig } from 'node:util'
 import type { PostgresStoreOptions } from '../runtime/store/postgres/postgres-store.js'
+import type { FlagValues } from './flag-values.js'
 import { parseQuantity } from './limit-flags.js'
 import { UsageError } from './usage-error.js'
 
@@ -17,7 +18,7 @@ export const STORE_FLAGS = {
   'store-max-events': { type: 'string' },
 } satisfies ParseArgsConfig['options']
 
-type StoreFlagValues = { [K in keyof typeof STORE_FLAGS]?: string }
+type StoreFlagValues = FlagValues<typeof STORE_FLAGS>
 
 const KNOBS = {
   'store-lease': { key: 'leaseMs', unit: 'ms' },

@@ -9,25 +9,23 @@
 import { brandOf, functionText } from './inspect.js'
 import {
   arrayBufferSlice,
+  defineField,
   dateGetTime,
   domError,
   ErrorCtor,
   globalObject,
-  list,
   MapCtor,
-  mapForEach,
+  mapEntries,
   mapGet,
   mapHas,
   mapSet,
-  ObjectDefineProperty,
   ObjectHasOwn,
   ObjectKeys,
   ObjectPrototypeToString,
-  put,
   ReflectApply,
   SetCtor,
   setAdd,
-  setForEach,
+  setValues,
   StringCtor,
   symbolToString,
   TypeErrorCtor,
@@ -56,23 +54,13 @@ export function structuredClone(value) {
     else if (brand === 'Map') {
       out = new MapCtor()
       ReflectApply(mapSet, memory, [v, out])
-      const pairs = list()
-      ReflectApply(mapForEach, v, [
-        (val, key) => {
-          put(pairs, [key, val])
-        },
-      ])
+      const pairs = mapEntries(v)
       for (let i = 0; i < pairs.length; i++) ReflectApply(mapSet, out, [clone(pairs[i][0]), clone(pairs[i][1])])
       return out
     } else if (brand === 'Set') {
       out = new SetCtor()
       ReflectApply(mapSet, memory, [v, out])
-      const items = list()
-      ReflectApply(setForEach, v, [
-        (val) => {
-          put(items, val)
-        },
-      ])
+      const items = setValues(v)
       for (let i = 0; i < items.length; i++) ReflectApply(setAdd, out, [clone(items[i])])
       return out
     } else if (brand === 'Error') {
@@ -89,10 +77,9 @@ export function structuredClone(value) {
       out = new C(StringCtor(v.message))
       ReflectApply(mapSet, memory, [v, out])
       try {
-        ObjectDefineProperty(out, 'stack', { __proto__: null, value: v.stack, writable: true, configurable: true })
+        defineField(out, 'stack', v.stack, false)
       } catch (_) {}
-      if (ObjectHasOwn(v, 'cause'))
-        ObjectDefineProperty(out, 'cause', { __proto__: null, value: clone(v.cause), writable: true, configurable: true })
+      if (ObjectHasOwn(v, 'cause')) defineField(out, 'cause', clone(v.cause), false)
       return out
     } else if (brand === 'Array') {
       out = new Array(v.length)
@@ -111,15 +98,7 @@ export function structuredClone(value) {
   function ownInto(v, out) {
     ReflectApply(mapSet, memory, [v, out])
     const keys = ObjectKeys(v)
-    for (let i = 0; i < keys.length; i++) {
-      ObjectDefineProperty(out, keys[i], {
-        __proto__: null,
-        value: clone(v[keys[i]]),
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      })
-    }
+    for (let i = 0; i < keys.length; i++) defineField(out, keys[i], clone(v[keys[i]]))
     return out
   }
   return clone(value)

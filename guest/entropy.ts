@@ -17,9 +17,8 @@ import {
   type Any,
   ArrayIsArray,
   charCodeOf,
-  DateCtor,
   DateNow,
-  dateToString,
+  defineField,
   defineGlobal,
   globalObject,
   list,
@@ -28,13 +27,10 @@ import {
   MathRandom,
   NumberIsNaN,
   ObjectCreate,
-  ObjectDefineProperty,
-  ProxyCtor,
   put,
-  ReflectApply,
-  ReflectConstruct,
   StringCtor,
 } from './intrinsics.js'
+import { installDate } from './held-clock.js'
 import { MAX_CLOCK_READS } from './limits.js'
 import { createWebEntropy, type WebEntropy } from './web-entropy.js'
 
@@ -90,28 +86,12 @@ function entropyNow() {
 }
 function installEntropy() {
   entropyInstalled = true
-  const hidden: Any = { __proto__: null, writable: true, enumerable: false, configurable: true }
-  hidden.value = function random() {
+  function random() {
     const st = entropyState
     return st === null ? MathRandom() : st.random()
   }
-  ObjectDefineProperty(MathObject, 'random', hidden)
-  const nowDesc: Any = { __proto__: null, writable: true, enumerable: false, configurable: true }
-  nowDesc.value = function now() {
-    return entropyNow()
-  }
-  ObjectDefineProperty(DateCtor, 'now', nowDesc)
-  const handler = ObjectCreate(null)
-  handler.construct = (target, args, newTarget) => {
-    const nt = newTarget === SessionDate ? target : newTarget
-    if (args.length === 0) return ReflectConstruct(target, [entropyNow()], nt)
-    return ReflectConstruct(target, args, nt)
-  }
-  handler.apply = () => ReflectApply(dateToString, ReflectConstruct(DateCtor, [entropyNow()]), [])
-  const SessionDate = new ProxyCtor(DateCtor, handler)
-  const ctorDesc = { __proto__: null, writable: true, enumerable: false, configurable: true, value: SessionDate }
-  ObjectDefineProperty(DateCtor.prototype, 'constructor', ctorDesc)
-  defineGlobal('Date', SessionDate, true)
+  defineField(MathObject, 'random', random, false)
+  installDate(entropyNow)
   // A realm with Web Crypto and a performance clock (a container's Node) gets them replayed too.
   const realCrypto = globalObject.crypto
   if (realCrypto !== null && typeof realCrypto === 'object' && typeof realCrypto.getRandomValues === 'function') {

@@ -13,9 +13,9 @@ import {
   DateCtor,
   DateNow,
   dateToString,
+  defineField,
   defineGlobal,
   ObjectCreate,
-  ObjectDefineProperty,
   ProxyCtor,
   ReflectApply,
   ReflectConstruct,
@@ -62,19 +62,23 @@ export function holdClock(on: boolean): void {
 }
 
 function installHeldDate(): void {
-  const nowDesc: Any = { __proto__: null, writable: true, enumerable: false, configurable: true }
-  nowDesc.value = function now() {
-    return programNow()
+  installDate(programNow)
+}
+
+/**
+ * `Date.now()`, `new Date()` and `Date()` read `read` (the held clock, a session's replayed one); a date built
+ * from arguments is the real Date's, and `instanceof Date` still holds.
+ */
+export function installDate(read: () => number): void {
+  function now() {
+    return read()
   }
-  ObjectDefineProperty(DateCtor, 'now', nowDesc)
+  defineField(DateCtor, 'now', now, false)
   const handler = ObjectCreate(null)
-  handler.construct = (target: Any, args: Any, newTarget: Any) => {
-    const nt = newTarget === HeldDate ? target : newTarget
-    return ReflectConstruct(target, args.length === 0 ? [programNow()] : args, nt)
-  }
-  handler.apply = () => ReflectApply(dateToString, ReflectConstruct(DateCtor, [programNow()]), [])
-  const HeldDate = new ProxyCtor(DateCtor, handler)
-  const ctorDesc = { __proto__: null, writable: true, enumerable: false, configurable: true, value: HeldDate }
-  ObjectDefineProperty(DateCtor.prototype, 'constructor', ctorDesc)
-  defineGlobal('Date', HeldDate, true)
+  handler.construct = (target: Any, args: Any, newTarget: Any) =>
+    ReflectConstruct(target, args.length === 0 ? [read()] : args, newTarget === ClockDate ? target : newTarget)
+  handler.apply = () => ReflectApply(dateToString, ReflectConstruct(DateCtor, [read()]), [])
+  const ClockDate = new ProxyCtor(DateCtor, handler)
+  defineField(DateCtor.prototype, 'constructor', ClockDate, false)
+  defineGlobal('Date', ClockDate, true)
 }

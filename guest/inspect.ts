@@ -11,6 +11,7 @@
  */
 import {
   ArrayIsArray,
+  attempt,
   arrayBufferByteLength,
   dateGetTime,
   dateToISOString,
@@ -107,18 +108,10 @@ function braces(open, parts, close, prefix) {
   return head + open + '\n' + joinParts(lines, ',\n') + '\n' + close
 }
 function className(v) {
-  let proto
-  try {
-    proto = ObjectGetPrototypeOf(v)
-  } catch (_) {
-    return ''
-  }
+  const proto = attempt(() => ObjectGetPrototypeOf(v), undefined)
+  if (proto === undefined) return ''
   if (proto === null) return null
-  let ctor
-  try {
-    const d = ObjectGetOwnPropertyDescriptor(proto, 'constructor')
-    ctor = d?.value
-  } catch (_) {}
+  const ctor = attempt(() => ObjectGetOwnPropertyDescriptor(proto, 'constructor')?.value, undefined)
   const name = typeof ctor === 'function' ? ctor.name : ''
   return typeof name === 'string' ? name : ''
 }
@@ -154,10 +147,7 @@ function isIndex(k) {
   return k === '0' || k[0] !== '0'
 }
 export function functionText(v) {
-  let src = ''
-  try {
-    src = ReflectApply(functionToString, v, [])
-  } catch (_) {}
+  const src = attempt(() => ReflectApply(functionToString, v, []), '')
   const name = typeof v.name === 'string' && v.name ? v.name : ''
   if (src.length > 5 && src[0] === 'c' && src[1] === 'l' && src[2] === 'a' && src[3] === 's' && src[4] === 's')
     return '[class ' + (name || '(anonymous)') + ']'
@@ -165,18 +155,9 @@ export function functionText(v) {
   return '[' + kind + (name ? ': ' + name : ' (anonymous)') + ']'
 }
 function errorText(v, depth, ctx) {
-  let name = 'Error',
-    message = '',
-    stack
-  try {
-    name = StringCtor(v.name)
-  } catch (_) {}
-  try {
-    message = StringCtor(v.message)
-  } catch (_) {}
-  try {
-    stack = v.stack
-  } catch (_) {}
+  const name = attempt(() => StringCtor(v.name), 'Error')
+  const message = attempt(() => StringCtor(v.message), '')
+  const stack = attempt(() => v.stack, undefined)
   let head = typeof stack === 'string' && stack.length > 0 ? stack : name + (message ? ': ' + message : '')
   if (depth > 0 && typeof stack === 'string') head = '[' + name + (message ? ': ' + message : '') + ']'
   const extra = ownEntries(v, (k) => k === 'stack' || k === 'message' || k === 'name', ctx, depth)
@@ -200,39 +181,23 @@ function collectionEntries(v, depth, ctx, isMap) {
 export function brandOf(v) {
   if (ArrayIsArray(v)) return 'Array'
   // A plain object (a literal, JSON.parse's, Object.create(null)) has no internal slot to probe, and it is
-  // most of what a program returns or logs: each probe below throws for it (five TypeErrors, ~25 µs per
-  // object: 20,000 small objects took 2 s to return). An exotic object given Object.prototype or null as
+  // most of what a program returns or logs: each probe below throws for it (five TypeErrors per object,
+  // slow over many). An exotic object given Object.prototype or null as
   // its prototype reads as plain (its own properties): only the program's own view of itself can tell.
-  let proto
-  try {
-    proto = ObjectGetPrototypeOf(v)
-  } catch (_) {
-    proto = undefined
-  }
+  const proto = attempt(() => ObjectGetPrototypeOf(v), undefined)
   if (proto === ObjectPrototype || proto === null) return 'Object'
-  try {
-    ReflectApply(mapSizeGetter, v, [])
-    return 'Map'
-  } catch (_) {}
-  try {
-    ReflectApply(setSizeGetter, v, [])
-    return 'Set'
-  } catch (_) {}
-  try {
-    ReflectApply(dateGetTime, v, [])
-    return 'Date'
-  } catch (_) {}
-  try {
-    ReflectApply(regexpSourceGetter, v, [])
-    if (v !== RegExpPrototype) return 'RegExp'
-  } catch (_) {}
-  try {
-    if (ReflectApply(typedArrayTag, v, []) !== undefined) return 'TypedArray'
-  } catch (_) {}
-  try {
-    ReflectApply(arrayBufferByteLength, v, [])
-    return 'ArrayBuffer'
-  } catch (_) {}
+  // Each getter throws unless `v` has the internal slot it reads.
+  const has = (getter) =>
+    attempt(() => {
+      ReflectApply(getter, v, [])
+      return true
+    }, false)
+  if (has(mapSizeGetter)) return 'Map'
+  if (has(setSizeGetter)) return 'Set'
+  if (has(dateGetTime)) return 'Date'
+  if (v !== RegExpPrototype && has(regexpSourceGetter)) return 'RegExp'
+  if (attempt(() => ReflectApply(typedArrayTag, v, []) !== undefined, false)) return 'TypedArray'
+  if (has(arrayBufferByteLength)) return 'ArrayBuffer'
   if (v instanceof ErrorCtor) return 'Error'
   if (ObjectPrototypeToString(v) === '[object Promise]') return 'Promise'
   return 'Object'
@@ -244,10 +209,7 @@ function inspectValue(v, depth, ctx) {
   if (t === 'boolean' || t === 'undefined' || v === null) return StringCtor(v)
   if (t === 'bigint') return StringCtor(v) + 'n'
   if (t === 'symbol') return ReflectApply(symbolToString, v, [])
-  if (t === 'function') {
-    const text = functionText(v)
-    return depth > INSPECT_DEPTH ? text : text
-  }
+  if (t === 'function') return functionText(v)
   // On the way down: a value met again is a cycle; it gets a number and its first appearance a <ref>.
   if (ReflectApply(mapHas, ctx.stack, [v])) {
     let id = ReflectApply(mapGet, ctx.stack, [v])
@@ -258,10 +220,7 @@ function inspectValue(v, depth, ctx) {
     return '[Circular *' + id + ']'
   }
   const brand = brandOf(v)
-  if (brand === 'Date') {
-    const time = ReflectApply(dateGetTime, v, [])
-    return !NumberIsNaN(time) ? ReflectApply(dateToISOString, v, []) : 'Invalid Date'
-  }
+  if (brand === 'Date') return dateText(v)
   if (brand === 'RegExp') return ReflectApply(regexpToString, v, [])
   if (brand === 'Promise') return 'Promise { <not awaited> }'
   if (brand === 'Error') {
@@ -318,6 +277,11 @@ function inspectValue(v, depth, ctx) {
   } finally {
     ReflectApply(mapDelete, ctx.stack, [v])
   }
+}
+/** A Date as its ISO text (what JSON and Node's inspect show). */
+export function dateText(v) {
+  const time = ReflectApply(dateGetTime, v, [])
+  return !NumberIsNaN(time) ? ReflectApply(dateToISOString, v, []) : 'Invalid Date'
 }
 function withRef(v, text, ctx) {
   const id = ReflectApply(mapGet, ctx.stack, [v])

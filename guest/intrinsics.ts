@@ -118,7 +118,31 @@ export function list(): Any[] {
 /** Append to a list; an ordinary array (one a program will see) gets a defined own property instead. */
 export function put(a: Any[], v: unknown): void {
   if (ObjectGetPrototypeOf(a) === null) a[a.length] = v
-  else ObjectDefineProperty(a, a.length, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true })
+  else defineField(a, a.length, v)
+}
+/** An ordinary data property (writable, configurable; enumerable unless said), defined: no planted setter runs. */
+export function defineField(o: Any, key: PropertyKey, value: unknown, enumerable = true): void {
+  ObjectDefineProperty(o, key, { __proto__: null, value, writable: true, enumerable, configurable: true })
+}
+/** What `read` answers, or `fallback` when it throws (a program's getter, a revoked Proxy). */
+export function attempt<T>(read: () => T, fallback: T): T {
+  try {
+    return read()
+  } catch {
+    return fallback
+  }
+}
+/** A Map's [key, value] pairs, read through the captured forEach (a patched one is never called). */
+export function mapEntries(m: Any): Any[] {
+  const pairs = list()
+  ReflectApply(mapForEach, m, [(value: unknown, key: unknown) => put(pairs, [key, value])])
+  return pairs
+}
+/** A Set's values, likewise. */
+export function setValues(s: Any): Any[] {
+  const values = list()
+  ReflectApply(setForEach, s, [(value: unknown) => put(values, value)])
+  return values
 }
 export function NumberToString(n: number, radix: number): string {
   return ReflectApply(numberToString, n, [radix])
@@ -135,6 +159,6 @@ export function defineConstant(name: string, value: unknown, redefinable: boolea
 /** An error with a DOMException's name (the realm may have no DOMException). */
 export function domError(name: string, message: string): Error {
   const e = new ErrorCtor(message)
-  ObjectDefineProperty(e, 'name', { __proto__: null, value: name, writable: true, configurable: true })
+  defineField(e, 'name', name, false)
   return e
 }

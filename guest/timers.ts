@@ -174,34 +174,22 @@ export function makeTimers(run: RunState, hostTimer: HostTimer | undefined): Run
     for (let i = from; i < args.length; i++) put(out, args[i])
     return out
   }
-  defineGlobal(
-    'setTimeout',
-    function setTimeout(fn: unknown, ms: unknown, ...rest: unknown[]) {
-      return add(fn, ms, restArgs(rest, 0), false)
-    },
-    true,
-  )
-  defineGlobal(
-    'setInterval',
-    function setInterval(fn: unknown, ms: unknown, ...rest: unknown[]) {
-      return add(fn, ms, restArgs(rest, 0), true)
-    },
-    true,
-  )
-  defineGlobal(
-    'clearTimeout',
-    function clearTimeout(id: unknown) {
-      remove(id)
-    },
-    true,
-  )
-  defineGlobal(
-    'clearInterval',
-    function clearInterval(id: unknown) {
-      remove(id)
-    },
-    true,
-  )
+  function setTimeout(fn: unknown, ms: unknown, ...rest: unknown[]) {
+    return add(fn, ms, restArgs(rest, 0), false)
+  }
+  function setInterval(fn: unknown, ms: unknown, ...rest: unknown[]) {
+    return add(fn, ms, restArgs(rest, 0), true)
+  }
+  function clearTimeout(id: unknown) {
+    remove(id)
+  }
+  function clearInterval(id: unknown) {
+    remove(id)
+  }
+  defineGlobal('setTimeout', setTimeout, true)
+  defineGlobal('setInterval', setInterval, true)
+  defineGlobal('clearTimeout', clearTimeout, true)
+  defineGlobal('clearInterval', clearInterval, true)
   return {
     fire,
     maybeIdle,

@@ -49,7 +49,7 @@ function serializeArgs(args) {
   }
 }
 /** The program's frames where the call was made, so an uncaught failed call names its line. */
-// A few frames are enough to find the program's line, and capturing the default ten costs ~10x more.
+// A few frames are enough to find the program's line, and capturing the default ten costs far more.
 function callSite(fn) {
   const site = ObjectCreate(null)
   if (!ErrorCaptureStackTrace) return site

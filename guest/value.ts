@@ -8,18 +8,16 @@
  *   Error → { name, message, code?, … } · typed array / ArrayBuffer → array of numbers
  *   RegExp → "/x/g" · undefined, function, symbol → dropped (as JSON does), named in the note
  */
-import { brandOf, joinParts } from './inspect.js'
+import { brandOf, dateText, joinParts } from './inspect.js'
 import {
   type Any,
-  dateGetTime,
-  dateToISOString,
+  attempt,
+  defineField,
   JSONstringify,
   list,
-  mapForEach,
+  mapEntries,
   NumberIsFinite,
-  NumberIsNaN,
   ObjectCreate,
-  ObjectDefineProperty,
   ObjectKeys,
   put,
   ReflectApply,
@@ -27,8 +25,8 @@ import {
   SetCtor,
   setAdd,
   setDelete,
-  setForEach,
   setHas,
+  setValues,
   StringCtor,
   typedArrayLength,
   typedArrayTag,
@@ -79,8 +77,7 @@ export function valueToJson(value) {
     const brand = brandOf(v)
     if (brand === 'Date') {
       noteKind('Date→ISO string')
-      const time = ReflectApply(dateGetTime, v, [])
-      return !NumberIsNaN(time) ? ReflectApply(dateToISOString, v, []) : 'Invalid Date'
+      return dateText(v)
     }
     if (brand === 'RegExp') {
       noteKind('RegExp→string')
@@ -93,20 +90,15 @@ export function valueToJson(value) {
     ReflectApply(setAdd, stack, [v])
     try {
       if (brand === 'Map') {
-        const pairs = list()
+        const pairs = mapEntries(v)
         let plainKeys = true
-        ReflectApply(mapForEach, v, [
-          (val, key) => {
-            if (typeof key !== 'string' && typeof key !== 'number') plainKeys = false
-            put(pairs, [key, val])
-          },
-        ])
+        for (let i = 0; i < pairs.length; i++) if (typeof pairs[i][0] !== 'string' && typeof pairs[i][0] !== 'number') plainKeys = false
         if (plainKeys) {
           noteKind('Map→object')
           const o = ObjectCreate(null)
           for (let i = 0; i < pairs.length; i++) {
             const c = convert(pairs[i][1], depth + 1)
-            if (c !== undefined) defineOwn(o, StringCtor(pairs[i][0]), c)
+            if (c !== undefined) defineField(o, StringCtor(pairs[i][0]), c)
           }
           return o
         }
@@ -118,12 +110,9 @@ export function valueToJson(value) {
       }
       if (brand === 'Set') {
         noteKind('Set→array')
+        const values = setValues(v)
         const out = list()
-        ReflectApply(setForEach, v, [
-          (val) => {
-            put(out, nullIfUndefined(convert(val, depth + 1)))
-          },
-        ])
+        for (let i = 0; i < values.length; i++) put(out, nullIfUndefined(convert(values[i], depth + 1)))
         return out
       }
       if (brand === 'TypedArray' || brand === 'ArrayBuffer') {
@@ -140,16 +129,8 @@ export function valueToJson(value) {
       if (brand === 'Error') {
         noteKind('Error→{ name, message' + (v && v.code !== undefined ? ', code' : '') + ' }')
         const o = ObjectCreate(null)
-        defineOwn(
-          o,
-          'name',
-          safeString(() => v.name, 'Error'),
-        )
-        defineOwn(
-          o,
-          'message',
-          safeString(() => v.message, ''),
-        )
+        defineField(o, 'name', safeString(v, 'name', 'Error'))
+        defineField(o, 'message', safeString(v, 'message', ''))
         copyOwn(v, o, depth, (k) => k === 'stack' || k === 'name' || k === 'message')
         return o
       }
@@ -172,16 +153,11 @@ export function valueToJson(value) {
   function nullIfUndefined(x) {
     return x === undefined ? null : x
   }
-  function safeString(get, fallback) {
-    try {
-      const s = get()
+  function safeString(o, key, fallback) {
+    return attempt(() => {
+      const s = o[key]
       return s === undefined ? fallback : StringCtor(s)
-    } catch (_) {
-      return fallback
-    }
-  }
-  function defineOwn(o, k, val) {
-    ObjectDefineProperty(o, k, { __proto__: null, value: val, enumerable: true, writable: true, configurable: true })
+    }, fallback)
   }
   function copyOwn(from, to, depth, skip) {
     const keys = ObjectKeys(from)
@@ -189,17 +165,14 @@ export function valueToJson(value) {
       const k = keys[i]
       if (skip?.(k)) continue
       const c = convert(from[k], depth + 1)
-      if (c !== undefined) defineOwn(to, k, c)
+      if (c !== undefined) defineField(to, k, c)
     }
   }
   let converted
   try {
     converted = convert(value, 0)
   } catch (e) {
-    let why = 'it could not be read'
-    try {
-      why = StringCtor((e as Any)?.message)
-    } catch (_) {}
+    const why = attempt(() => StringCtor((e as Any)?.message), 'it could not be read')
     return { json: undefined, note: 'the return value could not be reported: ' + why }
   }
   const json = converted === undefined ? undefined : JSONstringify(converted)

@@ -5,34 +5,25 @@
  * ArrayBuffers, `SharedArrayBuffer`'s growth and `Atomics.waitAsync` (es2024.arraybuffer and
  * es2024.sharedmemory stay out). `test/contract/builtins.test.ts` runs each probe in the real sandbox.
  */
+import { words } from './normalise-rules.js'
 
 /** V8 11 (Node 20) already has `String.prototype.isWellFormed`. */
 const LINE_20 = ['lib.es2024.string.d.ts']
 const LINE_22 = [
   ...LINE_20,
-  'lib.es2024.collection.d.ts',
-  'lib.es2024.object.d.ts',
-  'lib.es2024.promise.d.ts',
-  'lib.es2024.regexp.d.ts',
-  'lib.esnext.array.d.ts',
-  'lib.es2025.collection.d.ts',
-  'lib.es2025.iterator.d.ts',
+  ...words(
+    'lib.es2024.collection.d.ts lib.es2024.object.d.ts lib.es2024.promise.d.ts lib.es2024.regexp.d.ts lib.esnext.array.d.ts lib.es2025.collection.d.ts lib.es2025.iterator.d.ts',
+  ),
 ]
 const LINE_24 = [
   ...LINE_22,
-  'lib.es2025.float16.d.ts',
-  'lib.es2025.promise.d.ts',
-  'lib.es2025.regexp.d.ts',
-  'lib.esnext.error.d.ts',
-  'lib.esnext.disposable.d.ts',
-  'lib.esnext.sharedmemory.d.ts',
+  ...words(
+    'lib.es2025.float16.d.ts lib.es2025.promise.d.ts lib.es2025.regexp.d.ts lib.esnext.error.d.ts lib.esnext.disposable.d.ts lib.esnext.sharedmemory.d.ts',
+  ),
 ]
 const LINE_26 = [
   ...LINE_24,
-  'lib.esnext.collection.d.ts',
-  'lib.esnext.typedarrays.d.ts',
-  'lib.esnext.temporal.d.ts',
-  'lib.esnext.date.d.ts',
+  ...words('lib.esnext.collection.d.ts lib.esnext.typedarrays.d.ts lib.esnext.temporal.d.ts lib.esnext.date.d.ts'),
 ]
 
 /** The Node line this process runs on (its major version). */

@@ -38,8 +38,7 @@ const direct: EsbuildWait = (answer) => answer
 
 /**
  * esbuild's module, loaded on the first program it compiles: oxc compiles most programs in the checker's
- * thread, and a host that only turns answers into runs (runtime/compile.ts) never needs it (a `codeact run`
- * spent ~50 ms loading it).
+ * thread, and a host that only turns answers into runs (runtime/compile.ts) never needs it.
  */
 const esbuild = () => import('esbuild')
 

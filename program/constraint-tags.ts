@@ -25,16 +25,17 @@ export type LiteralValue =
   | { kind: 'string'; value: string }
   | { kind: 'array'; length: number; items?: readonly (string | number)[] }
 
-const NUMERIC = [
+/** The numeric constraint keywords, in the order sdk/jsdoc.ts writes their tags. */
+export const NUMERIC = [
   'minimum',
   'exclusiveMinimum',
   'maximum',
   'exclusiveMaximum',
-  'multipleOf',
   'minLength',
   'maxLength',
   'minItems',
   'maxItems',
+  'multipleOf',
 ] as const
 /** Every tag jsdoc.ts writes, so a `@pattern` value ends where the next tag starts. */
 const TAG =

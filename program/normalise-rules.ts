@@ -3,67 +3,32 @@
  * taken before TypeScript parses the program (fences, line ends, a `#!` line).
  */
 
+/** A list of names written as a paragraph: white space between them. */
+export function words(text: string): string[] {
+  return text.trim().split(/\s+/)
+}
+
 /** The names the sandbox gives every program; an import of only these is dropped. */
 export const PROGRAM_GLOBALS: readonly string[] = ['tools', 'ToolCallError', 'console']
 
 /** Function names models use for an entry point they then forget to call. */
-export const MAIN_NAMES: ReadonlySet<string> = new Set([
-  'main',
-  'run',
-  'start',
-  'execute',
-  'program',
-  'solve',
-  'task',
-  'handler',
-  'go',
-  'script',
-])
+export const MAIN_NAMES: ReadonlySet<string> = new Set(words('main run start execute program solve task handler go script'))
 
 /**
  * Calls whose value is noise as an answer (`list.push(x)` is a length, `map.set(k, v)` the whole map):
  * a last statement calling one of these is not turned into the return value.
  */
-export const MUTATOR_METHODS: ReadonlySet<string> = new Set([
-  'push',
-  'unshift',
-  'set',
-  'add',
-  'delete',
-  'clear',
-  'splice',
-  'forEach',
-  'log',
-  'info',
-  'warn',
-  'error',
-  'debug',
-])
+export const MUTATOR_METHODS: ReadonlySet<string> = new Set(
+  words('push unshift set add delete clear splice forEach log info warn error debug'),
+)
 
 /** Node's modules by their bare names (`import fs from 'fs'`), besides any `node:` specifier. */
-export const NODE_BUILTINS: ReadonlySet<string> = new Set([
-  'assert',
-  'buffer',
-  'child_process',
-  'crypto',
-  'events',
-  'fs',
-  'fs/promises',
-  'os',
-  'path',
-  'process',
-  'stream',
-  'string_decoder',
-  'timers',
-  'timers/promises',
-  'url',
-  'util',
-  'zlib',
-  'readline',
-  'http',
-  'https',
-  'net',
-])
+export const NODE_BUILTINS: ReadonlySet<string> = new Set(
+  words(`
+  assert buffer child_process crypto events fs fs/promises os path process stream string_decoder timers
+  timers/promises url util zlib readline http https net
+`),
+)
 
 /**
  * A model often answers in markdown: keep the code of every fenced block (ts, js or unlabelled) and blank

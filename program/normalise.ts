@@ -13,7 +13,7 @@
  * sandbox resolve the same names the same way.
  */
 import type TS from 'typescript'
-import { parseProgramBody, ts } from './ts-host.js'
+import { isAmbient, parseErrorsOf, parseProgramBody, ts } from './ts-host.js'
 import type { ProgramProblem } from './wrap.js'
 import { cleanProgramText, MAIN_NAMES, MUTATOR_METHODS, NODE_BUILTINS, PROGRAM_GLOBALS } from './normalise-rules.js'
 
@@ -60,9 +60,9 @@ export function normaliseProgram(source: string, options: NormaliseOptions = {})
 function normalise(source: string, options: NormaliseOptions): NormalisedProgram {
   const changes: string[] = []
   const text = cleanProgramText(source, changes)
-  const file = parseBody(text)
+  const file = parseProgramBody(text)
   // On a syntax error nothing else is rewritten: the compiler reports the user's text as written.
-  if (hasSyntaxErrors(file)) return { text, changes }
+  if (parseErrorsOf(file).length > 0) return { text, changes }
 
   const edits: Edit[] = []
   const modules = rewriteModuleSyntax(file, options, edits, changes)
@@ -90,27 +90,16 @@ function normalise(source: string, options: NormaliseOptions): NormalisedProgram
 export function returnLastExpression(body: string): string {
   let file: TS.SourceFile
   try {
-    file = parseBody(body)
+    file = parseProgramBody(body)
   } catch {
     return body
   }
-  if (hasSyntaxErrors(file)) return body
+  if (parseErrorsOf(file).length > 0) return body
   const edit = lastExpressionEdit(file, undefined)
   return edit ? applyEdits(body, [edit]) : body
 }
 
 // --- normalisation steps -------------------------------------------------------------------------------
-
-function parseBody(text: string): TS.SourceFile {
-  return parseProgramBody(text)
-}
-
-function hasSyntaxErrors(file: TS.SourceFile): boolean {
-  // parseDiagnostics is internal but has been there since TypeScript 1.x; a `return` at the top level is
-  // not a parse error, so a program body parses as it is.
-  const diags = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics
-  return (diags?.length ?? 0) > 0
-}
 
 interface ModuleRewrite {
   problem?: ProgramProblem
@@ -213,7 +202,7 @@ function importProblem(file: TS.SourceFile, s: TS.Statement, spec: string): Prog
 function isInert(s: TS.Statement): boolean {
   if (ts.isFunctionDeclaration(s) || ts.isInterfaceDeclaration(s) || ts.isTypeAliasDeclaration(s) || ts.isEmptyStatement(s)) return true
   if (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) return true
-  return (ts.getModifiers(s as TS.HasModifiers) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
+  return isAmbient(s)
 }
 
 function lastExpressionEdit(file: TS.SourceFile, exported: TS.ExportAssignment | undefined): Edit | undefined {

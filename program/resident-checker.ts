@@ -9,9 +9,8 @@
  * This uses two functions TypeScript does not declare (`bindSourceFile`, `TypeChecker#getDiagnostics`), so it
  * is feature-detected (`create` answers undefined when they are missing) and the checker keeps the plain
  * Program path beside it; a test compares both on every program of the suite. The checker accumulates links
- * for every node it has seen (~170 KB per small program), so it is retired after `MAX_CHECKS` checks and
- * rebuilt from the cached files. The rebuild (a new checker, ~5 ms, and its first check resolving the lib's
- * types again, ~2× a warm check) is done when the thread is idle — right after the check that reached the
+ * for every node it has seen, so it is retired after `MAX_CHECKS` checks and rebuilt from the cached files.
+ * The rebuild (a new checker, and its first check resolving the lib's types again) is done when the thread is idle — right after the check that reached the
  * limit has answered — and primed with that check's text, so no program's check pays for it.
  */
 import type TS from 'typescript'

@@ -28,7 +28,8 @@
  * `const` is not enforced at run time across runs (the type check does: program/session-types.ts).
  */
 import type TS from 'typescript'
-import { parseProgramBody, ts } from './ts-host.js'
+import { words } from './normalise-rules.js'
+import { isAmbient, parseErrorsOf, parseProgramBody, ts } from './ts-host.js'
 
 export type SessionBindingKind = 'const' | 'let' | 'var' | 'function' | 'class' | 'enum'
 
@@ -51,96 +52,19 @@ export interface SessionRewrite {
  * rebound by a session, so a cell cannot take them from the next (the prelude's machinery, the intrinsics).
  * Other names a realm may have (`crypto`, `performance` on Docker) are the user's to rebind, as in a REPL.
  */
-export const SANDBOX_OWNED_NAMES: ReadonlySet<string> = new Set([
-  'tools',
-  'ToolCallError',
-  'console',
-  'globalThis',
-  '__proto__',
-  'undefined',
-  'NaN',
-  'Infinity',
-  'eval',
-  'arguments',
-  'Object',
-  'Function',
-  'Array',
-  'Number',
-  'Boolean',
-  'String',
-  'Symbol',
-  'BigInt',
-  'Date',
-  'Promise',
-  'RegExp',
-  'Error',
-  'AggregateError',
-  'EvalError',
-  'RangeError',
-  'ReferenceError',
-  'SyntaxError',
-  'TypeError',
-  'URIError',
-  'JSON',
-  'Math',
-  'Intl',
-  'Reflect',
-  'Proxy',
-  'Map',
-  'Set',
-  'WeakMap',
-  'WeakSet',
-  'WeakRef',
-  'FinalizationRegistry',
-  'ArrayBuffer',
-  'SharedArrayBuffer',
-  'DataView',
-  'Atomics',
-  'Int8Array',
-  'Uint8Array',
-  'Uint8ClampedArray',
-  'Int16Array',
-  'Uint16Array',
-  'Int32Array',
-  'Uint32Array',
-  'Float32Array',
-  'Float64Array',
-  'BigInt64Array',
-  'BigUint64Array',
-  'Float16Array',
-  'Iterator',
-  'SuppressedError',
-  'DisposableStack',
-  'AsyncDisposableStack',
-  'parseInt',
-  'parseFloat',
-  'isNaN',
-  'isFinite',
-  'encodeURI',
-  'encodeURIComponent',
-  'decodeURI',
-  'decodeURIComponent',
-  'escape',
-  'unescape',
-  'setTimeout',
-  'clearTimeout',
-  'setInterval',
-  'clearInterval',
-  'queueMicrotask',
-  'structuredClone',
-  'atob',
-  'btoa',
-  'URL',
-  'URLSearchParams',
-  'TextEncoder',
-  'TextDecoder',
-  'WebAssembly',
-  'process',
-  'Buffer',
-  'global',
-  'setImmediate',
-  'clearImmediate',
-])
+export const SANDBOX_OWNED_NAMES: ReadonlySet<string> = new Set(
+  words(`
+  tools ToolCallError console globalThis __proto__ undefined NaN Infinity eval arguments Object Function Array
+  Number Boolean String Symbol BigInt Date Promise RegExp Error AggregateError EvalError RangeError
+  ReferenceError SyntaxError TypeError URIError JSON Math Intl Reflect Proxy Map Set WeakMap WeakSet WeakRef
+  FinalizationRegistry ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array Uint8Array Uint8ClampedArray
+  Int16Array Uint16Array Int32Array Uint32Array Float32Array Float64Array BigInt64Array BigUint64Array
+  Float16Array Iterator SuppressedError DisposableStack AsyncDisposableStack parseInt parseFloat isNaN isFinite
+  encodeURI encodeURIComponent decodeURI decodeURIComponent escape unescape setTimeout clearTimeout setInterval
+  clearInterval queueMicrotask structuredClone atob btoa URL URLSearchParams TextEncoder TextDecoder WebAssembly
+  process Buffer global setImmediate clearImmediate
+`),
+)
 
 interface Edit {
   start: number
@@ -159,8 +83,7 @@ export function rewriteSessionProgram(body: string): SessionRewrite {
   } catch {
     return { text: body, bindings: [], local: [] }
   }
-  const parseErrors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics
-  if ((parseErrors?.length ?? 0) > 0) return { text: body, bindings: [], local: [] }
+  if (parseErrorsOf(file).length > 0) return { text: body, bindings: [], local: [] }
 
   const edits: Edit[] = []
   const bindings = new Map<string, SessionBindingKind>()
@@ -279,10 +202,6 @@ function hasStaticName(s: TS.ClassDeclaration): boolean {
 export function boundNames(name: TS.BindingName): string[] {
   if (ts.isIdentifier(name)) return [name.text]
   return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : boundNames(e.name)))
-}
-
-function isAmbient(s: TS.Statement): boolean {
-  return ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
 }
 
 /** Spaces over [start, end), newlines kept (so lines stay put). */

@@ -18,7 +18,7 @@
  */
 import type TS from 'typescript'
 import { boundNames, SANDBOX_OWNED_NAMES, type SessionBinding } from './session-text.js'
-import { ts } from './ts-host.js'
+import { isAmbient, parseErrorsOf, ts } from './ts-host.js'
 import { isClosed, SDK_MARK } from './type-shapes.js'
 
 /** One statement of the declarations and the names it declares (`v:x` a value, `t:x` a type). */
@@ -257,8 +257,7 @@ function printed(text: string, name: string, kind: SessionBinding['kind']): Entr
 /** Whether texts parse as exactly their lines' statements (one per line: a printed type is one line). */
 function parsesAsLines(text: string): boolean {
   const file = ts.createSourceFile('entries.ts', text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  const errors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics ?? []
-  return errors.length === 0 && file.statements.length === text.split('\n').length
+  return parseErrorsOf(file).length === 0 && file.statements.length === text.split('\n').length
 }
 
 /** The printed entries that do not parse as what they declare are untyped instead (one parse for all when they do). */
@@ -283,8 +282,7 @@ function merge(previous: readonly Entry[], next: readonly Entry[]): string {
 function entriesOf(declarations: string): Entry[] {
   if (declarations.trim() === '') return []
   const file = ts.createSourceFile('session.d.ts', declarations, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  const errors = (file as unknown as { parseDiagnostics?: readonly TS.Diagnostic[] }).parseDiagnostics ?? []
-  if (errors.length > 0) return []
+  if (parseErrorsOf(file).length > 0) return []
   return file.statements.map((s) => ({ text: s.getText(file), keys: keysOf(s) }))
 }
 
@@ -301,8 +299,4 @@ function keysOf(s: TS.Statement): string[] {
 function identifiers(name: TS.BindingName): TS.Identifier[] {
   if (ts.isIdentifier(name)) return [name]
   return name.elements.flatMap((e) => (ts.isOmittedExpression(e) ? [] : identifiers(e.name)))
-}
-
-function isAmbient(s: TS.Statement): boolean {
-  return ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
 }

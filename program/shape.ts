@@ -5,7 +5,7 @@
  */
 import type TS from 'typescript'
 import { type ProgramProblem, type ShapeResult, WRAP_LINE_OFFSET, wrapperVerdict } from './wrap.js'
-import { ts } from './ts-host.js'
+import { parseErrorsOf, ts } from './ts-host.js'
 
 /**
  * Proves that the wrapped text is one statement: the wrapper's own function, whose body ends at the
@@ -38,11 +38,6 @@ function shapeOf(file: TS.SourceFile, text: string, language: 'ts' | 'js'): Shap
   const fn = wrapperFunction(file)
   const found = fn ? { bodyEnd: fn.body.end, statements: file.statements.length } : undefined
   return wrapperVerdict(text, language, found, firstStatementEnd(file), (pos) => file.getLineAndCharacterOfPosition(pos))
-}
-
-/** TypeScript's own syntax errors in a parse (not part of its public types, there since TypeScript 1.x). */
-function parseErrorsOf(file: TS.SourceFile): readonly TS.DiagnosticWithLocation[] {
-  return (file as unknown as { parseDiagnostics?: readonly TS.DiagnosticWithLocation[] }).parseDiagnostics ?? []
 }
 
 function syntaxError(file: TS.SourceFile, d: TS.DiagnosticWithLocation): ProgramProblem {

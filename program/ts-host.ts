@@ -71,6 +71,16 @@ export function parseProgramBody(text: string): TS.SourceFile {
   return ts.createSourceFile('program.ts', text, options, true, ts.ScriptKind.TS)
 }
 
+/** TypeScript's own syntax errors in a parse (internal, not in its public types, but there since TypeScript 1.x). */
+export function parseErrorsOf(file: TS.SourceFile): readonly TS.DiagnosticWithLocation[] {
+  return (file as unknown as { parseDiagnostics?: readonly TS.DiagnosticWithLocation[] }).parseDiagnostics ?? []
+}
+
+/** A `declare` statement: types only, nothing of it runs. */
+export function isAmbient(s: TS.Statement): boolean {
+  return ts.canHaveModifiers(s) && (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword)
+}
+
 /** A host over in-memory files (the program, the SDK) and the cached lib; it never writes. */
 export function createHost(files: () => readonly TS.SourceFile[]): TS.CompilerHost {
   const find = (name: string) => files().find((f) => f.fileName === name)

@@ -14,34 +14,16 @@ export interface BracketProblem {
   message: string
 }
 
-const OPEN: Partial<Record<TS.SyntaxKind, string>> = {}
-const CLOSE: Partial<Record<TS.SyntaxKind, string>> = {}
-OPEN[ts.SyntaxKind.OpenBraceToken] = '{'
-OPEN[ts.SyntaxKind.OpenParenToken] = '('
-OPEN[ts.SyntaxKind.OpenBracketToken] = '['
-CLOSE[ts.SyntaxKind.CloseBraceToken] = '}'
-CLOSE[ts.SyntaxKind.CloseParenToken] = ')'
-CLOSE[ts.SyntaxKind.CloseBracketToken] = ']'
+const K = ts.SyntaxKind
+const OPEN: Partial<Record<TS.SyntaxKind, string>> = { [K.OpenBraceToken]: '{', [K.OpenParenToken]: '(', [K.OpenBracketToken]: '[' }
+const CLOSE: Partial<Record<TS.SyntaxKind, string>> = { [K.CloseBraceToken]: '}', [K.CloseParenToken]: ')', [K.CloseBracketToken]: ']' }
 const PAIR: Record<string, string> = { '{': '}', '(': ')', '[': ']' }
 
 /** Tokens after which a `/` divides; anywhere else it starts a regular expression. */
 const ENDS_EXPRESSION = new Set([
-  ts.SyntaxKind.Identifier,
-  ts.SyntaxKind.NumericLiteral,
-  ts.SyntaxKind.StringLiteral,
-  ts.SyntaxKind.BigIntLiteral,
-  ts.SyntaxKind.CloseParenToken,
-  ts.SyntaxKind.CloseBracketToken,
-  ts.SyntaxKind.CloseBraceToken,
-  ts.SyntaxKind.ThisKeyword,
-  ts.SyntaxKind.SuperKeyword,
-  ts.SyntaxKind.TrueKeyword,
-  ts.SyntaxKind.FalseKeyword,
-  ts.SyntaxKind.NullKeyword,
-  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
-  ts.SyntaxKind.TemplateTail,
-  ts.SyntaxKind.PlusPlusToken,
-  ts.SyntaxKind.MinusMinusToken,
+  ...[K.Identifier, K.NumericLiteral, K.StringLiteral, K.BigIntLiteral, K.NoSubstitutionTemplateLiteral, K.TemplateTail],
+  ...[K.CloseParenToken, K.CloseBracketToken, K.CloseBraceToken, K.PlusPlusToken, K.MinusMinusToken],
+  ...[K.ThisKeyword, K.SuperKeyword, K.TrueKeyword, K.FalseKeyword, K.NullKeyword],
 ])
 
 /** The first bracket that does not pair up, or undefined when they all do. */
@@ -93,6 +75,7 @@ export function unbalancedBracket(source: string): BracketProblem | undefined {
   }
 }
 
-function opener(closer: string): string {
+/** The bracket a closing one closes. */
+export function opener(closer: string): string {
   return closer === '}' ? '{' : closer === ')' ? '(' : '['
 }

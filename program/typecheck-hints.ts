@@ -5,6 +5,7 @@
  */
 import { closestNames } from './suggest.js'
 import { builtinsName } from './builtins.js'
+import { words } from './normalise-rules.js'
 
 /**
  * The standard globals a program has besides `tools` and `ToolCallError` (the console, and what the sandbox
@@ -89,21 +90,10 @@ export const SANDBOX_HAS = `The sandbox has \`tools\`, \`console\`, ${builtinsNa
 const NETWORK = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'axios', 'Request', 'Response', 'Headers', 'FormData']
 const MODULES = ['require', 'module', 'exports', '__dirname', '__filename']
 const NODE = ['fs', 'path', 'os', 'child_process', 'Buffer', 'http', 'https', 'util']
-const BROWSER = [
-  'document',
-  'window',
-  'navigator',
-  'localStorage',
-  'sessionStorage',
-  'alert',
-  'location',
-  'self',
-  'Blob',
-  'File',
-  'Event',
-  'EventTarget',
-  'AbortController',
-]
+const BROWSER = words(`
+  document window navigator localStorage sessionStorage alert location self Blob File Event EventTarget
+  AbortController
+`)
 
 /** The fix for a name the sandbox does not define, or undefined when it is not a known global. */
 export function missingGlobalHint(name: string, toolNames: readonly string[]): string | undefined {

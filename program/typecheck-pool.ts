@@ -2,7 +2,7 @@
  * The host's side of the type check: a small process-wide pool of checker threads (typecheck-worker.ts).
  *
  * Why a pool shared by every runtime in the process: each thread holds a loaded TypeScript and a parsed lib
- * (~100 MB, ~0.5 s to start), and checks are short; two threads let one caller's pathological program take
+ * (much memory, slow to start), and checks are short; two threads let one caller's pathological program take
  * its budget while other callers' checks go on. A check that outlives its budget has its thread terminated
  * (the only way to stop synchronous compiler work) and answers `budget`; a thread that dies (out of memory,
  * a compiler crash) answers `crashed`. Neither ever blocks or throws into the host.
@@ -64,15 +64,15 @@ interface Slot {
   worker: Worker
   /** The resource limits it was started with (worker.resourceLimits reports V8's resolved sizes, not what was asked). */
   limits: ResourceLimits
-  job?: {
-    id: number
-    timer?: NodeJS.Timeout
-    job: Job
-    normalised?: NormalisedProgram
-    shape?: ShapeResult
-    session?: SessionPrepared
-    compiled?: CompiledText
-  }
+  job?: { id: number; timer?: NodeJS.Timeout; job: Job; parts: Parts }
+}
+
+/** What the thread has sent of a job's prepared program so far (an answer past the budget still carries it). */
+type Parts = Pick<PoolAnswer, 'normalised' | 'shape' | 'session' | 'compiled'>
+
+/** `into` gets each part `from` has; a part `from` lacks never erases one already there. */
+function keepParts(into: Parts, from: Parts | undefined): void {
+  for (const key of ['normalised', 'shape', 'session', 'compiled'] as const) if (from?.[key] !== undefined) into[key] = from[key] as never
 }
 
 const MAX_THREADS = Math.max(1, Math.min(2, availableParallelism()))
@@ -93,18 +93,11 @@ let holders = 0
 const SPARE_AFTER_MS = 200
 /** A thread's heap cap: a program that makes the compiler allocate past this ends its own check. */
 const HEAP_MB = 1536
-/**
- * The young generation of a thread that only prepares check-off programs. Left to V8 it grows to 8 MB and more
- * under that traffic (a parse and a compile per run, all short-lived) and stays resident; 4 MB keeps ~4 MB of
- * RSS off every process that never checks (bench/runtime.ts's RSS row).
- */
+/** A thread that only prepares check-off programs: left to V8, its young generation grows and stays resident. */
 const YOUNG_MB = 4
 /**
- * A thread started for a process that checks programs keeps V8's default young generation (48 MB for a
- * worker): a check allocates several MB of short-lived types and links, and with 4 MB the scavenger ran a few
- * times inside every check and promoted what a check still held, so the old generation grew and was marked
- * far more often. The price comparison's check in its thread, fresh processes interleaved, under load:
- * see the commit (≈ 0.6× its time with 4 MB).
+ * A thread of a process that checks programs keeps V8's default young generation: a check allocates many
+ * short-lived types and links, and a small one promoted what a check still held (bench/runtime-price.ts).
  */
 const checkingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB }
 const preparingLimits: ResourceLimits = { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: YOUNG_MB }
@@ -222,9 +215,8 @@ function pump(): void {
     const slot = pool.takeIdle()
     if (slot === undefined) {
       // Start another thread only when every existing one is busy (or none exists). Preparing a program
-      // (no check) takes a thread well under a millisecond, so one thread keeps up with many runs in
-      // flight: for that work a second thread (~45 MB with TypeScript) starts only when a job has held
-      // its thread for SPARE_AFTER_MS (a slow program; assign's timer), not because runs queue.
+      // (no check) is quick, so one thread keeps up with many runs in flight: for that work a second
+      // thread starts only when a job has held its thread for SPARE_AFTER_MS (assign's timer).
       const { busy, starting } = pool.counts()
       if (busy + starting === 0 || (busy < MAX_THREADS && starting === 0 && checkWaiting())) grow()
       return
@@ -252,7 +244,7 @@ function grow(): void {
   })
 }
 
-/** A type check is waiting (checks take ~20 ms: worth a second thread as soon as they queue). */
+/** A type check is waiting (worth a second thread as soon as checks queue). */
 function checkWaiting(): boolean {
   return queue.some((job) => job.request.declarations !== undefined)
 }
@@ -261,7 +253,7 @@ function assign(slot: Slot, job: Job): void {
   const id = ++nextId
   if (!job.background) slot.worker.ref() // a check in flight keeps the process alive, as the caller awaits it
   const timer = job.budgetMs > 0 ? budgetTimer(slot, job.budgetMs) : undefined
-  slot.job = { id, job, ...(timer ? { timer } : {}) }
+  slot.job = { id, job, parts: {}, ...(timer ? { timer } : {}) }
   posted++
   slot.worker.postMessage({ id, ...job.request } satisfies CheckRequest)
   // So that one caller's slow check never makes the next caller wait for a cold thread as well.
@@ -306,7 +298,7 @@ function startThread(): Promise<Created<Slot>> {
     const onGone = (error?: unknown) => {
       const why = error instanceof Error ? error.message : 'the type checker thread stopped'
       // A thread that dies before it is ready (a broken install: a module it imports is missing) would die
-      // again: the waiting jobs get why (grow), instead of a new thread each (which spun at 100 % CPU, unanswered).
+      // again: the waiting jobs get why (grow), instead of a new thread each (which spun, unanswered).
       if (!ready) resolve({ ok: false, message: `the checker's thread could not start (${why.split('\n')[0]}); reinstall with \`npm ci\`` })
       else if (threads.has(slot)) retire(slot, { ok: false, reason: 'crashed', message: why })
     }
@@ -335,31 +327,20 @@ function answer(slot: Slot, message: Exclude<ThreadMessage, { ready: true }>): v
   }
   if ('normalised' in message) return prepared(slot, message)
   if ('compiled' in message) {
-    if (slot.job?.id === message.id) slot.job.compiled = message.compiled
+    if (slot.job?.id === message.id) slot.job.parts.compiled = message.compiled
     return
   }
   const current = slot.job
   if (current === undefined || current.id !== message.id) return
   clearTimeout(current.timer)
   slot.job = undefined
-  if (message.ok && message.prepared) {
-    const { normalised, shape, session, compiled } = message.prepared
-    current.normalised = normalised
-    if (shape) current.shape = shape
-    if (session) current.session = session
-    if (compiled) current.compiled = compiled
-  }
-  const typed = message.ok && message.session && current.session ? { ...current.session, ...message.session } : current.session
-  const normalised = {
-    ...(current.normalised ? { normalised: current.normalised } : {}),
-    ...(current.shape ? { shape: current.shape } : {}),
-    ...(typed ? { session: typed } : {}),
-    ...(current.compiled ? { compiled: current.compiled } : {}),
-  }
+  const parts = current.parts
+  if (message.ok) keepParts(parts, message.prepared)
+  if (message.ok && message.session && parts.session) parts.session = { ...parts.session, ...message.session }
   current.job.resolve(
     message.ok
-      ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...normalised }
-      : { ok: false, reason: 'crashed', message: message.message, ...normalised },
+      ? { ok: true, diagnostics: message.diagnostics, ...(message.parsed ? { parsed: message.parsed } : {}), ...parts }
+      : { ok: false, reason: 'crashed', message: message.message, ...parts },
   )
   slot.worker.unref()
   pool.give(slot)
@@ -369,14 +350,11 @@ function answer(slot: Slot, message: Exclude<ThreadMessage, { ready: true }>): v
 function prepared(slot: Slot, message: NormalisedMessage): void {
   const current = slot.job
   if (current?.id !== message.id) return
-  current.normalised = message.normalised
-  if (message.shape) current.shape = message.shape
-  if (message.session) current.session = message.session
-  if (message.compiled) current.compiled = message.compiled
+  keepParts(current.parts, message)
   // The program is ready to run before its check is done: a caller that can hold the run's effects
   // until the verdict starts it now (runtime/run-code.ts). Without the compiled program (esbuild's,
   // sent after the check) there is nothing to start early.
-  if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current)
+  if (message.compiled && !message.normalised.problem) tellPrepared(current.job, current.parts)
   // Preparing (normalise + shape check) had the budget; the type check now gets its own, so a slow
   // preparation never leaves the check no time, and a slow check never undoes a finished preparation.
   if (current.timer !== undefined) {
@@ -419,13 +397,7 @@ function retire(slot: Slot, answer?: PoolAnswer): void {
   if (current !== undefined) {
     clearTimeout(current.timer)
     const base: PoolAnswer = answer ?? { ok: false, reason: 'crashed', message: 'the type checker thread stopped' }
-    current.job.resolve({
-      ...base,
-      ...(current.normalised ? { normalised: current.normalised } : {}),
-      ...(current.shape ? { shape: current.shape } : {}),
-      ...(current.session ? { session: current.session } : {}),
-      ...(current.compiled ? { compiled: current.compiled } : {}),
-    })
+    current.job.resolve({ ...base, ...current.parts })
   }
   pool.retire(slot)
   if (queue.length > 0 && pool.counts().idle === 0) grow()

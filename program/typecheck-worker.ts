@@ -44,7 +44,7 @@ function checkerFor(declarations: string, nodeTypes: boolean): TypeChecker {
   return checker
 }
 
-/** The lib is parsed (once per thread, ~0.5 s and ~20 MB): only in a process that checks programs. */
+/** The lib is parsed (once per thread, a slow start): only in a process that checks programs. */
 let libParsed = false
 function parseLib(): void {
   createTypeChecker().check('return 1')

@@ -13,12 +13,13 @@
  */
 import type TS from 'typescript'
 import { builtinsName } from './builtins.js'
+import { words } from './normalise-rules.js'
 import { wrapProgram, WRAP_LINE_OFFSET } from './normalise.js'
 import { createResidentChecker, resolveDeclaredTypes, type ResidentChecker } from './resident-checker.js'
 import { emitDeclarations, sessionContext, wrapperBody } from './session-types.js'
 import { pythonLine, pythonMessage } from './python.js'
 import { missingGlobalHint, SANDBOX_GLOBALS, toolPrefixHint, toolRef, unknownToolHint } from './typecheck-hints.js'
-import { unbalancedBracket } from './typecheck-braces.js'
+import { opener, unbalancedBracket } from './typecheck-braces.js'
 import { checkToolCalls, parseLegend, type Finding, type Legend } from './call-constraints.js'
 import { CODEACT_CODES } from './rule-table.js'
 import { classify, nodeAt, type Verdict } from './typecheck-rule.js'
@@ -60,8 +61,6 @@ export interface TypeChecker {
 }
 
 export interface TypeCheckerOptions {
-  /** Overrides of the defaults in ts-host.ts (e.g. `{ noImplicitAny: true }`). */
-  compilerOptions?: TS.CompilerOptions
   /**
    * Keep one TypeScript checker across checks (resident-checker.ts): about twice as fast when warm. Default
    * true; false uses only public API, a new Program per check reusing the parsed lib and SDK.
@@ -101,7 +100,7 @@ const globalsFile = parseFile(GLOBALS_FILE, SANDBOX_GLOBALS)
 const IGNORED_CODES = new Set([1108, 1235])
 
 export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker {
-  const compilerOptions: TS.CompilerOptions = { ...DEFAULT_OPTIONS, ...options.compilerOptions }
+  const compilerOptions = DEFAULT_OPTIONS
   let sdkText = ''
   let sdkFile = parseFile(SDK_FILE, sdkText)
   let toolNames: string[] = []
@@ -237,47 +236,12 @@ export function createTypeChecker(options: TypeCheckerOptions = {}): TypeChecker
 }
 
 /** Generic and object types of the ES lib that printed types use (a name not here only costs a check). */
-const LIB_TYPES = [
-  'Array',
-  'ReadonlyArray',
-  'Map',
-  'ReadonlyMap',
-  'Set',
-  'ReadonlySet',
-  'WeakMap',
-  'WeakSet',
-  'Promise',
-  'Record',
-  'Partial',
-  'Required',
-  'Readonly',
-  'Pick',
-  'Omit',
-  'Date',
-  'RegExp',
-  'Error',
-  'TypeError',
-  'RangeError',
-  'Uint8Array',
-  'ArrayBuffer',
-  'Generator',
-  'AsyncGenerator',
-  'IterableIterator',
-  'MapIterator',
-  'SetIterator',
-  'ArrayIterator',
-  'Iterable',
-  'Iterator',
-  'Symbol',
-  'Function',
-  'Object',
-  'JSON',
-  'Math',
-  'String',
-  'Number',
-  'Boolean',
-  'BigInt',
-]
+const LIB_TYPES = words(`
+  Array ReadonlyArray Map ReadonlyMap Set ReadonlySet WeakMap WeakSet Promise Record Partial Required Readonly
+  Pick Omit Date RegExp Error TypeError RangeError Uint8Array ArrayBuffer Generator AsyncGenerator
+  IterableIterator MapIterator SetIterator ArrayIterator Iterable Iterator Symbol Function Object JSON Math
+  String Number Boolean BigInt
+`)
 
 /** The names a declaration file declares at its top level. */
 function topLevelNames(file: TS.SourceFile): string[] {
@@ -397,8 +361,7 @@ function blockingMessage(d: TS.Diagnostic, message: string, file: TS.SourceFile,
   }
   if (d.code === 1005 && /^'[})\]]' expected/.test(message) && d.relatedInformation?.[0]?.start !== undefined) {
     const closer = message.charAt(1)
-    const opener = closer === '}' ? '{' : closer === ')' ? '(' : '['
-    return `This '${opener}' is never closed: add the missing '${closer}' where its block ends.`
+    return `This '${opener(closer)}' is never closed: add the missing '${closer}' where its block ends.`
   }
   // The lib is fixed by the sandbox: "change your target library" is not advice a program can take.
   if (d.code === 2550)

@@ -2,6 +2,7 @@
  * JSDoc text for the SDK's declarations: a tool's description above its method, a property's description
  * (plus `@default`, `@format`, `@example`, `@deprecated`) above the property. Models read these; keep them short.
  */
+import { NUMERIC } from '../program/constraint-tags.js'
 
 /** A `/** … *\/` block for `text`, each line prefixed by `indent`; '' when there is nothing to say. */
 export function docBlock(text: string, indent: string): string {
@@ -39,17 +40,7 @@ export function constraintTags(schema: { readonly [key: string]: unknown }): str
   if (types.includes('integer')) tags.push('@integer')
   // A tuple's length is in its type already.
   const tuple = Array.isArray(schema.prefixItems) || Array.isArray(schema.items)
-  for (const key of [
-    'minimum',
-    'exclusiveMinimum',
-    'maximum',
-    'exclusiveMaximum',
-    'minLength',
-    'maxLength',
-    'minItems',
-    'maxItems',
-    'multipleOf',
-  ] as const) {
+  for (const key of NUMERIC) {
     const value = schema[key]
     if (typeof value !== 'number' || !Number.isFinite(value)) continue
     // zod's .int() states the safe-integer range: true of every integer a program writes, so noise.

@@ -1,7 +1,7 @@
 /**
  * Dependencies loaded where they are first needed instead of at import: zod where a zod schema is first met
- * or a workspace made (a runtime whose tools are JSON Schema, or that has none, never loads it: ≈ 2.5–4 MB
- * of heap and 9–10 MB of RSS, bench/runtime-rss.ts), `diff` at a run's first change, `ignore` at the first
+ * or a workspace made (a runtime whose tools are JSON Schema, or that has none, never loads it: see
+ * bench/runtime-rss.ts), `diff` at a run's first change, `ignore` at the first
  * `.gitignore`, the source-map reader at the first position mapped back (most runs map none). The callers are synchronous (`tools.register`, `createWorkspace` …), so the module is
  * required, not imported: the ES module itself where Node can require one (≥ 20.19 / 22.12: the instance an
  * `import` of it shares), else the package's CommonJS build. zod works either way on any zod schema (its
