@@ -14,11 +14,13 @@ import { join, relative } from 'node:path'
 import { createHostOps } from '../host-ops.js'
 import { isWithin, relBelow } from '../paths.js'
 import { MemoryLayer, memoryBudget } from './memory.js'
-import { codeOf, compareWalkPaths, digest, readUpperFile, textOfHeld, typeOf, writeUpperFile } from './upper-files.js'
+import { compareWalkPaths, digest, readUpperFile, textOfHeld, writeUpperFile } from './upper-files.js'
+import { byName, entryTypeOf } from '../beneath.js'
 import { inPool } from './pool.js'
 
 export { compareWalkPaths }
 import {
+  errnoOf,
   WorkspaceError,
   type DirEntry,
   type EntryType,
@@ -116,7 +118,7 @@ export class StagedView implements WorkspaceOps {
     if (!this.onDisk) return undefined
     try {
       const st = lstatSync(this.upperPath(rel), { throwIfNoEntry: false })
-      return st ? typeOf(st) : undefined
+      return st ? entryTypeOf(st) : undefined
     } catch {
       return undefined
     }
@@ -131,7 +133,7 @@ export class StagedView implements WorkspaceOps {
       const info = await this.layers.lower.stat(this.lowerPath(rel))
       return info.type
     } catch (err) {
-      if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return undefined
+      if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return undefined
       throw err
     }
   }
@@ -314,15 +316,15 @@ export class StagedView implements WorkspaceOps {
     const t = await this.viewType(rel)
     if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${shown(rel)}`)
-    const byName = new Map<string, DirEntry>()
+    const entries = new Map<string, DirEntry>()
     if ((await this.lowerType(rel)) === 'dir' && (await this.upperType(rel)) !== 'symlink') {
       for (const e of await this.layers.lower.readdir(path)) {
-        if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) byName.set(e.name, e)
+        if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) entries.set(e.name, e)
       }
     }
-    if (this.diskType(rel) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) byName.set(e.name, e)
-    for (const e of this.memory.list(rel)) byName.set(e.name, e)
-    return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (this.diskType(rel) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) entries.set(e.name, e)
+    for (const e of this.memory.list(rel)) entries.set(e.name, e)
+    return [...entries.values()].sort(byName)
   }
 
   stat = async (path: string): Promise<FileInfo> => {
