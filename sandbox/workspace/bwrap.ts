@@ -17,6 +17,7 @@ import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig
 import { denialInStderr, type DenialCode } from './denials.js'
 import { createPidsCgroup } from './pids-limit.js'
 import { prepareReadOnlyBinds } from './readonly-binds.js'
+import { Capped } from './capped.js'
 
 /** Size of bash's private /tmp when the workspace does not say (a tmpfs counts against memory). */
 export const DEFAULT_BASH_TMP_BYTES = 64 * 1024 * 1024
@@ -115,28 +116,6 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string, readOnlyBinds?: 
     cwd,
   ]
   return args
-}
-
-/** A cap on what is kept of one stream; the rest is drained and dropped. */
-class Capped {
-  private chunks: Buffer[] = []
-  private size = 0
-  truncated = false
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    const room = this.max - this.size
-    if (room <= 0) {
-      this.truncated = true
-      return
-    }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk
-    if (part.length < chunk.length) this.truncated = true
-    this.chunks.push(part)
-    this.size += part.length
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8')
-  }
 }
 
 /** A confined command as it ended: its kept output, and whether it started (a byte on fd 3), timed out or was cancelled. */
