@@ -13,6 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import { copyKeepingHoles } from './sparse-copy.js'
+import { parseListing } from './overlay-upper.js'
 import { dirname, join } from 'node:path'
 import { bwrapArgs, confinedResult, watchConfined, whyNotStarted } from '../bwrap.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from '../ops.js'
@@ -169,20 +170,6 @@ function run(
       resolve({ result: confinedResult(c, exitCode, sig), listing: parseListing(Buffer.concat(listing).toString('utf8')) })
     })
   })
-}
-
-/** `D<dir>\0C<name>\0…` → folder (workspace-relative, '' for the root) → the names the overlay shows in it. */
-function parseListing(text: string): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>()
-  let cur: Set<string> | undefined
-  for (const rec of text.split('\0')) {
-    if (rec.startsWith('D')) {
-      const d = rec.slice(1).replace(/^\.\/?/, '')
-      cur = new Set()
-      out.set(d, cur)
-    } else if (rec.startsWith('C')) cur?.add(rec.slice(1))
-  }
-  return out
 }
 
 /** Copies an entry of the command's layer into the view's upper folder, never through a symlink there. */
