@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { failure, logUndispatched, toJson, type DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
-import { answerIn, readElement, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
+import { answerIn, readElement, RUN_CODE, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
 import type { Session } from './session.js'
 import type { ApprovalHandler, JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -24,8 +24,6 @@ export interface ExecuteToolCallsOptions {
   /** The batch's `run_code` calls run in this session (a handle from `rt.session()`, or its id). */
   session?: Session | string
 }
-
-export const RUN_CODE = 'run_code'
 
 /** Renders a committed result as the content a model reads. `run_code` answers with its observation. */
 export function renderContent(call: Pick<ToolCall, 'name'>, result: ToolResult): { content: string; isError: boolean } {
