@@ -144,8 +144,7 @@ export class StagedView implements WorkspaceOps {
     const up = upper ? upper.type : await this.upperType(rel)
     if (up !== undefined) return up
     // A lower entry under an upper file or symlink is not reachable.
-    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
-    if (rel !== '' && (await this.viewType(parent)) !== 'dir') return undefined
+    if (rel !== '' && (await this.viewType(this.parentOf(rel))) !== 'dir') return undefined
     const low = await this.lowerType(rel)
     if (low === 'dir') this.knownDirs.add(rel)
     return low
@@ -371,16 +370,16 @@ export class StagedView implements WorkspaceOps {
     await this.materialise()
     // The command's writes land in the upper folder (the fold-back): look there from now on.
     this.onDisk = true
+    this.forgetTree()
+    // The fold-back may have replaced folders: forget what was known about them once it is done.
+    return this.layers.exec(this, request, signal).finally(() => this.forgetTree())
+  }
+
+  /** What a command may have changed: the folders known, made and the digests. */
+  private forgetTree(): void {
     this.knownDirs.clear()
     this.knownDirs.add('')
     this.upperDirs.clear()
     this.forgetDigests()
-    // The fold-back may have replaced folders: forget what was known about them once it is done.
-    return this.layers.exec(this, request, signal).finally(() => {
-      this.knownDirs.clear()
-      this.knownDirs.add('')
-      this.upperDirs.clear()
-      this.forgetDigests()
-    })
   }
 }
