@@ -8,12 +8,12 @@
  * The wait happens inside the call's pre-execute stage, and those stages run one at a time in issue
  * order: no later call's hooks run (and no later call starts) while an answer is pending.
  */
+import { MAX_TIMER_MS } from '../vocabulary/timer.js'
 import { defaultQuestion } from './approval-text.js'
 import type { EventLog } from './event-log.js'
 import type { ApprovalAnswer, ApprovalAsk, ApprovalHandler, ApprovalRequest, JsonValue, ToolCall, ToolError } from '../vocabulary/types.js'
 
 const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 type By = 'embedder' | 'handler' | 'always' | 'timeout' | 'cancelled'
 interface Decided {

@@ -5,6 +5,7 @@
  */
 import { closestNames } from '../program/suggest.js'
 import type { Approvals } from './approval.js'
+import { withCaller } from './ptc/callers.js'
 import { type ArmedGroup, type Armable, armAtEndOfTurn, type Cancellation } from './call-arming.js'
 import type { EventLog } from './event-log.js'
 import type { Hooks } from './hooks.js'
@@ -29,6 +30,13 @@ export type Prepared = { ok: true; call: ToolCall; tool: RegisteredTool } | { ok
 
 export function failure(code: string, message: string): ToolResult {
   return { ok: false, error: { code, message } }
+}
+
+/** A call refused before dispatch (its arguments are not JSON): logged like any call, so the observation lists it. */
+export function logUndispatched(env: DispatchEnv, call: ToolCall, result: ToolResult): ToolResult {
+  env.log.append('tool/call', withCaller(call))
+  env.log.append('tool/result', { id: call.id, name: call.name, result, durationMs: 0 })
+  return result
 }
 
 /** Lookup, validation, then pre-execute hooks; synchronous when no hook is registered. */

@@ -120,7 +120,7 @@ export type Shape = 'openai' | 'openai-custom' | 'responses' | 'responses-custom
 /** One element, read: a call to run (or refuse with `argsError`), or an element that is not a call. */
 export type ReadElement = { kind: 'call'; shape: Shape; call: ToolCall; argsError?: string } | { kind: 'skip' }
 
-const RUN_CODE = 'run_code'
+export const RUN_CODE = 'run_code'
 
 export function readElement(el: unknown, index: number, fallback: Shape): ReadElement {
   if (typeof el !== 'object' || el === null) return invalid(`#${index}`, fallback, el)

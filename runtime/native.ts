@@ -5,10 +5,9 @@
  * `callTool` is the same path for one call, returning the structured result (framework adapters).
  */
 import { randomUUID } from 'node:crypto'
-import { toJson, type DispatchEnv } from './dispatch.js'
-import { withCaller } from './ptc/callers.js'
+import { failure, logUndispatched, toJson, type DispatchEnv } from './dispatch.js'
 import { CallScheduler } from './scheduler.js'
-import { answerIn, readElement, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
+import { answerIn, readElement, RUN_CODE, type NativeAnswer, type NativeToolCall, type Shape, type ToolAnswerFor } from './native-shapes.js'
 import type { Session } from './session.js'
 import type { ApprovalHandler, JsonValue, ToolCall, ToolResult } from '../vocabulary/types.js'
 
@@ -25,8 +24,6 @@ export interface ExecuteToolCallsOptions {
   /** The batch's `run_code` calls run in this session (a handle from `rt.session()`, or its id). */
   session?: Session | string
 }
-
-export const RUN_CODE = 'run_code'
 
 /** Renders a committed result as the content a model reads. `run_code` answers with its observation. */
 export function renderContent(call: Pick<ToolCall, 'name'>, result: ToolResult): { content: string; isError: boolean } {
@@ -97,14 +94,9 @@ export async function runBatch(
   const results = await Promise.all(
     parsed.map((p) => {
       if (p.argsError === undefined) return scheduler.submit(p.call)
-      // Arguments that are not JSON (or an element that is no call) never reach dispatch, but are logged like any call.
-      env.log.append('tool/call', withCaller(p.call))
-      const result: ToolResult = {
-        ok: false,
-        error: { code: 'EINVAL', message: `${p.call.name === '(unknown)' ? '' : `${p.call.name}: `}${p.argsError}` },
-      }
-      env.log.append('tool/result', { id: p.call.id, name: p.call.name, result, durationMs: 0 })
-      return Promise.resolve(result)
+      // An element that is no call never reaches dispatch either.
+      const message = `${p.call.name === '(unknown)' ? '' : `${p.call.name}: `}${p.argsError}`
+      return Promise.resolve(logUndispatched(env, p.call, failure('EINVAL', message)))
     }),
   )
   for (const off of unscope) off()

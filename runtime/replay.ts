@@ -21,46 +21,30 @@ export function replayObservations(events: readonly RunEvent[]): ReplayedObserva
   const starts = new Map<string, EventData['run/start']>()
   const batches = new Map<string, EventData['batch/start']>()
   for (const e of events) {
-    switch (e.type) {
-      case 'tool/call': {
-        const d = e.data as ToolCall
-        if (d.origin === 'native') calls.set(d.id, d)
-        break
+    if (e.type === 'tool/call') {
+      const d = e.data as ToolCall
+      if (d.origin === 'native') calls.set(d.id, d)
+    } else if (e.type === 'tool/result') {
+      const d = e.data as EventData['tool/result']
+      if (calls.has(d.id)) results.set(d.id, d)
+    } else if (e.type === 'run/start') {
+      const d = e.data as EventData['run/start']
+      starts.set(d.runId, d)
+    } else if (e.type === 'batch/start') {
+      const d = e.data as EventData['batch/start']
+      batches.set(d.batchId, d)
+    } else if (e.type === 'run/end') {
+      const d = e.data as EventData['run/end']
+      const start = starts.get(d.runId)
+      if (!start || start.parentId) continue // a run_code run is answered within its batch
+      const record = recordFromEvents(eventsOfRun(events, d.runId), d.runId)
+      if (record) out.push({ id: d.runId, name: 'run', content: renderObservation(record, start.maxObservationBytes) })
+    } else if (e.type === 'batch/end') {
+      for (const id of batches.get((e.data as EventData['batch/end']).batchId)?.ids ?? []) {
+        const call = calls.get(id)
+        const result = results.get(id)
+        if (call && result) out.push({ id, name: call.name, content: renderContent(call, result.result).content })
       }
-      case 'tool/result': {
-        const d = e.data as EventData['tool/result']
-        if (calls.has(d.id)) results.set(d.id, d)
-        break
-      }
-      case 'run/start': {
-        const d = e.data as EventData['run/start']
-        starts.set(d.runId, d)
-        break
-      }
-      case 'run/end': {
-        const d = e.data as EventData['run/end']
-        const start = starts.get(d.runId)
-        if (!start || start.parentId) break // a run_code run is answered within its batch
-        const record = recordFromEvents(eventsOfRun(events, d.runId), d.runId)
-        if (record) out.push({ id: d.runId, name: 'run', content: renderObservation(record, start.maxObservationBytes) })
-        break
-      }
-      case 'batch/start': {
-        const d = e.data as EventData['batch/start']
-        batches.set(d.batchId, d)
-        break
-      }
-      case 'batch/end': {
-        const d = e.data as EventData['batch/end']
-        for (const id of batches.get(d.batchId)?.ids ?? []) {
-          const call = calls.get(id)
-          const result = results.get(id)
-          if (call && result) out.push({ id, name: call.name, content: renderContent(call, result.result).content })
-        }
-        break
-      }
-      default:
-        break
     }
   }
   return out

@@ -8,12 +8,11 @@ import { INVALID_ARGS_PREFIX } from '../guest/limits.js'
 import type { SandboxHost } from '../sandbox/types.js'
 import type { JsonValue, RunError, ToolCall } from '../vocabulary/types.js'
 import { type CompiledProgram, userStack } from './compile.js'
-import { failure, type DispatchEnv } from './dispatch.js'
+import { failure, logUndispatched, type DispatchEnv } from './dispatch.js'
 import { IdenticalCalls } from './identical-calls.js'
 import { raiseHint } from './limits.js'
 import type { OpenRun } from './run-open.js'
 import { CallScheduler } from './scheduler.js'
-import { withCaller } from './ptc/callers.js'
 
 export interface RunBridge {
   readonly host: SandboxHost
@@ -69,13 +68,7 @@ export function openBridge(env: DispatchEnv, run: OpenRun, program: CompiledProg
       if (repeated) return stop(repeated)
       const call: ToolCall = { id: idPrefix + issued, name, args: null, origin: 'code', parentId: runId }
       const parsed = parseArgs(argsJson)
-      if (!parsed.ok) {
-        // Logged like any call, so the observation lists it; never dispatched.
-        env.log.append('tool/call', withCaller(call))
-        const result = failure('EINVAL', `${name}: ${parsed.message}`)
-        env.log.append('tool/result', { id: call.id, name, result, durationMs: 0 })
-        return Promise.resolve(JSON.stringify(result))
-      }
+      if (!parsed.ok) return Promise.resolve(JSON.stringify(logUndispatched(env, call, failure('EINVAL', `${name}: ${parsed.message}`))))
       call.args = parsed.value
       scheduler ??= new CallScheduler({ env, signal: controller.signal, maxParallel: limits.maxParallelToolCalls })
       return scheduler.submitJson(call)

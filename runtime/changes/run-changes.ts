@@ -119,14 +119,7 @@ export async function startRunChanges(
   const read = new Set<string>()
   if (env.stageRun) return backendStaged(env, mode, runId, base, stage, read, maxDiffBytes)
   const view = new StagedView({ config: env.config, lower: base, upper: stage.upper, exec: env.stagedExec })
-  const ops: WorkspaceOps = {
-    ...view,
-    readFile: async (path, maxBytes) => {
-      const text = await view.readFile(path, maxBytes)
-      read.add(view.rel(path))
-      return text
-    },
-  }
+  const ops = noteReads(view, view, read)
   return { ops, finish: (ok, review) => finishStaged(env, mode, stage, view, read, ok, review, new DiffReads(maxDiffBytes)) }
 }
 
@@ -151,23 +144,13 @@ async function backendStaged(
   }
   const refuse = (): Promise<ExecResult> => Promise.reject(new WorkspaceError('EPERM', 'the stage is read back, not run in'))
   const view = new StagedView({ config: env.config, lower: env.hostOps ?? base, upper: stage.upper, exec: refuse })
-  const ops: WorkspaceOps = {
-    ...base,
-    readFile: async (path, maxBytes) => {
-      const text = await base.readFile(path, maxBytes)
-      read.add(view.rel(path))
-      return text
-    },
-  }
   return {
-    ops,
+    ops: noteReads(base, view, read),
     finish: async (ok, review) => {
       handle.cancel()
       if (!(await handle.settled())) {
         // The overlay may still be mounted (its container could not be removed): nothing is read or applied.
-        const removal = stage.remove().catch(() => undefined)
-        removals.add(removal)
-        void removal.finally(() => removals.delete(removal))
+        removeLater(stage)
         return {
           changes: [],
           applied: mode === 'dry-run' ? 'dry-run' : 'discarded',
@@ -242,11 +225,7 @@ async function finishStaged(
     return result()
   } finally {
     // In the background: the result does not wait on deleting the stage; `settleStageRemovals` (close) does.
-    if (!keepStage) {
-      const removal = stage.remove().catch(() => undefined)
-      removals.add(removal)
-      void removal.finally(() => removals.delete(removal))
-    }
+    if (!keepStage) removeLater(stage)
   }
 }
 
@@ -276,6 +255,24 @@ function touchesReadOnly(env: WorkspaceRunEnv, accepted: StagedChange[]): string
 }
 
 const removals = new Set<Promise<unknown>>()
+
+function removeLater(stage: Stage): void {
+  const removal = stage.remove().catch(() => undefined)
+  removals.add(removal)
+  void removal.finally(() => removals.delete(removal))
+}
+
+/** `ops` whose reads are noted (workspace-relative, as `view` names them) for the run's unchanged list. */
+function noteReads(ops: WorkspaceOps, view: StagedView, read: Set<string>): WorkspaceOps {
+  return {
+    ...ops,
+    readFile: async (path, maxBytes) => {
+      const text = await ops.readFile(path, maxBytes)
+      read.add(view.rel(path))
+      return text
+    },
+  }
+}
 
 /** Waits until every finished run's stage folder is gone. */
 export async function settleStageRemovals(): Promise<void> {

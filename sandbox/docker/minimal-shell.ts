@@ -14,9 +14,9 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { PassThrough, type Duplex } from 'node:stream'
 import type Docker from 'dockerode'
 import { readOnlyNames } from '../workspace/bwrap.js'
-import type { PersistentShell, ShellHost, ShellRun } from '../workspace/minimal/index.js'
-import { commandTurn, delay, shellRun } from '../workspace/minimal/command-turn.js'
-import { SentinelStream, type Section } from '../workspace/minimal/sentinel-stream.js'
+import type { ShellHost } from '../workspace/minimal/index.js'
+import { delay, TurnShell, type ShellIo } from '../workspace/minimal/command-turn.js'
+import { SentinelStream } from '../workspace/minimal/sentinel-stream.js'
 import { WorkspaceError, type WorkspaceConfig } from '../workspace/ops.js'
 import { connectEngine, describeEngineError, type Engine } from './engine.js'
 import { accessProblem, workspaceMount, type WorkspaceMount } from './mount.js'
@@ -71,44 +71,35 @@ export function containerShells(options: DockerSandboxOptions, config: Workspace
     start: () => {
       if (!reaped) {
         reaped = true
-        void reapOrphans(options.engine ? { engine: options.engine } : {}).then(
-          () => undefined,
-          () => undefined,
-        )
+        void reapOrphans(options.engine ? { engine: options.engine } : {}).catch(() => undefined)
       }
       return new ContainerShell({ engine, spec, mount, config, startTimeoutMs: o.startTimeoutMs })
     },
   }
 }
 
-class ContainerShell implements PersistentShell {
+class ContainerShell extends TurnShell {
   private container: Docker.Container | undefined
   private stream: Duplex | undefined
+  private shellPid = ''
   private readonly outPipe = new PassThrough()
   private readonly errPipe = new PassThrough()
-  private readonly out = new SentinelStream(this.outPipe, 64 * 1024)
-  private readonly err = new SentinelStream(this.errPipe, 64 * 1024)
+  protected readonly io: ShellIo = {
+    out: new SentinelStream(this.outPipe, 64 * 1024),
+    err: new SentinelStream(this.errPipe, 64 * 1024),
+    write: (t) => void this.stream!.write(t),
+    exited: () => this.exitPromise(),
+    kill: () => this.killCommand(this.shellPid),
+  }
   private readonly ready: Promise<string>
-  private exited = false
-  private ending = false
   private removal: Promise<unknown> | undefined
-  private exitWaiters: Array<() => void> = []
-  private queue: Promise<unknown> = Promise.resolve()
+  protected override showLine = (line: string) => toWorkspaceText(this.s.mount, line)
 
   constructor(private readonly s: Start) {
+    super()
     if (!s.config.exec) throw new WorkspaceError('EPERM', 'bash is turned off for this workspace (exec disabled)')
     this.ready = this.boot()
     this.ready.catch(() => this.close())
-  }
-
-  get alive(): boolean {
-    return !this.exited && !this.ending
-  }
-
-  run(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
-    const next = this.queue.then(() => this.runNow(command, timeoutMs, maxChars, signal))
-    this.queue = next.catch(() => {})
-    return next
   }
 
   close(): Promise<void> {
@@ -156,25 +147,15 @@ class ContainerShell implements PersistentShell {
       throw this.unavailable(e, 'starting the shell container')
     }
     const nonce = `__codeact_${randomBytes(12).toString('hex')}`
-    const started = Promise.all([this.out.next(`${nonce}:`, 1024), this.err.next(nonce, 64 * 1024)])
+    const started = Promise.all([this.io.out.next(`${nonce}:`, 1024), this.io.err.next(nonce, 64 * 1024)])
     this.stream.write(`printf '${nonce}:%d\\n' "$$"; printf '${nonce}\\n' >&2\n`)
     const done = await Promise.race([started, this.exitPromise(), delay(this.s.startTimeoutMs)])
     if (Array.isArray(done)) return done[0].status
-    const tail = this.err.abandon().text.trim().slice(-300)
+    const tail = this.io.err.abandon().text.trim().slice(-300)
     throw new WorkspaceError(
       'SANDBOX_UNAVAILABLE',
       `the shell container did not start${tail ? ` (${tail})` : ''}; is ${this.s.spec.Image} a codeact runner image?`,
     )
-  }
-
-  private onExit(): void {
-    if (this.exited) return
-    this.exited = true
-    for (const w of this.exitWaiters.splice(0)) w()
-  }
-
-  private exitPromise(): Promise<'exit'> {
-    return new Promise((r) => (this.exited ? r('exit') : this.exitWaiters.push(() => r('exit'))))
   }
 
   /** Kills the command's processes inside the container (the shell and init stay). */
@@ -198,45 +179,16 @@ class ContainerShell implements PersistentShell {
     }
   }
 
-  private async runNow(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
-    const shellPid = await this.ready
+  protected async before(): Promise<void> {
+    this.shellPid = await this.ready
     if (this.exited || this.ending) throw new WorkspaceError('EIO', 'the shell has ended; run the command again to start a new one')
-    if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
-    const { done, why } = await commandTurn(
-      {
-        out: this.out,
-        err: this.err,
-        write: (t) => void this.stream!.write(t),
-        exited: () => this.exitPromise(),
-        kill: () => this.killCommand(shellPid),
-      },
-      command,
-      timeoutMs,
-      maxChars,
-      signal,
-    )
-    if (done === 'exit' || done === 'grace') return this.lost(why)
-    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled and killed')
-    return this.finish(done[0], done[1], why === 'timeout')
   }
 
-  private lost(why: 'timeout' | 'abort' | undefined): ShellRun {
-    void this.close()
-    const o = this.out.abandon()
-    const e = this.err.abandon()
-    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled; the shell was ended with it')
-    return {
-      stdout: o.text,
-      stderr: e.text,
-      exitCode: null,
-      timedOut: why === 'timeout',
-      truncated: o.truncated || e.truncated,
-      lost: true,
-    }
+  protected lostExit(): null {
+    return null
   }
 
-  private finish(o: Section, e: Section, timedOut: boolean): ShellRun {
-    const { mount, config } = this.s
-    return shellRun(o, e, timedOut, readOnlyNames(config, []), (line) => toWorkspaceText(mount, line))
+  protected readOnly(): readonly string[] {
+    return readOnlyNames(this.s.config, [])
   }
 }

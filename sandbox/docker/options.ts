@@ -69,26 +69,15 @@ export interface DockerSandboxOptions {
   startTimeoutMs?: number
 }
 
-export interface ResolvedOptions {
-  image: string
-  poolSize: number
-  idleTimeoutMs: number
-  memoryMb: number | undefined
-  cpus: number
-  pidsLimit: number
-  tmpSizeMb: number
-  network: boolean
-  runtime: string | undefined
-  startTimeoutMs: number
-  programWorkspace: 'read-write' | 'read-only'
-}
+/** The options with their defaults filled in. */
+export type ResolvedOptions = ReturnType<typeof resolveOptions>
 
 /** `CODEACT_IMAGE` (the variable images/build.sh reads too) names another tag, e.g. a branch's own build. */
 export const DEFAULT_IMAGE = process.env.CODEACT_IMAGE || 'codeact-runner:latest'
 /** The memory the pool warms up for before any run asked (the runtime's default limit). */
 export const DEFAULT_MEMORY_MB = 128
 
-export function resolveOptions(o: DockerSandboxOptions): ResolvedOptions {
+export function resolveOptions(o: DockerSandboxOptions) {
   return {
     image: o.image ?? DEFAULT_IMAGE,
     poolSize: Math.max(0, Math.floor(o.poolSize ?? 2)),

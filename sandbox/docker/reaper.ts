@@ -15,11 +15,6 @@ export interface ReapResult {
   errors: string[]
 }
 
-/** Is the owner of a container (by its labels) a process that is certainly gone? See owner.ts. */
-export function isOrphan(labels: Record<string, string> | undefined): boolean {
-  return ownerGone(labels)
-}
-
 /** `engine`: the Docker connection options (default: DOCKER_HOST or the local socket). */
 export async function reapOrphans(options: { engine?: Docker.DockerOptions } = {}): Promise<ReapResult> {
   const result: ReapResult = { removed: [], errors: [] }
@@ -32,7 +27,8 @@ export async function reapOrphans(options: { engine?: Docker.DockerOptions } = {
   } catch (e) {
     return { removed: [], errors: [`${engine.label}: ${(e as Error).message}`] }
   }
-  const orphans = list.filter((info) => isOrphan(info.Labels))
+  // Only containers whose owner is certainly gone (owner.ts).
+  const orphans = list.filter((info) => ownerGone(info.Labels))
   const gone = await Promise.all(orphans.map((info) => removeContainer(engine.docker.getContainer(info.Id))))
   orphans.forEach((info, i) => {
     if (gone[i]) result.removed.push(info.Id)

@@ -235,16 +235,12 @@ async function diagnose(
       state = (await c.container.inspect()).State
     }
     if (state.OOMKilled) return { kind: 'memory', message: `${memory} (the container was OOM-killed)` }
-    // Under gVisor the host's OOM killer ends the sandbox's kernel, and the engine does not always record
-    // it as OOMKilled: a SIGKILL nobody here sent is the memory limit there (a program that SIGKILLs itself
-    // is the one other way, and reads the same).
-    if (state.ExitCode === 137 && isGvisor(info.HostConfig?.Runtime)) {
-      return { kind: 'memory', message: `${memory} (the gVisor sandbox was killed by SIGKILL, as the memory limit does)` }
-    }
-    // Under runc on cgroup v2 the engine does not always record OOMKilled either: a SIGKILL nobody here sent
-    // is the memory limit there too (a program that SIGKILLs itself reads the same).
+    // The engine does not always record OOMKilled (under gVisor the host's OOM killer ends the sandbox's
+    // kernel; under runc on cgroup v2 it may not say): a SIGKILL nobody here sent is the memory limit (a
+    // program that SIGKILLs itself is the one other way, and reads the same).
     if (state.ExitCode === 137) {
-      return { kind: 'memory', message: `${memory} (the program's process was killed by SIGKILL, as the memory limit does)` }
+      const killed = isGvisor(info.HostConfig?.Runtime) ? 'the gVisor sandbox was' : "the program's process was"
+      return { kind: 'memory', message: `${memory} (${killed} killed by SIGKILL, as the memory limit does)` }
     }
     const tail = stderr.trim().split('\n').slice(-5).join('\n').slice(-1000)
     const why = `exited with code ${state.ExitCode}`

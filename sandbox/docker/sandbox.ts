@@ -7,13 +7,13 @@ import type Docker from 'dockerode'
 import { randomUUID } from 'node:crypto'
 import { unavailable, type Sandbox, type SandboxHost, type SandboxOutcome, type SandboxRunRequest } from '../types.js'
 import { WORKSPACE_SERVICE, WorkspaceError } from '../workspace/ops.js'
-import { connectEngine } from './engine.js'
+import { connectEngine, type Engine } from './engine.js'
 import { accessProblem, readOnlyView, workspaceMount, type WorkspaceMount } from './mount.js'
 import { DEFAULT_MEMORY_MB, resolveOptions, type DockerSandboxOptions } from './options.js'
 import { WarmPool } from './pool.js'
 import { reapOrphans, removeInstanceContainers } from './reaper.js'
 import { runInContainer } from './run.js'
-import { SessionContainers, type Acquired } from './sessions.js'
+import { abortedOutcome, arrival, SessionContainers, type Acquired } from './sessions.js'
 import { removeContainer, spawnContainer, type ReadyContainer, type Spawned } from './spawn.js'
 import { containerSpec, containerUser, sessionContainerName } from './spec.js'
 import { prepareCopy, prepareUpper, stagedSpec, stageKind, stagingProblem, type DockerStage } from './staged.js'
@@ -41,6 +41,12 @@ function explainReadOnly(outcome: SandboxOutcome): SandboxOutcome {
   const denials = outcome.denials.map((d) => (d.code === 'EROFS' ? { ...d, message: d.message + READ_ONLY_WHY } : d))
   return { ...outcome, denials }
 }
+
+const answers = (engine: Engine): Promise<boolean> =>
+  engine.docker
+    .ping()
+    .then(() => true)
+    .catch(() => false)
 
 export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerSandbox {
   const o = resolveOptions(options)
@@ -120,33 +126,9 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     destroy,
   })
 
-  const abortedOutcome = (): SandboxOutcome => ({
-    ok: false,
-    error: { kind: 'aborted', message: 'the run was aborted' },
-    droppedOutputBytes: 0,
-  })
-
-  /** Wait for a container start, or for `signal`; a container that arrives after the caller left is removed. */
-  async function arriving(taking: Promise<Spawned>, signal: AbortSignal): Promise<Spawned | undefined> {
-    let gaveUp = false
-    const spawned = await new Promise<Spawned | undefined>((resolve) => {
-      const onAbort = (): void => {
-        gaveUp = true
-        resolve(undefined)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      void taking.then((s) => {
-        signal.removeEventListener('abort', onAbort)
-        if (gaveUp && s.ok) destroy(s.ready) // arrived after the caller left
-        resolve(s)
-      })
-    })
-    return gaveUp ? undefined : spawned
-  }
-
   /** A single-use container from the warm pool, removed after the run. */
   async function takeWarm(request: SandboxRunRequest, signal: AbortSignal): Promise<Acquired> {
-    const spawned = await arriving(pool.take(o.memoryMb ?? request.limits.memoryMb), signal)
+    const spawned = await arrival(pool.take(o.memoryMb ?? request.limits.memoryMb), signal, destroy)
     if (spawned === undefined) return { ok: false, outcome: abortedOutcome() }
     if (!spawned.ok) return { ok: false, outcome: unavailable(spawned.message) }
     const ready = spawned.ready
@@ -306,19 +288,10 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     poolStats: pool.stats,
     async start() {
       if (setupError || closed || !engine) return
-      const alive = await engine.docker.ping().then(
-        () => true,
-        () => false,
-      )
-      if (!alive) return // runs will say why
+      if (!(await answers(engine))) return // runs will say why
       if (!reaped) {
         reaped = true
-        track(
-          reapOrphans(options.engine ? { engine: options.engine } : {}).then(
-            () => undefined,
-            () => undefined,
-          ),
-        )
+        track(reapOrphans(options.engine ? { engine: options.engine } : {}).catch(() => undefined))
       }
       // A ready container before the run is asked for: waiting for one here is outside the run's time limit.
       await pool.warm(1, 2 * o.startTimeoutMs + 5_000)
@@ -326,11 +299,7 @@ export function createDockerSandbox(options: DockerSandboxOptions = {}): DockerS
     async ready() {
       if (closed) return 'the docker sandbox is closed'
       if (setupError || !engine) return setupError ?? 'no Docker engine configured'
-      const answers = await engine.docker.ping().then(
-        () => true,
-        () => false,
-      )
-      return answers ? undefined : `the Docker engine at ${engine.label} does not answer`
+      return (await answers(engine)) ? undefined : `the Docker engine at ${engine.label} does not answer`
     },
     run(request, host, signal) {
       return run(request, host, signal).catch((e: unknown) =>

@@ -83,7 +83,7 @@ export class SessionContainers {
     }
     if (signal.aborted) {
       release()
-      return { ok: false, outcome: aborted() }
+      return { ok: false, outcome: abortedOutcome() }
     }
     if (ref.realm === 'existing') {
       if (!entry.ready?.channel.isOpen) {
@@ -125,25 +125,13 @@ export class SessionContainers {
     memoryMb: number,
     signal: AbortSignal,
   ): Promise<{ ok: true; ready: ReadyContainer } | { ok: false; outcome: SandboxOutcome }> {
-    let gaveUp = false
-    const spawning = this.o.spawn(memoryMb, entry.id)
-    const spawned = await new Promise<Spawned | undefined>((resolve) => {
-      const onAbort = (): void => {
-        gaveUp = true
-        resolve(undefined)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      void spawning.then((s) => {
-        signal.removeEventListener('abort', onAbort)
-        // Arrived after the caller left, or after the session ended or the sandbox closed.
-        if ((gaveUp || this.closed || this.entries.get(entry.id) !== entry) && s.ok) void this.o.destroy(s.ready)
-        resolve(s)
-      })
-    })
-    if (spawned === undefined || gaveUp) return { ok: false, outcome: aborted() }
+    // One that arrives after the caller left, or after the session ended or the sandbox closed, is removed.
+    const unwanted = () => this.closed || this.entries.get(entry.id) !== entry
+    const spawned = await arrival(this.o.spawn(memoryMb, entry.id), signal, this.o.destroy, unwanted)
+    if (spawned === undefined) return { ok: false, outcome: abortedOutcome() }
     if (!spawned.ok) return { ok: false, outcome: unavailable(spawned.message) }
     if (this.closed) return { ok: false, outcome: unavailable('the docker sandbox is closed') }
-    if (this.entries.get(entry.id) !== entry) return { ok: false, outcome: lost('the session was ended') }
+    if (unwanted()) return { ok: false, outcome: lost('the session was ended') }
     return { ok: true, ready: spawned.ready }
   }
 
@@ -175,6 +163,34 @@ export class SessionContainers {
   }
 }
 
-function aborted(): SandboxOutcome {
-  return { ok: false, error: { kind: 'aborted', message: 'the run was aborted' }, droppedOutputBytes: 0 }
+export const abortedOutcome = (): SandboxOutcome => ({
+  ok: false,
+  error: { kind: 'aborted', message: 'the run was aborted' },
+  droppedOutputBytes: 0,
+})
+
+/**
+ * A container start, or undefined once `signal` aborts first; a container that arrives after the caller
+ * left (or that `unwanted` says nobody takes any more) is destroyed.
+ */
+export async function arrival(
+  taking: Promise<Spawned>,
+  signal: AbortSignal,
+  destroy: (ready: ReadyContainer) => unknown,
+  unwanted = () => false,
+): Promise<Spawned | undefined> {
+  let gaveUp = false
+  const spawned = await new Promise<Spawned | undefined>((resolve) => {
+    const onAbort = (): void => {
+      gaveUp = true
+      resolve(undefined)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    void taking.then((s) => {
+      signal.removeEventListener('abort', onAbort)
+      if ((gaveUp || unwanted()) && s.ok) void destroy(s.ready)
+      resolve(s)
+    })
+  })
+  return gaveUp ? undefined : spawned
 }

@@ -6,7 +6,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, read, readSync, type Dirent, type Stats } from 'node:fs'
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises'
 import { promisify } from 'node:util'
-import { WorkspaceError, type DirEntry, type FileInfo, type WalkEntry, type WalkResult } from './ops.js'
+import { tooBig, WorkspaceError, type DirEntry, type FileInfo, type WalkEntry, type WalkResult } from './ops.js'
 import {
   beneathError,
   byName,
@@ -16,6 +16,7 @@ import {
   entryTypeOf,
   openChildDir,
   openDirBeneath,
+  SMALL_BYTES,
   splitRel,
   withDir,
   withParent,
@@ -24,8 +25,6 @@ import {
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants
 const utf8 = new TextDecoder('utf-8', { fatal: true })
-/** Files up to this size are read with synchronous calls (beneath.ts says why). */
-const SMALL_BYTES = 256 * 1024
 const readAsync = promisify(read)
 
 /** A file's bytes as `read_file`'s text: refused (EILSEQ) when binary (a NUL byte) or not UTF-8. */
@@ -56,12 +55,7 @@ export function readTextBeneath(root: string, rel: string, maxBytes: number, see
       const st = fstatSync(fd)
       if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${at} is a folder; use list_dir`)
       if (!st.isFile()) throw new WorkspaceError('EIO', `${at} is not a regular file`)
-      if (st.size > maxBytes) {
-        throw new WorkspaceError(
-          'EFBIG',
-          `${at} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
-        )
-      }
+      if (st.size > maxBytes) throw tooBig(at, st.size, maxBytes)
       const bytes = st.size <= SMALL_BYTES ? readAllSync(fd, st.size, maxBytes) : await readAll(fd, maxBytes)
       seen?.(st)
       if (bytes === undefined) throw new WorkspaceError('EFBIG', `${at} grew past the ${maxBytes}-byte read limit while being read`)

@@ -36,12 +36,10 @@ import {
 import { open } from 'node:fs/promises'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
-import { WorkspaceError } from './ops.js'
-import { beneathError, dirPath, entryPath, lstatOrUndefined, withParent, type DirRef } from './beneath.js'
+import { errnoOf, WorkspaceError } from './ops.js'
+import { beneathError, dirPath, entryPath, lstatOrUndefined, SMALL_BYTES, withParent, type DirRef } from './beneath.js'
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
-/** Content up to this size is written with synchronous calls (beneath.ts says why). */
-const SMALL_BYTES = 256 * 1024
 const openAsync = promisify(openCb)
 const renameAsync = promisify(renameCb)
 const writeAsync = promisify(write)
@@ -107,8 +105,7 @@ async function writeInPlace(target: string, bytes: Uint8Array, at: string): Prom
     // O_NONBLOCK: a FIFO swapped in must not hang the host. O_NOFOLLOW: a symlink swapped in is ELOOP.
     fd = openSync(target, O_WRONLY | O_NOFOLLOW | O_NONBLOCK)
   } catch (err) {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : ''
-    if (REPLACE_INSTEAD.has(code)) return false
+    if (REPLACE_INSTEAD.has(errnoOf(err) ?? '')) return false
     throw beneathError(err, at)
   }
   try {
@@ -140,7 +137,7 @@ async function writeInPlace(target: string, bytes: Uint8Array, at: string): Prom
 }
 
 /** Writes `bytes[from, to)` at file offset `from`: synchronously when small, through the thread pool when big. */
-async function writeAt(fd: number, bytes: Uint8Array, from: number, to: number): Promise<void> {
+export async function writeAt(fd: number, bytes: Uint8Array, from: number, to: number): Promise<void> {
   if (to - from <= SMALL_BYTES) {
     for (let off = from; off < to; ) off += writeSync(fd, bytes, off, to - off, off)
     return
@@ -207,7 +204,7 @@ function keepMode(fd: number, mode: number): void {
   try {
     fchmodSync(fd, mode)
   } catch (err) {
-    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ERR_ACCESS_DENIED') return
+    if (errnoOf(err) === 'ERR_ACCESS_DENIED') return
     throw err
   }
 }

@@ -27,11 +27,13 @@
  */
 import { close, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, type Dirent, type Stats } from 'node:fs'
 import { join } from 'node:path'
-import { WorkspaceError, type EntryType } from './ops.js'
+import { errnoOf, WorkspaceError, type EntryType } from './ops.js'
 
 const { O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = constants
 export const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW
 const HAS_PROC_FD = existsSync('/proc/self/fd')
+/** Content up to this size is read and written with synchronous calls (see the top). */
+export const SMALL_BYTES = 256 * 1024
 
 /** An open folder beneath the root: its descriptor and its workspace-relative path. */
 export interface DirRef {
@@ -56,14 +58,10 @@ function relJoin(rel: string, name: string): string {
   return rel === '.' ? name : `${rel}/${name}`
 }
 
-function errno(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
-}
-
 /** A Node fs error as the WorkspaceError a tool reports, naming the workspace-relative path. */
 export function beneathError(err: unknown, rel: string): WorkspaceError {
   if (err instanceof WorkspaceError) return err
-  const code = errno(err)
+  const code = errnoOf(err)
   switch (code) {
     case 'ENOENT':
       return new WorkspaceError('ENOENT', `no such file or folder: ${rel}`)
@@ -117,13 +115,13 @@ export function openChildDir(parent: DirRef, name: string, create = false): DirR
     try {
       mkdirSync(path, 0o777)
     } catch (err) {
-      if (errno(err) !== 'EEXIST') throw beneathError(err, rel)
+      if (errnoOf(err) !== 'EEXIST') throw beneathError(err, rel)
     }
   }
   try {
     return { fd: openSync(path, DIR_FLAGS), rel, host: join(parent.host, name) }
   } catch (err) {
-    const code = errno(err)
+    const code = errnoOf(err)
     // O_DIRECTORY | O_NOFOLLOW on a symlink says ENOTDIR (or ELOOP): tell the two apart.
     if (code === 'ENOTDIR' || code === 'ELOOP') {
       const st = lstatOrUndefined(path)

@@ -10,13 +10,14 @@
  * closes it before exec'ing the user's command. No byte means bwrap failed before it, so any `bwrap:`
  * noise a user's command prints can never pass for SANDBOX_UNAVAILABLE, and vice versa.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, lstatSync, readlinkSync } from 'node:fs'
 import { basename, relative } from 'node:path'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from './ops.js'
 import { denialInStderr, type DenialCode } from './denials.js'
 import { createPidsCgroup } from './pids-limit.js'
 import { prepareReadOnlyBinds } from './readonly-binds.js'
+import { Capped } from './capped.js'
 
 /** Size of bash's private /tmp when the workspace does not say (a tmpfs counts against memory). */
 export const DEFAULT_BASH_TMP_BYTES = 64 * 1024 * 1024
@@ -117,26 +118,74 @@ export function bwrapArgs(config: WorkspaceConfig, cwd: string, readOnlyBinds?: 
   return args
 }
 
-/** A cap on what is kept of one stream; the rest is drained and dropped. */
-class Capped {
-  private chunks: Buffer[] = []
-  private size = 0
-  truncated = false
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    const room = this.max - this.size
-    if (room <= 0) {
-      this.truncated = true
-      return
+/** A confined command as it ended: its kept output, and whether it started (a byte on fd 3), timed out or was cancelled. */
+export interface Confined {
+  stdout: Capped
+  stderr: Capped
+  started: boolean
+  timedOut: boolean
+  cancelled: boolean
+}
+
+/**
+ * Watches a confined command's process (its own process group) to its end: its output capped, its
+ * timeout and the caller's abort killing the whole group.
+ */
+export function watchConfined(
+  child: ChildProcess,
+  request: ExecRequest,
+  signal: AbortSignal | undefined,
+  onClose: (c: Confined, exitCode: number | null, sig: NodeJS.Signals | null) => void,
+): void {
+  const c: Confined = {
+    stdout: new Capped(request.maxOutputBytes),
+    stderr: new Capped(request.maxOutputBytes),
+    started: false,
+    timedOut: false,
+    cancelled: false,
+  }
+  const kill = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // already gone
     }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk
-    if (part.length < chunk.length) this.truncated = true
-    this.chunks.push(part)
-    this.size += part.length
   }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8')
+  const timer = setTimeout(() => ((c.timedOut = true), kill()), request.timeoutMs)
+  const onAbort = (): void => ((c.cancelled = true), kill())
+  signal?.addEventListener('abort', onAbort, { once: true })
+  child.stdout?.on('data', (b: Buffer) => c.stdout.push(b))
+  child.stderr?.on('data', (b: Buffer) => c.stderr.push(b))
+  child.stdio[3]?.on('data', () => void (c.started = true))
+  child.on('close', (exitCode, sig) => {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+    onClose(c, exitCode, sig)
+  })
+}
+
+/** The ExecResult of a confined command that ran, its denial named against `names` (see classifyDenial). */
+export function confinedResult(c: Confined, exitCode: number | null, sig: NodeJS.Signals | null, names?: readonly string[]): ExecResult {
+  const stderr = c.stderr.text()
+  const result: ExecResult = {
+    stdout: c.stdout.text(),
+    stderr,
+    exitCode,
+    signal: sig,
+    timedOut: c.timedOut,
+    truncated: c.stdout.truncated || c.stderr.truncated,
   }
+  const denial = classifyDenial(stderr, names)
+  if (denial) {
+    result.denied = denial.code
+    result.deniedMessage = denial.line
+  }
+  return result
+}
+
+/** Why a confined command did not start: the spawn's error, or the last lines bwrap printed, or its exit. */
+export function whyNotStarted(c: Confined, exitCode: number | null, sig: NodeJS.Signals | null, spawnError?: Error): string {
+  return spawnError ? spawnError.message : c.stderr.text().trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
 }
 
 /** Refusals that are only the sandbox's when they name a read-only path (a placeholder folder, a bind). */
@@ -197,70 +246,25 @@ export function runConfined(config: WorkspaceConfig, bwrapPath: string, request:
       env: {}, // bwrap itself needs nothing from the host's env
       detached: true, // its own process group, killed as one
     })
-    const stdout = new Capped(request.maxOutputBytes)
-    const stderr = new Capped(request.maxOutputBytes)
-    let started = false
-    let timedOut = false
-    let cancelled = false
     let spawnError: Error | undefined
-    const kill = (): void => {
-      if (child.pid === undefined) return
-      try {
-        process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
-    const timer = setTimeout(() => {
-      timedOut = true
-      kill()
-    }, request.timeoutMs)
-    const onAbort = (): void => {
-      cancelled = true
-      kill()
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-    child.stdout?.on('data', (c: Buffer) => stdout.push(c))
-    child.stderr?.on('data', (c: Buffer) => stderr.push(c))
-    child.stdio[3]?.on('data', () => {
-      started = true
-    })
     child.on('error', (err) => {
       spawnError = err
     })
-    child.on(
-      'close',
-      (exitCode, sig) =>
-        void release().then(() => {
-          clearTimeout(timer)
-          signal?.removeEventListener('abort', onAbort)
-          const err = stderr.text()
-          if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
-          // A deadline that hit while bwrap was still starting is still a timeout, not a broken sandbox.
-          if (!started && !timedOut) {
-            const why = spawnError ? spawnError.message : err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`
-            return reject(
-              new WorkspaceError(
-                'SANDBOX_UNAVAILABLE',
-                `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`,
-              ),
-            )
-          }
-          const result: ExecResult = {
-            stdout: stdout.text(),
-            stderr: err,
-            exitCode,
-            signal: sig,
-            timedOut,
-            truncated: stdout.truncated || stderr.truncated,
-          }
-          const denial = classifyDenial(err, readOnlyNames(config, binds.placeholders))
-          if (denial) {
-            result.denied = denial.code
-            result.deniedMessage = denial.line
-          }
-          resolve(result)
-        }),
-    )
+    watchConfined(child, request, signal, (c, exitCode, sig) => {
+      void release().then(() => {
+        if (c.cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
+        // A deadline that hit while bwrap was still starting is still a timeout, not a broken sandbox.
+        if (!c.started && !c.timedOut) {
+          const why = whyNotStarted(c, exitCode, sig, spawnError)
+          return reject(
+            new WorkspaceError(
+              'SANDBOX_UNAVAILABLE',
+              `bubblewrap could not start the command (${why}); the command did not run. To fix: ${INSTALL_HINT}`,
+            ),
+          )
+        }
+        resolve(confinedResult(c, exitCode, sig, readOnlyNames(config, binds.placeholders)))
+      })
+    })
   })
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { loadGitignores } from './gitignore.js'
 import { prunedWalk } from './glob-walk.js'
 import { guardGlob, guardPath, type WorkspaceState } from './guard.js'
-import { WorkspaceError, type WorkspaceOps } from './ops.js'
+import { errnoOf, WorkspaceError, type WorkspaceOps } from './ops.js'
 
 /** Entries a glob walk may visit, and matches it may return. */
 export const MAX_GLOB_SCAN = 200_000
@@ -30,8 +30,7 @@ export async function globFiles(
     const base = prefix === '' ? state.config.root : guardPath(state, prefix, 'read').real
     const pruning = !includeIgnored
     let walked = await ops.walk(base, pruning ? FIRST_WALK : MAX_GLOB_SCAN).catch((err: unknown) => {
-      if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR'))
-        return { entries: [], truncated: false }
+      if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return { entries: [], truncated: false }
       throw err
     })
     // Much to scan (a big node_modules, say): walk again without entering the folders .gitignore ignores.

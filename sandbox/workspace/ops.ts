@@ -146,6 +146,19 @@ export interface WorkspaceOps {
 /** The key under `ctx.services` where a backend puts its `WorkspaceOps`. */
 export const WORKSPACE_SERVICE = 'workspace'
 
+/** The errno string of a Node fs error, if any. */
+export function errnoOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
+}
+
+/** A file over the read cap: EFBIG, naming the way to read it instead. */
+export function tooBig(at: string, size: number, maxBytes: number): WorkspaceError {
+  return new WorkspaceError(
+    'EFBIG',
+    `${at} is ${size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
+  )
+}
+
 /** An Error with an errno-style `code`, the one way ops and tools fail. */
 export class WorkspaceError extends Error {
   readonly code: WorkspaceErrorCode

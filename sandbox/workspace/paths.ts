@@ -5,7 +5,7 @@
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
-import { WorkspaceError } from './ops.js'
+import { errnoOf, WorkspaceError } from './ops.js'
 
 /** Symlink hops before a path counts as a loop (Linux's own limit). */
 const MAX_HOPS = 40
@@ -15,11 +15,6 @@ export function isWithin(path: string, dir: string): boolean {
   if (path === dir) return true
   const base = dir.endsWith(sep) ? dir : dir + sep
   return path.startsWith(base)
-}
-
-/** The errno string of a Node fs error, if any. */
-export function errnoOf(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { Capped } from '../../workspace/capped.js'
 import { denialInStderr } from '../../workspace/denials.js'
 import { WorkspaceError, type ExecRequest, type ExecResult } from '../../workspace/ops.js'
 import { DENIAL_TEXT_MAX } from '../wire-messages.js'
@@ -14,22 +15,6 @@ const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/tmp', LANG: 'C.UTF-8
 
 export function cancelExec(id: unknown): void {
   running.get(id)?.()
-}
-
-/** Collects a stream up to `max` bytes; `truncated` says whether more came. */
-function capped(max: number): { push(chunk: Buffer): void; text(): string; truncated: boolean } {
-  const parts: Buffer[] = []
-  let size = 0
-  return {
-    truncated: false,
-    push(chunk) {
-      const room = max - size
-      if (chunk.length > room) this.truncated = true
-      if (room > 0) parts.push(chunk.subarray(0, room))
-      size += Math.min(Math.max(room, 0), chunk.length)
-    },
-    text: () => Buffer.concat(parts).toString('utf8'),
-  }
 }
 
 function resultOf(stdout: string, stderr: string, rest: Omit<ExecResult, 'stdout' | 'stderr'>): ExecResult {
@@ -51,8 +36,8 @@ export function exec(request: unknown, id: number): Promise<ExecResult> {
     } catch (e) {
       return reject(e)
     }
-    const out = capped(maxOutputBytes)
-    const err = capped(maxOutputBytes)
+    const out = new Capped(maxOutputBytes)
+    const err = new Capped(maxOutputBytes)
     let timedOut = false
     const kill = () => {
       try {

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto'
 import { classifyDenial } from '../bwrap.js'
 import type { Section, SentinelStream } from './sentinel-stream.js'
-import type { ShellRun } from './shell.js'
+import { WorkspaceError } from '../ops.js'
+import type { PersistentShell, ShellRun } from './shell.js'
 
 /** How long a shell whose command's processes were killed may take to answer before it is given up on. */
 const ANSWER_GRACE_MS = 2_000
@@ -78,4 +79,63 @@ export function shellRun(
     run.deniedMessage = showLine(denial.line)
   }
   return run
+}
+
+/**
+ * What every persistent shell shares, wherever it runs: one command at a time in the order asked, the
+ * watch on its end, and a turn's answer — or, when the shell was lost with it, what it printed so far.
+ */
+export abstract class TurnShell implements PersistentShell {
+  protected exited = false
+  protected ending = false
+  #exitWaiters: Array<() => void> = []
+  #queue: Promise<unknown> = Promise.resolve()
+  protected abstract readonly io: ShellIo
+
+  get alive(): boolean {
+    return !this.exited && !this.ending
+  }
+
+  abstract close(): void | Promise<void>
+  /** Throws when the shell cannot take a command now. */
+  protected abstract before(): Promise<void>
+  /** The names a denial is matched against, and a stderr line as the model sees its paths. */
+  protected abstract readOnly(): readonly string[]
+  protected showLine?: (line: string) => string
+  /** The exit code of a lost turn (`why`: the turn was stopped), or an error when the shell never started. */
+  protected abstract lostExit(why: 'timeout' | 'abort' | undefined, stderr: string): number | null
+
+  run(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
+    const next = this.#queue.then(() => this.#runNow(command, timeoutMs, maxChars, signal))
+    this.#queue = next.catch(() => {})
+    return next
+  }
+
+  protected onExit(): void {
+    if (this.exited) return
+    this.exited = true
+    for (const w of this.#exitWaiters.splice(0)) w()
+  }
+
+  protected exitPromise(): Promise<'exit'> {
+    return new Promise((r) => (this.exited ? r('exit') : this.#exitWaiters.push(() => r('exit'))))
+  }
+
+  async #runNow(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
+    await this.before()
+    if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
+    const { done, why } = await commandTurn(this.io, command, timeoutMs, maxChars, signal)
+    if (done === 'exit' || done === 'grace') return this.#lost(why)
+    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled and killed')
+    return shellRun(done[0], done[1], why === 'timeout', this.readOnly(), this.showLine)
+  }
+
+  #lost(why: 'timeout' | 'abort' | undefined): ShellRun {
+    void this.close()
+    const o = this.io.out.abandon()
+    const e = this.io.err.abandon()
+    const exitCode = this.lostExit(why, e.text)
+    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled; the shell was ended with it')
+    return { stdout: o.text, stderr: e.text, exitCode, timedOut: why === 'timeout', truncated: o.truncated || e.truncated, lost: true }
+  }
 }

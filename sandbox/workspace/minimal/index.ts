@@ -17,7 +17,7 @@ import { minimalTools, type MinimalFlavour } from './tools.js'
 import { parsePatch } from './v4a.js'
 
 export type { MinimalFlavour } from './tools.js'
-export type { PersistentShell, ShellHost, ShellRun } from './shell.js'
+export type { ShellHost } from './shell.js'
 
 export interface MinimalOptions {
   /** The workspace root as the caller spelled it (for paths given that way). */

@@ -14,15 +14,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { bwrapArgs, readOnlyNames } from '../bwrap.js'
+import { bwrapArgs, DEFAULT_BASH_MAX_PROCESSES, readOnlyNames } from '../bwrap.js'
 import { WorkspaceError, type WorkspaceConfig } from '../ops.js'
 import { createPidsCgroup, type PidsCgroup } from '../pids-limit.js'
 import { prepareReadOnlyBinds, type ReadOnlyBinds } from '../readonly-binds.js'
-import { DEFAULT_BASH_MAX_PROCESSES } from '../bwrap.js'
 import { descendants, findShell, killAll } from './proc-tree.js'
-import { commandTurn, shellRun, type ShellIo } from './command-turn.js'
-import { SentinelStream, type Section } from './sentinel-stream.js'
-import type { PersistentShell, ShellRun } from './shell.js'
+import { TurnShell, type ShellIo } from './command-turn.js'
+import { SentinelStream } from './sentinel-stream.js'
 
 export interface ShellStart {
   config: WorkspaceConfig
@@ -31,20 +29,15 @@ export interface ShellStart {
 
 const WRAPPER = '{ ulimit -u "$1" || ulimit -p "$1"; } 2>/dev/null; printf 1 >&3 && exec 3>&- && exec /bin/bash --noprofile --norc'
 
-export class ShellSession implements PersistentShell {
+export class ShellSession extends TurnShell {
   private readonly child: ChildProcess
-  private readonly out: SentinelStream
-  private readonly err: SentinelStream
-  private readonly io: ShellIo
+  protected readonly io: ShellIo
   private readonly binds: ReadOnlyBinds
   private readonly cgroup: PidsCgroup | undefined
   private started = false
-  private exited = false
-  private ending = false
-  private exitWaiters: Array<() => void> = []
-  private queue: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly opts: ShellStart) {
+    super()
     const { config, bwrapPath } = opts
     if (!config.exec) throw new WorkspaceError('EPERM', 'bash is turned off for this workspace (exec disabled)')
     if (bwrapPath.includes('/') && !existsSync(bwrapPath))
@@ -61,13 +54,11 @@ export class ShellSession implements PersistentShell {
     this.child.stdio[3]?.on('data', () => {
       this.started = true
     })
-    this.out = new SentinelStream(this.child.stdout!, 64 * 1024)
-    this.err = new SentinelStream(this.child.stderr!, 64 * 1024)
     this.child.on('error', () => this.onExit())
     this.child.on('close', () => this.onExit())
     this.io = {
-      out: this.out,
-      err: this.err,
+      out: new SentinelStream(this.child.stdout!, 64 * 1024),
+      err: new SentinelStream(this.child.stderr!, 64 * 1024),
       write: (text) => void this.child.stdin?.write(text),
       exited: () => this.exitPromise(),
       kill: () => {
@@ -75,21 +66,6 @@ export class ShellSession implements PersistentShell {
         if (shell !== undefined) killAll(descendants(shell))
       },
     }
-  }
-
-  get alive(): boolean {
-    return !this.exited && !this.ending
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid
-  }
-
-  /** One command at a time, in the order asked. */
-  run(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
-    const next = this.queue.then(() => this.runNow(command, timeoutMs, maxChars, signal))
-    this.queue = next.catch(() => {})
-    return next
   }
 
   /** Ends the shell and everything it started; idempotent. */
@@ -104,46 +80,24 @@ export class ShellSession implements PersistentShell {
     }
   }
 
-  private onExit(): void {
+  protected override onExit(): void {
     if (this.exited) return
-    this.exited = true
     this.binds.release()
     void this.cgroup?.release()
-    for (const w of this.exitWaiters.splice(0)) w()
+    super.onExit()
   }
 
-  private exitPromise(): Promise<'exit'> {
-    return new Promise((r) => (this.exited ? r('exit') : this.exitWaiters.push(() => r('exit'))))
-  }
-
-  private async runNow(command: string, timeoutMs: number, maxChars: number, signal?: AbortSignal): Promise<ShellRun> {
+  protected async before(): Promise<void> {
     if (this.exited) throw new WorkspaceError('EIO', 'the shell has ended; run the command again to start a new one')
-    if (signal?.aborted) throw new WorkspaceError('ECANCELED', 'cancelled before the command started')
-    const { done, why } = await commandTurn(this.io, command, timeoutMs, maxChars, signal)
-    if (done === 'exit' || done === 'grace') return this.lost(why)
-    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled and killed')
-    return this.finish(done[0], done[1], why === 'timeout')
   }
 
-  private lost(why: 'timeout' | 'abort' | undefined): ShellRun {
-    const wasStarted = this.started
-    this.close()
-    const o = this.out.abandon()
-    const e = this.err.abandon()
-    if (!wasStarted) throw new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the shell (${e.text.trim().slice(-300)})`)
-    if (why === 'abort') throw new WorkspaceError('ECANCELED', 'the command was cancelled; the shell was ended with it')
-    const status = this.child.exitCode
-    return {
-      stdout: o.text,
-      stderr: e.text,
-      exitCode: why ? null : status,
-      timedOut: why === 'timeout',
-      truncated: o.truncated || e.truncated,
-      lost: true,
-    }
+  protected lostExit(why: 'timeout' | 'abort' | undefined, stderr: string): number | null {
+    if (!this.started)
+      throw new WorkspaceError('SANDBOX_UNAVAILABLE', `bubblewrap could not start the shell (${stderr.trim().slice(-300)})`)
+    return why ? null : this.child.exitCode
   }
 
-  private finish(o: Section, e: Section, timedOut: boolean): ShellRun {
-    return shellRun(o, e, timedOut, readOnlyNames(this.opts.config, this.binds.placeholders))
+  protected readOnly(): readonly string[] {
+    return readOnlyNames(this.opts.config, this.binds.placeholders)
   }
 }

@@ -3,17 +3,12 @@
  * (shell-session.ts) or inside a codeact container (sandbox/docker/minimal-shell.ts). The sandbox chosen
  * gives the factory; the pool and the tools see only this.
  */
-export interface ShellRun {
-  stdout: string
-  stderr: string
-  /** null when the shell itself was lost (timeout in a builtin, `exit`). */
-  exitCode: number | null
-  timedOut: boolean
-  truncated: boolean
+import type { ExecResult } from '../ops.js'
+
+/** A command's answer as `exec` gives it, without the signal; `exitCode` is null when the shell itself was lost. */
+export type ShellRun = Omit<ExecResult, 'signal'> & {
   /** The shell ended with this command: its state (cwd, variables, functions, jobs) is gone. */
   lost: boolean
-  denied?: 'EROFS' | 'EACCES' | 'EPERM'
-  deniedMessage?: string
 }
 
 export interface PersistentShell {

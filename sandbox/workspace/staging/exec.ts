@@ -13,8 +13,9 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import { copyKeepingHoles } from './sparse-copy.js'
+import { parseListing } from './overlay-upper.js'
 import { dirname, join } from 'node:path'
-import { bwrapArgs, classifyDenial } from '../bwrap.js'
+import { bwrapArgs, confinedResult, watchConfined, whyNotStarted } from '../bwrap.js'
 import { WorkspaceError, type ExecRequest, type ExecResult, type WorkspaceConfig } from '../ops.js'
 import type { StagedView } from './view.js'
 
@@ -62,24 +63,6 @@ cd "$up" && find . -type d -print0 | while IFS= read -r -d '' d; do
   find "$merged/$d" -mindepth 1 -maxdepth 1 -printf 'C%f\\0'
 done >&4
 exit $rc`
-
-function capped(max: number): { push(c: Buffer): void; text(): string; truncated: boolean } {
-  const chunks: Buffer[] = []
-  let size = 0
-  const self = {
-    truncated: false,
-    push(c: Buffer) {
-      const room = max - size
-      if (room <= 0) return void (self.truncated = true)
-      if (c.length > room) self.truncated = true
-      const part = c.subarray(0, room)
-      chunks.push(part)
-      size += part.length
-    },
-    text: () => Buffer.concat(chunks).toString('utf8'),
-  }
-  return self
-}
 
 let calls = 0
 
@@ -172,66 +155,21 @@ function run(
       env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
       detached: true,
     })
-    const stdout = capped(request.maxOutputBytes)
-    const stderr = capped(request.maxOutputBytes)
     const listing: Buffer[] = []
-    let started = false
-    let timedOut = false
-    let cancelled = false
-    const kill = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-      } catch {
-        // gone already
-      }
-    }
-    const timer = setTimeout(() => ((timedOut = true), kill()), request.timeoutMs)
-    const onAbort = (): void => ((cancelled = true), kill())
-    signal?.addEventListener('abort', onAbort, { once: true })
-    child.stdout?.on('data', (c: Buffer) => stdout.push(c))
-    child.stderr?.on('data', (c: Buffer) => stderr.push(c))
-    child.stdio[3]?.on('data', () => void (started = true))
     child.stdio[4]?.on('data', (c: Buffer) => listing.push(c))
     child.on('error', (err) => reject(new WorkspaceError('SANDBOX_UNAVAILABLE', `could not start the staged command: ${err.message}`)))
-    child.on('close', (exitCode, sig) => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
-      if (cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
-      const err = stderr.text()
-      if (!started && !timedOut)
+    watchConfined(child, request, signal, (c, exitCode, sig) => {
+      if (c.cancelled) return reject(new WorkspaceError('ECANCELED', 'the command was cancelled and killed'))
+      if (!c.started && !c.timedOut)
         return reject(
           new WorkspaceError(
             'SANDBOX_UNAVAILABLE',
-            `the staged confinement could not start the command (${err.trim().split('\n').slice(-3).join(' | ') || `exit ${exitCode ?? sig}`}); the command did not run`,
+            `the staged confinement could not start the command (${whyNotStarted(c, exitCode, sig)}); the command did not run`,
           ),
         )
-      const result: ExecResult = {
-        stdout: stdout.text(),
-        stderr: err,
-        exitCode,
-        signal: sig,
-        timedOut,
-        truncated: stdout.truncated || stderr.truncated,
-      }
-      const denial = classifyDenial(err)
-      if (denial) Object.assign(result, { denied: denial.code, deniedMessage: denial.line })
-      resolve({ result, listing: parseListing(Buffer.concat(listing).toString('utf8')) })
+      resolve({ result: confinedResult(c, exitCode, sig), listing: parseListing(Buffer.concat(listing).toString('utf8')) })
     })
   })
-}
-
-/** `D<dir>\0C<name>\0…` → folder (workspace-relative, '' for the root) → the names the overlay shows in it. */
-function parseListing(text: string): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>()
-  let cur: Set<string> | undefined
-  for (const rec of text.split('\0')) {
-    if (rec.startsWith('D')) {
-      const d = rec.slice(1).replace(/^\.\/?/, '')
-      cur = new Set()
-      out.set(d, cur)
-    } else if (rec.startsWith('C')) cur?.add(rec.slice(1))
-  }
-  return out
 }
 
 /** Copies an entry of the command's layer into the view's upper folder, never through a symlink there. */

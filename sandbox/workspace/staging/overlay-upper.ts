@@ -41,6 +41,17 @@ function listing(upper: string, lower: string, at: string): Promise<string> {
   })
 }
 
+/** `D<dir>\0C<name>\0…` → folder (workspace-relative, '' for the root) → the names the overlay shows in it. */
+export function parseListing(text: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  let cur: Set<string> | undefined
+  for (const rec of text.split('\0')) {
+    if (rec.startsWith('D')) out.set(rec.slice(1).replace(/^\.\/?/, ''), (cur = new Set()))
+    else if (rec.startsWith('C')) cur?.add(rec.slice(1))
+  }
+  return out
+}
+
 /** Workspace-relative paths of the real tree (`lower`) that the upper layer hides, outermost only. */
 export async function overlayRemovals(upper: string, lower: string): Promise<string[]> {
   const at = await mkdtemp(join(tmpdir(), 'codeact-upper-'))
@@ -50,14 +61,8 @@ export async function overlayRemovals(upper: string, lower: string): Promise<str
   } finally {
     await rm(at, { recursive: true, force: true }).catch(() => undefined)
   }
-  const shown = new Map<string, Set<string>>()
-  let cur: Set<string> | undefined
-  for (const rec of text.split('\0')) {
-    if (rec.startsWith('D')) shown.set(rec.slice(1).replace(/^\.\/?/, ''), (cur = new Set()))
-    else if (rec.startsWith('C')) cur?.add(rec.slice(1))
-  }
   const hidden: string[] = []
-  for (const [dir, names] of shown) {
+  for (const [dir, names] of parseListing(text)) {
     const real = await readdir(dir === '' ? lower : join(lower, dir)).catch(() => [] as string[])
     for (const name of real) if (!names.has(name)) hidden.push(dir === '' ? name : `${dir}/${name}`)
   }

@@ -7,6 +7,7 @@ import { lstatSync, readFileSync } from 'node:fs'
 import { open, readdir, readFile, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { EntryType } from '../ops.js'
+import { entryTypeOf, SMALL_BYTES } from '../beneath.js'
 import { inPool } from './pool.js'
 import type { MemoryLayer } from './memory.js'
 import { compareWalkPaths, type StagedView } from './view.js'
@@ -39,15 +40,12 @@ async function upperEntries(dir: string, prefix: string, out: { rel: string; kin
   }
 }
 
-/** Files up to this size are compared with synchronous reads (page-cache copies; a thread-pool trip costs more). */
-const SMALL_BYTES = 256 * 1024
-
 /** The real tree's entry type, whiteouts ignored. One synchronous lstat per staged entry. */
 function realType(view: StagedView, rel: string): EntryType | undefined {
   try {
     const st = lstatSync(view.lowerPath(rel), { throwIfNoEntry: false })
     if (st === undefined) return undefined
-    return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
+    return entryTypeOf(st)
   } catch {
     return undefined
   }

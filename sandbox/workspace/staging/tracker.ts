@@ -4,13 +4,14 @@
  * command the tree is snapshotted (lstat of every entry) and compared. At the end each remembered path
  * is compared with what is there now.
  */
-import * as crypto from 'node:crypto'
-import { lstatSync } from 'node:fs'
+import { lstatSync, type Stats } from 'node:fs'
 import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { relBelow } from '../paths.js'
 import type { EntryType, ExecRequest, ExecResult, FileSignature, WorkspaceOps } from '../ops.js'
 import { compareWalkPaths } from './view.js'
+import { digest } from './upper-files.js'
+import { entryTypeOf } from '../beneath.js'
 
 /** What an entry was: its type, and for files a signature (size, mtime, inode) and maybe a content hash. */
 interface Before {
@@ -25,23 +26,12 @@ export interface TrackedChange {
   kind: EntryType
 }
 
-/** One-shot `crypto.hash` where Node has it (20.12+): a third of a Hash object's cost per small file. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
-
-function hashOf(text: string): string {
-  return oneShot ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex')
-}
-
-function kindOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(): boolean }): EntryType {
-  return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
-}
-
 function sigOf(st: FileSignature): string {
   return `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}`
 }
 
-function signed(st: FileSignature & Parameters<typeof kindOf>[0]): Before {
-  return { type: kindOf(st), sig: sigOf(st) }
+function signed(st: Stats): Before {
+  return { type: entryTypeOf(st), sig: sigOf(st) }
 }
 
 async function entryNow(abs: string): Promise<Before> {
@@ -111,13 +101,13 @@ export class ChangeTracker {
         const r = rel(path)
         this.read.add(r)
         if (!this.before.has(r))
-          this.before.set(r, { type: 'file', hash: hashOf(text), sig: signedRead ? sigOf(signedRead.sig) : entryNowSync(path).sig })
+          this.before.set(r, { type: 'file', hash: digest(text), sig: signedRead ? sigOf(signedRead.sig) : entryNowSync(path).sig })
         return text
       },
       writeFile: async (path, content) => {
         await this.remember(path, true)
         await base.writeFile(path, content)
-        this.written.set(rel(path), hashOf(content))
+        this.written.set(rel(path), digest(content))
       },
       mkdir: async (path) => {
         await this.remember(path, true)

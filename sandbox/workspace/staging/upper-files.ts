@@ -2,38 +2,24 @@
  * Reading and writing files of a stage's upper folder, and the small helpers a staged view shares.
  */
 import * as crypto from 'node:crypto'
-import { closeSync, constants, open as openCb, write as writeCb, writeSync } from 'node:fs'
+import { closeSync, constants, open as openCb } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { bytesAsText } from '../beneath-files.js'
-import { WorkspaceError, type EntryType } from '../ops.js'
+import { writeAt } from '../beneath-write.js'
+import { errnoOf, tooBig, WorkspaceError } from '../ops.js'
 
 /** A staged file's bytes as the text `read_file` answers, with the checks a read of the upper folder makes. */
 export function textOfHeld(path: string, bytes: Buffer, maxBytes: number): string {
-  if (bytes.length > maxBytes)
-    throw new WorkspaceError(
-      'EFBIG',
-      `${path} is ${bytes.length} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
-    )
+  if (bytes.length > maxBytes) throw tooBig(path, bytes.length, maxBytes)
   return bytesAsText(path, bytes)
 }
 const openAsync = promisify(openCb)
-const writeAsync = promisify(writeCb)
-/** Content up to this size is written with synchronous calls once the file is open (as beneath-files.ts does). */
-const SMALL_BYTES = 256 * 1024
 
-/** One-shot `crypto.hash` where Node has it (20.12+). */
+/** One-shot `crypto.hash` where Node has it (20.12+): a third of a Hash object's cost per small file. */
 const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash
 export function digest(text: string): string {
   return oneShot ? oneShot('sha1', text, 'hex') : crypto.createHash('sha1').update(text).digest('hex')
-}
-
-export function codeOf(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
-}
-
-export function typeOf(st: { isSymbolicLink(): boolean; isFile(): boolean; isDirectory(): boolean }): EntryType {
-  return st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other'
 }
 
 /** Depth-first, names sorted at each level: the order `walk` promises. */
@@ -60,19 +46,15 @@ export async function readUpperFile(upperPath: string, path: string, maxBytes: n
       const st = await fh.stat()
       if (st.isDirectory()) throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
       if (!st.isFile()) throw new WorkspaceError('EIO', `${path} is not a regular file`)
-      if (st.size > maxBytes)
-        throw new WorkspaceError(
-          'EFBIG',
-          `${path} is ${st.size} bytes, over the ${maxBytes}-byte read limit; read it with bash (head, sed -n) instead`,
-        )
+      if (st.size > maxBytes) throw tooBig(path, st.size, maxBytes)
       bytes = await fh.readFile()
     } finally {
       await fh.close()
     }
   } catch (err) {
     if (err instanceof WorkspaceError) throw err
-    if (codeOf(err) === 'ELOOP') throw new WorkspaceError('EACCES', `${path} is a symlink; refused (it is not followed)`)
-    if (codeOf(err) === 'EISDIR') throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
+    if (errnoOf(err) === 'ELOOP') throw new WorkspaceError('EACCES', `${path} is a symlink; refused (it is not followed)`)
+    if (errnoOf(err) === 'EISDIR') throw new WorkspaceError('EISDIR', `${path} is a folder; use list_dir`)
     throw new WorkspaceError('ENOENT', `no such file or folder: ${path}`)
   }
   return textOfHeld(path, bytes, Number.MAX_SAFE_INTEGER)
@@ -82,8 +64,7 @@ export async function readUpperFile(upperPath: string, path: string, maxBytes: n
 export async function writeUpperFile(path: string, bytes: Buffer): Promise<void> {
   const fd = await openAsync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644)
   try {
-    if (bytes.length <= SMALL_BYTES) for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off)
-    else for (let off = 0; off < bytes.length; ) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
+    await writeAt(fd, bytes, 0, bytes.length)
   } finally {
     closeSync(fd)
   }

@@ -14,11 +14,13 @@ import { join, relative } from 'node:path'
 import { createHostOps } from '../host-ops.js'
 import { isWithin, relBelow } from '../paths.js'
 import { MemoryLayer, memoryBudget } from './memory.js'
-import { codeOf, compareWalkPaths, digest, readUpperFile, textOfHeld, typeOf, writeUpperFile } from './upper-files.js'
+import { compareWalkPaths, digest, readUpperFile, textOfHeld, writeUpperFile } from './upper-files.js'
+import { byName, entryTypeOf } from '../beneath.js'
 import { inPool } from './pool.js'
 
 export { compareWalkPaths }
 import {
+  errnoOf,
   WorkspaceError,
   type DirEntry,
   type EntryType,
@@ -116,7 +118,7 @@ export class StagedView implements WorkspaceOps {
     if (!this.onDisk) return undefined
     try {
       const st = lstatSync(this.upperPath(rel), { throwIfNoEntry: false })
-      return st ? typeOf(st) : undefined
+      return st ? entryTypeOf(st) : undefined
     } catch {
       return undefined
     }
@@ -131,7 +133,7 @@ export class StagedView implements WorkspaceOps {
       const info = await this.layers.lower.stat(this.lowerPath(rel))
       return info.type
     } catch (err) {
-      if (codeOf(err) === 'ENOENT' || codeOf(err) === 'ENOTDIR') return undefined
+      if (errnoOf(err) === 'ENOENT' || errnoOf(err) === 'ENOTDIR') return undefined
       throw err
     }
   }
@@ -142,8 +144,7 @@ export class StagedView implements WorkspaceOps {
     const up = upper ? upper.type : await this.upperType(rel)
     if (up !== undefined) return up
     // A lower entry under an upper file or symlink is not reachable.
-    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : ''
-    if (rel !== '' && (await this.viewType(parent)) !== 'dir') return undefined
+    if (rel !== '' && (await this.viewType(this.parentOf(rel))) !== 'dir') return undefined
     const low = await this.lowerType(rel)
     if (low === 'dir') this.knownDirs.add(rel)
     return low
@@ -314,15 +315,15 @@ export class StagedView implements WorkspaceOps {
     const t = await this.viewType(rel)
     if (t === undefined) throw new WorkspaceError('ENOENT', `no such file or folder: ${shown(rel)}`)
     if (t !== 'dir') throw new WorkspaceError('ENOTDIR', `ENOTDIR: ${shown(rel)}`)
-    const byName = new Map<string, DirEntry>()
+    const entries = new Map<string, DirEntry>()
     if ((await this.lowerType(rel)) === 'dir' && (await this.upperType(rel)) !== 'symlink') {
       for (const e of await this.layers.lower.readdir(path)) {
-        if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) byName.set(e.name, e)
+        if (!this.hidden(rel === '' ? e.name : `${rel}/${e.name}`)) entries.set(e.name, e)
       }
     }
-    if (this.diskType(rel) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) byName.set(e.name, e)
-    for (const e of this.memory.list(rel)) byName.set(e.name, e)
-    return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    if (this.diskType(rel) === 'dir') for (const e of await this.upperOps.readdir(this.upperPath(rel))) entries.set(e.name, e)
+    for (const e of this.memory.list(rel)) entries.set(e.name, e)
+    return [...entries.values()].sort(byName)
   }
 
   stat = async (path: string): Promise<FileInfo> => {
@@ -369,16 +370,16 @@ export class StagedView implements WorkspaceOps {
     await this.materialise()
     // The command's writes land in the upper folder (the fold-back): look there from now on.
     this.onDisk = true
+    this.forgetTree()
+    // The fold-back may have replaced folders: forget what was known about them once it is done.
+    return this.layers.exec(this, request, signal).finally(() => this.forgetTree())
+  }
+
+  /** What a command may have changed: the folders known, made and the digests. */
+  private forgetTree(): void {
     this.knownDirs.clear()
     this.knownDirs.add('')
     this.upperDirs.clear()
     this.forgetDigests()
-    // The fold-back may have replaced folders: forget what was known about them once it is done.
-    return this.layers.exec(this, request, signal).finally(() => {
-      this.knownDirs.clear()
-      this.knownDirs.add('')
-      this.upperDirs.clear()
-      this.forgetDigests()
-    })
   }
 }
