@@ -26,63 +26,9 @@
  * starting ones on arrival, and it resolves when every destroy has ended or passed its stop timeout.
  */
 
-export type Created<R> = { ok: true; resource: R } | { ok: false; message: string }
+import type { Count, Created, PoolCounts, TakeFailure, Taken, WarmPoolBackend, WarmPoolOptions } from './warm-pool-options.js'
 
-export interface WarmPoolBackend<R> {
-  /** Make one resource, ready to use; a failure is a value (a throw is taken as one). */
-  create(): Promise<Created<R>>
-  /** End one resource; its end may be awaited. Called once per resource. */
-  destroy(resource: R): unknown
-  /** Still fit to hand out (checked at every take and give back); false: it is destroyed. */
-  healthy?(resource: R): boolean
-  /** A new resource goes idle (nobody waited for it): prepare it for its next use, in the background. */
-  standby?(resource: R): void
-}
-
-type Count = number | (() => number)
-
-export interface WarmPoolOptions {
-  /** Idle or starting resources the pool keeps ready (refill target). */
-  warm: Count
-  /** Resources alive at once: starting, idle and busy together. */
-  max: number
-  /** Idle resources held at most; one given back past it is destroyed. Default: `max`. */
-  maxIdle?: Count
-  /** An idle resource older than this is destroyed, down to `keep()` (a function: read at each idle). */
-  idleMs: Count
-  /** Idle resources never trimmed for idleness. Default 0. */
-  keep?: Count
-  /** A resource is destroyed after this many uses. Default: unlimited. */
-  maxUses?: number
-  startTimeoutMs: number
-  stopTimeoutMs: number
-  /** The refill after a take waits this long. Default 0 (at once). */
-  refillDelayMs?: number
-  /** Take the idle resource given back longest ago first. Default: the most recent first. */
-  takeOldest?: boolean
-  /** A take with none idle waits this long for a `returning` one before starting a create. Default 0. */
-  returnWaitMs?: number
-  /** What the pool serves, for messages ("the docker sandbox"). */
-  name: string
-}
-
-/** `start_failed`'s message is the backend's own, as it is (it names the fix). */
-export type TakeFailure = { ok: false; code: 'closed' | 'aborted' | 'start_failed' | 'start_timeout'; message: string }
-export type Taken<R> = { ok: true; resource: R } | TakeFailure
-
-/** How many resources are in each state (and how many destroys passed their stop timeout). */
-export interface PoolCounts {
-  starting: number
-  idle: number
-  busy: number
-  stopping: number
-  waiting: number
-  /** Busy ones whose holder said they are on their way back (`returning`). */
-  returning: number
-  stuck: number
-  created: number
-  destroyed: number
-}
+export type { Created, PoolCounts, TakeFailure, Taken, WarmPoolBackend, WarmPoolOptions } from './warm-pool-options.js'
 
 interface Entry<R> {
   readonly resource: R
@@ -254,8 +200,10 @@ export class WarmPool<R> {
   /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered). */
   fill(): void {
     if (this.#closed) return
-    const wanted = Math.max(count(this.#o.warm, 0), 0) + this.#waiters.length - this.#waitingReturn
-    while (this.#idle.length + this.#starting + this.#returning.size < wanted && this.#live() < this.#o.max) this.#start()
+    // A returning resource stands for one of the warm count; a take waiting for one (returnWaitMs) wants none yet.
+    const warm = Math.max(count(this.#o.warm, 0) - this.#returning.size, 0)
+    const wanted = warm + this.#waiters.length - this.#waitingReturn
+    while (this.#idle.length + this.#starting < wanted && this.#live() < this.#o.max) this.#start()
   }
 
   /**
