@@ -62,6 +62,8 @@ export class WarmPool<R> {
   #created = 0
   #destroyed = 0
   #refill: ReturnType<typeof setTimeout> | undefined
+  /** Woken when a start settles (made, failed, timed out) or the pool closes: `ready` waits on it. */
+  readonly #settled: Array<() => void> = []
   #closed = false
 
   constructor(backend: WarmPoolBackend<R>, options: WarmPoolOptions) {
@@ -227,7 +229,13 @@ export class WarmPool<R> {
     // No fill inside the wait: a create that failed is not retried on its own (a dead engine would restart
     // creates every tick and keep this wait, and the caller's start, alive until the timeout).
     while (this.#idle.length < want && this.#starting > 0 && !this.#closed && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 20))
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, until - Date.now())
+        this.#settled.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
     }
     return this.#idle.length >= want
   }
@@ -237,6 +245,7 @@ export class WarmPool<R> {
     this.#closed = true
     clearTimeout(this.#refill)
     this.#returning.clear()
+    this.#wake()
     for (const waiter of this.#waiters.splice(0)) waiter.resolve(this.#failure('closed'))
     for (const entry of this.#idle.splice(0)) {
       clearTimeout(entry.timer)
@@ -311,6 +320,7 @@ export class WarmPool<R> {
       settled = true
       this.#starting--
       this.#waiters.shift()?.resolve(this.#failure('start_timeout'))
+      this.#wake()
     }, this.#o.startTimeoutMs)
     timer.unref?.()
     let made: Promise<Created<R>>
@@ -332,7 +342,12 @@ export class WarmPool<R> {
         settled = true
         this.#starting--
         this.#arrived(created)
+        this.#wake()
       })
+  }
+
+  #wake(): void {
+    for (const wake of this.#settled.splice(0)) wake()
   }
 
   #arrived(created: Created<R>): void {
