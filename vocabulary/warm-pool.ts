@@ -195,12 +195,14 @@ export class WarmPool<R> {
   /** The holder keeps `resource` for good and ends it itself: the pool forgets it. */
   detach(resource: R): void {
     this.#returning.delete(resource)
-    if (this.#busy.delete(resource)) this.#afterLoss()
+    // Its place is refilled as after a take (refillDelayMs): it is still in use, by its holder.
+    if (this.#busy.delete(resource)) this.#afterLoss(true)
     this.#refillAfterGive()
   }
 
-  /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered). */
-  fill(): void {
+  /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered); `soon`: after refillDelayMs. */
+  fill(soon = false): void {
+    if (soon) return this.#refillSoon()
     if (this.#closed) return
     // A returning resource stands for one of the warm count; a take waiting for one (returnWaitMs) wants none yet.
     const warm = Math.max(count(this.#o.warm, 0) - this.#returning.size, 0)
@@ -392,10 +394,10 @@ export class WarmPool<R> {
   }
 
   /** A resource left: waiting takes get a new one (room permitting), and the warm count is refilled. */
-  #afterLoss(): void {
+  #afterLoss(soon = false): void {
     if (this.#closed) return
     if (this.#waiters.length > this.#starting && this.#live() < this.#o.max) this.#start()
-    this.fill()
+    this.fill(soon)
   }
 
   #refillSoon(): void {

@@ -347,3 +347,21 @@ describe('a warm pool: rules for resources that prepare themselves (the isolate 
     await pool.close()
   })
 })
+
+describe('a warm pool: detached takes (single-use resources)', () => {
+  it('the place of a detached one is refilled after refillDelayMs, as after any take, not at once', async () => {
+    const b = backend()
+    const pool = new WarmPool(b, options({ warm: 1, refillDelayMs: 60_000 }))
+    await pool.ready(1, 5_000)
+    const taken = pool.takeIdle()
+    if (taken === undefined) throw new Error('none idle')
+    pool.detach(taken)
+    await new Promise((r) => setTimeout(r, 30))
+    expect(pool.counts()).toMatchObject({ idle: 0, starting: 0 })
+    expect(b.asked.creates).toBe(1)
+    // A take that finds none idle does not wait for the delay: it starts one for itself and the warm count.
+    const next = await pool.take()
+    expect(next.ok).toBe(true)
+    await pool.close()
+  })
+})
