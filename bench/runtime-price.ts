@@ -82,6 +82,7 @@ export async function priceComparisonRows(repo: string, mustRun: (rt: Runtime, c
     capabilities: { ...isolate.capabilities, effectsOnlyThroughHost: false },
     start: () => isolate.start(),
     run: (q, h, s) => isolate.run(q, h, s),
+    endSession: (id) => isolate.endSession(id),
     close: () => isolate.close(),
   }
   const seq = await createRuntime({ tools: priceTools(), typecheck: 'error', sandbox: sequential })

@@ -6,69 +6,29 @@
  *   `start_timeout`, and the resource, if it ever comes, is destroyed on arrival (a start that hangs must not
  *   hold a take, nor a slot, forever).
  * - idle — ready for the next take. The most recently given back goes first (its code and caches are the
- *   warmest); one idle for `idleMs` is destroyed unless fewer than `keep()` would be left (then it stays and
- *   is looked at again `idleMs` later).
+ *   warmest), or with `takeOldest` the one given back longest ago (for resources that prepare themselves
+ *   after a give: it has had the longest to); one idle for `idleMs` is destroyed unless fewer than `keep()`
+ *   would be left (then it stays and is looked at again `idleMs` later). A new one that goes idle (not
+ *   straight to a waiting take) is first shown to the backend's `standby`.
  * - busy — taken. It comes back with `give(resource, reusable)`: kept when reusable, healthy, under
  *   `maxUses` and under `maxIdle()`, else destroyed. `retire` ends it in any state (it died, or the holder
  *   had to stop it); `detach` hands it to the holder for good (single-use resources the holder ends itself).
+ *   A holder that must check one before giving it back says it is `returning`: until the give it counts as
+ *   ready for the refill, and a take that finds none idle waits up to `returnWaitMs` for it before it
+ *   starts a create of its own (a check is much cheaper than a start, and the returned one is warm).
  * - stopping — `destroy()` is in flight. Past `stopTimeoutMs` the pool stops waiting and counts it `stuck`.
  *
  * Refill: after every take and every loss the pool starts creates until `warm()` are idle or starting
- * (`refillDelayMs` after a take: a start competes with the taker's run for the CPU). A create that fails is
+ * (`refillDelayMs` after a take: a start competes with the taker's run for the CPU; after `trim(keep, true)` the
+ * take of the last idle one leaves it to that one's give). A create that fails is
  * not retried on its own (no hot loop on a dead engine): the first waiting take learns why, the next take
  * tries again. `close()` drains: takes waiting are answered `closed`, idle and busy resources are destroyed,
  * starting ones on arrival, and it resolves when every destroy has ended or passed its stop timeout.
  */
 
-export type Created<R> = { ok: true; resource: R } | { ok: false; message: string }
+import type { Count, Created, PoolCounts, TakeFailure, Taken, WarmPoolBackend, WarmPoolOptions } from './warm-pool-options.js'
 
-export interface WarmPoolBackend<R> {
-  /** Make one resource, ready to use; a failure is a value (a throw is taken as one). */
-  create(): Promise<Created<R>>
-  /** End one resource; its end may be awaited. Called once per resource. */
-  destroy(resource: R): unknown
-  /** Still fit to hand out (checked at every take and give back); false: it is destroyed. */
-  healthy?(resource: R): boolean
-}
-
-type Count = number | (() => number)
-
-export interface WarmPoolOptions {
-  /** Idle or starting resources the pool keeps ready (refill target). */
-  warm: Count
-  /** Resources alive at once: starting, idle and busy together. */
-  max: number
-  /** Idle resources held at most; one given back past it is destroyed. Default: `max`. */
-  maxIdle?: Count
-  /** An idle resource older than this is destroyed, down to `keep()` (a function: read at each idle). */
-  idleMs: Count
-  /** Idle resources never trimmed for idleness. Default 0. */
-  keep?: Count
-  /** A resource is destroyed after this many uses. Default: unlimited. */
-  maxUses?: number
-  startTimeoutMs: number
-  stopTimeoutMs: number
-  /** The refill after a take waits this long. Default 0 (at once). */
-  refillDelayMs?: number
-  /** What the pool serves, for messages ("the docker sandbox"). */
-  name: string
-}
-
-/** `start_failed`'s message is the backend's own, as it is (it names the fix). */
-export type TakeFailure = { ok: false; code: 'closed' | 'aborted' | 'start_failed' | 'start_timeout'; message: string }
-export type Taken<R> = { ok: true; resource: R } | TakeFailure
-
-/** How many resources are in each state (and how many destroys passed their stop timeout). */
-export interface PoolCounts {
-  starting: number
-  idle: number
-  busy: number
-  stopping: number
-  waiting: number
-  stuck: number
-  created: number
-  destroyed: number
-}
+export type { Created, PoolCounts, TakeFailure, Taken, WarmPoolBackend, WarmPoolOptions } from './warm-pool-options.js'
 
 interface Entry<R> {
   readonly resource: R
@@ -78,6 +38,8 @@ interface Entry<R> {
 
 interface Waiter<R> {
   resolve(taken: Taken<R>): void
+  /** Set while it waits for a returning resource (returnWaitMs): no create is started for it meanwhile. */
+  returnWait?: ReturnType<typeof setTimeout> | undefined
 }
 
 const count = (c: Count | undefined, otherwise: number): number => (c === undefined ? otherwise : typeof c === 'number' ? c : c())
@@ -90,11 +52,18 @@ export class WarmPool<R> {
   readonly #busy = new Map<R, Entry<R>>()
   readonly #waiters: Waiter<R>[] = []
   readonly #stopping = new Set<Promise<void>>()
+  readonly #returning = new Set<R>()
   #starting = 0
+  /** Takes waiting for a returning resource (no create is started for them yet). */
+  #waitingReturn = 0
+  /** trim(keep, true): the next take of the last idle one refills at that one's give, not at once. */
+  #refillOnGive = false
   #stuck = 0
   #created = 0
   #destroyed = 0
   #refill: ReturnType<typeof setTimeout> | undefined
+  /** Woken when a start settles (made, failed, timed out) or the pool closes: `ready` waits on it. */
+  readonly #settled: Array<() => void> = []
   #closed = false
 
   constructor(backend: WarmPoolBackend<R>, options: WarmPoolOptions) {
@@ -113,6 +82,7 @@ export class WarmPool<R> {
       busy: this.#busy.size,
       stopping: this.#stopping.size,
       waiting: this.#waiters.length,
+      returning: this.#returning.size,
       stuck: this.#stuck,
       created: this.#created,
       destroyed: this.#destroyed,
@@ -124,10 +94,15 @@ export class WarmPool<R> {
     return this.#busy.get(resource)?.uses ?? this.#idle.find((e) => e.resource === resource)?.uses ?? 0
   }
 
+  /** The idle resources, in the order they were given back (for upkeep; they stay idle). */
+  idleResources(): R[] {
+    return this.#idle.map((e) => e.resource)
+  }
+
   /** An idle resource now, else undefined: never waits, never starts one for itself (the refill still runs). */
   takeIdle(): R | undefined {
     if (this.#closed) return undefined
-    for (let entry = this.#idle.pop(); entry !== undefined; entry = this.#idle.pop()) {
+    for (let entry = this.#nextIdle(); entry !== undefined; entry = this.#nextIdle()) {
       clearTimeout(entry.timer)
       if (!this.#fit(entry.resource)) {
         this.#destroy(entry.resource)
@@ -150,6 +125,7 @@ export class WarmPool<R> {
       const waiter: Waiter<R> = {
         resolve: (taken) => {
           signal?.removeEventListener('abort', onAbort)
+          this.#endReturnWait(waiter)
           resolve(taken)
         },
       }
@@ -160,17 +136,30 @@ export class WarmPool<R> {
       }
       signal?.addEventListener('abort', onAbort, { once: true })
       this.#waiters.push(waiter)
+      if (this.#returning.size > 0 && (this.#o.returnWaitMs ?? 0) > 0) this.#waitForReturn(waiter)
       // Covers the warm count and every take waiting, room permitting (the rest wait for a give or a loss).
       this.fill()
     })
   }
 
-  /** One use ended: keep it for the next take when it can be, else destroy it. */
-  give(resource: R, reusable = true): void {
+  /** `resource` (busy) is on its way back: counted ready for the refill, and awaited by takes (returnWaitMs). */
+  returning(resource: R): void {
+    if (this.#busy.has(resource)) this.#returning.add(resource)
+  }
+
+  /** One use ended: keep it for the next take when it can be (true), else destroy it (false). */
+  give(resource: R, reusable = true): boolean {
     const entry = this.#busy.get(resource)
-    if (entry === undefined) return
+    if (entry === undefined) return false
     this.#busy.delete(resource)
+    this.#returning.delete(resource)
     entry.uses++
+    const kept = this.#giveBack(resource, entry, reusable)
+    this.#refillAfterGive()
+    return kept
+  }
+
+  #giveBack(resource: R, entry: Entry<R>, reusable: boolean): boolean {
     const keepIt =
       reusable &&
       !this.#closed &&
@@ -179,14 +168,15 @@ export class WarmPool<R> {
       this.#idle.length < count(this.#o.maxIdle, this.#o.max)
     if (!keepIt) {
       this.#destroy(resource)
-      return this.#afterLoss()
+      this.#afterLoss()
+      return false
     }
     const waiter = this.#waiters.shift()
     if (waiter) {
       this.#busy.set(resource, entry)
-      return waiter.resolve({ ok: true, resource })
-    }
-    this.#toIdle(entry)
+      waiter.resolve({ ok: true, resource })
+    } else this.#toIdle(entry)
+    return true
   }
 
   /** End `resource` whatever its state (it died, or its holder had to stop it); the gap is refilled. */
@@ -196,24 +186,37 @@ export class WarmPool<R> {
     if (entry === undefined) return
     clearTimeout(entry.timer)
     this.#busy.delete(resource)
+    this.#returning.delete(resource)
     this.#destroy(resource)
     this.#afterLoss()
+    this.#refillAfterGive()
   }
 
   /** The holder keeps `resource` for good and ends it itself: the pool forgets it. */
   detach(resource: R): void {
-    if (this.#busy.delete(resource)) this.#afterLoss()
+    this.#returning.delete(resource)
+    // Its place is refilled as after a take (refillDelayMs): it is still in use, by its holder.
+    if (this.#busy.delete(resource)) this.#afterLoss(true)
+    this.#refillAfterGive()
   }
 
-  /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered). */
-  fill(): void {
+  /** Start creates until `warm()` resources are idle or starting (and anyone waiting is covered); `soon`: after refillDelayMs. */
+  fill(soon = false): void {
+    if (soon) return this.#refillSoon()
     if (this.#closed) return
-    const wanted = Math.max(count(this.#o.warm, 0), 0) + this.#waiters.length
+    // A returning resource stands for one of the warm count; a take waiting for one (returnWaitMs) wants none yet.
+    const warm = Math.max(count(this.#o.warm, 0) - this.#returning.size, 0)
+    const wanted = warm + this.#waiters.length - this.#waitingReturn
     while (this.#idle.length + this.#starting < wanted && this.#live() < this.#o.max) this.#start()
   }
 
-  /** Destroy idle resources now, the least recently given back first, until `keep` are left. */
-  trim(keep = 0): void {
+  /**
+   * Destroy idle resources now, the least recently given back first, until `keep` are left. `refillOnGive`:
+   * the take that empties the idle ones leaves the refill to that resource's give (a start would compete
+   * with its use; in a steady sequence the give alone restores the count).
+   */
+  trim(keep = 0, refillOnGive = false): void {
+    if (refillOnGive) this.#refillOnGive = true
     const gone = this.#idle.splice(0, Math.max(0, this.#idle.length - keep))
     for (const entry of gone) {
       clearTimeout(entry.timer)
@@ -228,7 +231,13 @@ export class WarmPool<R> {
     // No fill inside the wait: a create that failed is not retried on its own (a dead engine would restart
     // creates every tick and keep this wait, and the caller's start, alive until the timeout).
     while (this.#idle.length < want && this.#starting > 0 && !this.#closed && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 20))
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, until - Date.now())
+        this.#settled.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
     }
     return this.#idle.length >= want
   }
@@ -237,6 +246,8 @@ export class WarmPool<R> {
   async close(): Promise<PoolCounts> {
     this.#closed = true
     clearTimeout(this.#refill)
+    this.#returning.clear()
+    this.#wake()
     for (const waiter of this.#waiters.splice(0)) waiter.resolve(this.#failure('closed'))
     for (const entry of this.#idle.splice(0)) {
       clearTimeout(entry.timer)
@@ -255,6 +266,32 @@ export class WarmPool<R> {
 
   #live(): number {
     return this.#starting + this.#idle.length + this.#busy.size
+  }
+
+  #nextIdle(): Entry<R> | undefined {
+    return this.#o.takeOldest ? this.#idle.shift() : this.#idle.pop()
+  }
+
+  /** No create for `waiter` for returnWaitMs: a returning resource is likelier to come first, and warm. */
+  #waitForReturn(waiter: Waiter<R>): void {
+    this.#waitingReturn++
+    waiter.returnWait = setTimeout(() => {
+      this.#endReturnWait(waiter)
+      this.fill()
+    }, this.#o.returnWaitMs)
+  }
+
+  #endReturnWait(waiter: Waiter<R>): void {
+    if (waiter.returnWait === undefined) return
+    clearTimeout(waiter.returnWait)
+    waiter.returnWait = undefined
+    this.#waitingReturn--
+  }
+
+  #refillAfterGive(): void {
+    if (!this.#refillOnGive) return
+    this.#refillOnGive = false
+    this.fill()
   }
 
   #fit(resource: R): boolean {
@@ -285,6 +322,7 @@ export class WarmPool<R> {
       settled = true
       this.#starting--
       this.#waiters.shift()?.resolve(this.#failure('start_timeout'))
+      this.#wake()
     }, this.#o.startTimeoutMs)
     timer.unref?.()
     let made: Promise<Created<R>>
@@ -306,7 +344,12 @@ export class WarmPool<R> {
         settled = true
         this.#starting--
         this.#arrived(created)
+        this.#wake()
       })
+  }
+
+  #wake(): void {
+    for (const wake of this.#settled.splice(0)) wake()
   }
 
   #arrived(created: Created<R>): void {
@@ -326,6 +369,7 @@ export class WarmPool<R> {
     // Nobody waits and the idle are enough (maxIdle lowered while it started): it is not needed.
     if (this.#idle.length >= count(this.#o.maxIdle, this.#o.max)) return this.#destroy(entry.resource)
     this.#toIdle(entry)
+    this.#backend.standby?.(entry.resource)
   }
 
   #toIdle(entry: Entry<R>): void {
@@ -350,13 +394,14 @@ export class WarmPool<R> {
   }
 
   /** A resource left: waiting takes get a new one (room permitting), and the warm count is refilled. */
-  #afterLoss(): void {
+  #afterLoss(soon = false): void {
     if (this.#closed) return
     if (this.#waiters.length > this.#starting && this.#live() < this.#o.max) this.#start()
-    this.fill()
+    this.fill(soon)
   }
 
   #refillSoon(): void {
+    if (this.#refillOnGive && this.#idle.length === 0) return
     const delay = this.#o.refillDelayMs ?? 0
     if (delay <= 0) return this.fill()
     if (this.#refill !== undefined) return

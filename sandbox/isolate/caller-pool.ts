@@ -16,7 +16,12 @@
  *   once callers are told apart (a run carried a caller id, or every run is its own caller), so a
  *   single-caller runtime keeps exactly one child.
  * - A named caller's child is retired after `idleMs` without runs; a per-run child when its run ends.
+ *
+ * The children's lifecycle is the shared one (vocabulary/warm-pool.ts): the spare is its idle resource (its
+ * health rule drops a spare that died before a caller took it), a caller's child a busy one until retired,
+ * and close ends every child, those still starting included. Which child goes to whom is this file's.
  */
+import { WarmPool } from '../../vocabulary/warm-pool.js'
 import type { SupervisedChild } from './supervisor.js'
 
 export type Spawn = () => Promise<SupervisedChild | string>
@@ -62,16 +67,24 @@ const RECENT_MS = 1_000
  * processes). A session whose turns come further apart than this is taken as before and restored later.
  */
 const SESSION_GRACE_MS = 250
+/** A child's own start is bounded (supervisor.ts's ready timeout); this only bounds the whole spawn. */
+const START_TIMEOUT_MS = 60_000
+/** A kill is SIGKILL: the child is gone once its streams close. */
+const STOP_TIMEOUT_MS = 10_000
+const CLOSED = 'the isolate sandbox is closed'
 
 export class CallerPool {
   readonly #options: CallerPoolOptions
   readonly #leases = new Map<string, Lease>()
-  #spare: Promise<SupervisedChild | string> | undefined
-  /** Every spawn not yet known to be over, so close() can wait for all of them. */
-  readonly #spawned = new Set<Promise<SupervisedChild | string>>()
+  /** The children: the spare idle, every caller's busy. */
+  readonly #children: WarmPool<SupervisedChild>
   readonly #waiters = new Set<() => void>()
   /** Callers are told apart: keep a warm spare from now on. */
   #keepSpare = false
+  /** warm() asked for a spare before any caller: one is kept until a caller takes it. */
+  #wantSpare = false
+  /** Why the last spawn failed (warm() and probe() say it). */
+  #lastFailure: string | undefined
   #closed = false
   #uses = 0
   /** Wakes waiting callers when the soonest session grace ends (#evictIdle found nothing else to take). */
@@ -79,11 +92,39 @@ export class CallerPool {
 
   constructor(options: CallerPoolOptions) {
     this.#options = options
+    const spare = () => (this.#keepSpare || this.#wantSpare ? 1 : 0)
+    this.#children = new WarmPool<SupervisedChild>(
+      {
+        create: async () => {
+          const child = await options.spawn()
+          if (typeof child !== 'string') return { ok: true, resource: child }
+          this.#lastFailure = child
+          return { ok: false, message: child }
+        },
+        destroy: (child) => {
+          child.kill()
+          return child.closed
+        },
+        healthy: (child) => child.alive,
+      },
+      {
+        name: 'the isolate sandbox',
+        warm: spare,
+        maxIdle: spare,
+        keep: spare,
+        // The cap is on callers (#evictIdle), the spare one more: the lifecycle needs none of its own.
+        max: Number.POSITIVE_INFINITY,
+        idleMs: options.idleMs,
+        startTimeoutMs: START_TIMEOUT_MS,
+        stopTimeoutMs: STOP_TIMEOUT_MS,
+      },
+    )
   }
 
   /** Children serving callers now, and whether a spare is ready or starting (for tests and the bench). */
   get size(): { leased: number; spare: boolean } {
-    return { leased: this.#leases.size, spare: this.#spare !== undefined }
+    const { idle, starting, waiting } = this.#children.counts()
+    return { leased: this.#leases.size, spare: idle + starting > waiting }
   }
 
   /** The live child serving `caller`, if it has one. */
@@ -94,25 +135,20 @@ export class CallerPool {
 
   /**
    * Have a child ready before the first run: the default caller's, or else the spare the first caller
-   * will take. Called before every run, so it never spawns when something is ready or starting.
+   * will take. Called before every run, so it never spawns when something is ready or starting. Resolves
+   * undefined when a child is ready, else why none is (a spare that failed is not kept: the next call tries
+   * a new spawn rather than repeating an old failure).
    */
-  warm(): Promise<SupervisedChild | string> {
-    if (this.#closed) return Promise.resolve('the isolate sandbox is closed')
+  async warm(): Promise<string | undefined> {
+    if (this.#closed) return CLOSED
     const own = this.#leases.get(DEFAULT_CALLER)
-    if (own && (own.child === undefined || own.child.alive)) return own.ready
-    return (this.#spare ??= this.#spawn())
-  }
-
-  /**
-   * Whether a child is ready or can be spawned: undefined when yes, else why not. A spare that failed to
-   * start is dropped, so the next probe tries a new spawn rather than repeating an old failure.
-   */
-  async probe(): Promise<string | undefined> {
-    const pending = this.warm()
-    const child = await pending
-    if (typeof child !== 'string') return child.alive ? undefined : 'the isolate process exited'
-    if (this.#spare === pending) this.#spare = undefined
-    return child
+    if (own && (own.child === undefined || own.child.alive)) {
+      const child = await own.ready
+      return typeof child === 'string' ? child : child.alive ? undefined : 'the isolate process exited'
+    }
+    this.#wantSpare = true
+    if (await this.#children.ready(1, START_TIMEOUT_MS)) return undefined
+    return this.#closed ? CLOSED : (this.#lastFailure ?? 'the isolate process did not start')
   }
 
   /**
@@ -156,8 +192,9 @@ export class CallerPool {
     lease.idleTimer.unref()
   }
 
-  /** A child died: whoever leased it gets a new one on their next run. */
+  /** A child died: whoever leased it gets a new one on their next run; a spare is replaced. */
   forget(child: SupervisedChild): void {
+    this.#children.retire(child)
     for (const lease of this.#leases.values()) {
       if (lease.child === child) {
         clearTimeout(lease.idleTimer)
@@ -167,16 +204,14 @@ export class CallerPool {
     }
   }
 
-  /** Stop handing out children; resolves to every child ever started that may still be alive. */
-  async close(): Promise<SupervisedChild[]> {
+  /** Stop handing out children; resolves once every child ever started is gone (or past its stop timeout). */
+  async close(): Promise<void> {
     this.#closed = true
     for (const lease of this.#leases.values()) clearTimeout(lease.idleTimer)
     clearTimeout(this.#graceTimer)
     this.#leases.clear()
-    this.#spare = undefined
     this.#wake()
-    const all = await Promise.all([...this.#spawned])
-    return all.filter((c): c is SupervisedChild => typeof c !== 'string' && c.alive)
+    await this.#children.close()
   }
 
   #use(lease: Lease): Lease {
@@ -190,9 +225,10 @@ export class CallerPool {
   }
 
   #lease(caller: string, once: boolean): Lease {
-    const spare = this.#spare
-    this.#spare = undefined
-    const ready = (spare ?? this.#spawn()).then((child) => (typeof child !== 'string' && !child.alive ? this.#spawn() : child))
+    this.#wantSpare = false
+    // The spare if there is one (a dead one is dropped), else a spawn; the spare is refilled at once, not
+    // after this child is ready: a burst of new callers spawns in parallel.
+    const ready = this.#children.take().then((taken) => (taken.ok ? taken.resource : taken.message))
     const lease: Lease = {
       caller,
       ready,
@@ -213,10 +249,8 @@ export class CallerPool {
         return
       }
       lease.child = child
-      if (this.#leases.get(caller) !== lease) child.kill()
+      if (this.#leases.get(caller) !== lease) this.#children.retire(child)
     })
-    // Refilled at once, not after this lease's child is ready: a burst of new callers spawns in parallel.
-    if (this.#keepSpare && !this.#closed) this.#spare = this.#spawn()
     return lease
   }
 
@@ -264,20 +298,8 @@ export class CallerPool {
   #retire(lease: Lease): void {
     clearTimeout(lease.idleTimer)
     if (this.#leases.get(lease.caller) === lease) this.#leases.delete(lease.caller)
-    void lease.ready.then((child) => typeof child !== 'string' && child.kill())
+    void lease.ready.then((child) => typeof child !== 'string' && this.#children.retire(child))
     this.#wake()
-  }
-
-  #spawn(): Promise<SupervisedChild | string> {
-    if (this.#closed) return Promise.resolve('the isolate sandbox is closed')
-    const started = this.#options.spawn()
-    this.#spawned.add(started)
-    void started.then((child) => {
-      if (typeof child === 'string') this.#spawned.delete(started)
-      else void child.closed.then(() => this.#spawned.delete(started))
-      if (this.#closed && typeof child !== 'string') child.kill()
-    })
-    return started
   }
 
   #waitForIdle(signal: AbortSignal): Promise<void> {

@@ -142,7 +142,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
   }
 
   ready(): Promise<string | undefined> {
-    return this.#pool.probe()
+    return this.#pool.warm()
   }
 
   async run(request: SandboxRunRequest, host: SandboxHost, signal: AbortSignal): Promise<SandboxOutcome> {
@@ -186,9 +186,7 @@ class IsolateSandboxImpl implements IsolateSandbox {
     const keepAlive = setInterval(() => {}, MAX_TIMER_MS)
     try {
       for (const run of this.#runs.values()) this.#settle(run, stoppedOutcome('aborted', run.limits))
-      const children = await this.#pool.close()
-      for (const child of children) child.kill()
-      await Promise.all([...children.map((child) => child.closed), this.#releaseSpare()])
+      await Promise.all([this.#pool.close(), this.#releaseSpare()])
     } finally {
       clearInterval(keepAlive)
     }

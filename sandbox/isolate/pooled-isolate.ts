@@ -34,6 +34,12 @@ export const COLLECT_ABOVE_BYTES = 3 * MB
  * ~1.5 MB over used) and a compacting one only cost page faults.
  */
 const COMPACT_SLACK_BYTES = 8 * MB
+/**
+ * How long a returned isolate may take to answer. One that does not is still running what the program left
+ * behind as it ended (an endless chain of promise callbacks queued by a `toJSON` of its value): its run's
+ * watchdogs are gone, so the pool disposes of it, which stops it; kept, it would spin a core for good.
+ */
+const IDLE_ANSWER_MS = 2000
 
 /** What an isolate's next preparation collects first (`prepareAhead`), from its heap after a run. */
 export function collectionFor(heap: ivm.HeapStatistics): 'plain' | 'compact' | undefined {
@@ -81,17 +87,56 @@ export function takeRealm(entry: PooledIsolate, config: string, timeoutMs: numbe
   return realm as Realm & { armed: Armed }
 }
 
-/** A new isolate with its scripts compiled; `ahead`: with a realm prepared (and armed for `ahead.config`) for its first run. */
-export async function createPooled(memoryMb: number, ahead: { config: string | undefined } | undefined): Promise<PooledIsolate> {
+/** A new isolate with its scripts compiled (its first realm: prepareAhead, or the run's own). */
+export async function createPooled(memoryMb: number): Promise<PooledIsolate> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb })
   try {
     const { lockdown, prelude, glue } = await compileGuest(isolate)
-    const entry: PooledIsolate = { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
-    if (ahead) prepareAhead(entry, ahead.config)
-    return entry
+    return { isolate, lockdown, prelude, glue, memoryMb, runs: 0, ready: undefined, preparing: undefined }
   } catch (e) {
     isolate.dispose()
     throw e
+  }
+}
+
+export function disposePooled(entry: PooledIsolate): void {
+  if (!entry.isolate.isDisposed) entry.isolate.dispose()
+}
+
+/**
+ * An isolate back from a run, checked: its next context made (on the isolate's thread, unless the run proved
+ * it idle itself: then here) and its heap read; undefined when it is not fit to keep. The context's answer
+ * is the proof that the isolate is idle: one still running what the program left behind does not answer.
+ * Only this thread gives the isolate work, so its heap is then read here, synchronously: one round trip to
+ * the isolate's thread after a run, where a heap check and then the context were two.
+ */
+export async function returned(
+  entry: PooledIsolate,
+  idle: boolean,
+  maxHeapFraction: number,
+): Promise<{ context: ivm.Context; collect: 'plain' | 'compact' | undefined } | undefined> {
+  try {
+    const context = idle ? entry.isolate.createContextSync() : await answeredWithin(entry.isolate.createContext(), IDLE_ANSWER_MS)
+    if (context === undefined || entry.isolate.isDisposed) return undefined
+    const heap = entry.isolate.getHeapStatisticsSync()
+    if (heap.used_heap_size + heap.externally_allocated_size > entry.memoryMb * MB * maxHeapFraction) return undefined
+    return { context, collect: collectionFor(heap) }
+  } catch {
+    return undefined // disposed meanwhile
+  }
+}
+
+/** `work`'s answer, or undefined if it did not come within `ms` (a late rejection is dropped). */
+async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  work.catch(() => {})
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

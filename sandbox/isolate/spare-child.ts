@@ -14,7 +14,12 @@
  * `prestartChild`: one child started early, taken by the first sandbox of this process that spawns one with
  * the same entry and config, never replaced and never handed out twice; `dropPrestarted` ends it if no
  * sandbox took it.
+ *
+ * The shared spare's lifecycle is the shared one (vocabulary/warm-pool.ts): a pool of one for the entry and
+ * config last asked, warm while a sandbox that shares is open, its health rule and refill delay, closed
+ * (the child killed and awaited) when the last such sandbox closes.
  */
+import { WarmPool } from '../../vocabulary/warm-pool.js'
 import type { ChildConfig, FromChild } from './protocol.js'
 import { type ChildExit, type ChildListener, SupervisedChild } from './supervisor.js'
 
@@ -33,45 +38,50 @@ class Relay implements ChildListener {
   }
 }
 
-interface Spare {
+interface Prestarted {
   readonly key: string
   readonly relay: Relay
   readonly child: Promise<SupervisedChild | string>
 }
 
-let spare: Spare | undefined
+interface Spare {
+  readonly relay: Relay
+  readonly child: SupervisedChild
+}
+
+let shared: { key: string; pool: WarmPool<Spare> } | undefined
 let open = 0
-let prestarted: Spare | undefined
-/** A taken spare's replacement, waiting for its start (see REFILL_AFTER_MS). */
-let refill: NodeJS.Timeout | undefined
+let prestarted: Prestarted | undefined
 
 /**
- * A spare taken is replaced this long after, not at once: starting a child is ~5 ms of the host's own thread
- * (the spawn) and then a core for ~50–100 ms (Node and isolated-vm starting), which the taker's first run
- * would otherwise share (it took 3–4× as long). A sandbox that needs a child before then spawns its own and
- * starts the replacement at once.
+ * A spare taken is replaced this long after, not at once: starting a child is a few ms of the host's own
+ * thread (the spawn) and then a core while Node and isolated-vm start, which the taker's first run would
+ * otherwise share. A sandbox that needs a child before then spawns its own and starts the replacement at once.
  */
 const REFILL_AFTER_MS = 250
+/** The child's own start is bounded (supervisor.ts's ready timeout); this bounds the whole spawn. */
+const START_TIMEOUT_MS = 60_000
+/** A kill is SIGKILL: the child is gone once its streams close. */
+const STOP_TIMEOUT_MS = 10_000
+/** The spare is never trimmed for idleness (keep 1): this is only how often that is looked at. */
+const IDLE_CHECK_MS = 60_000
 
-function startChild(key: string, entry: string, config: ChildConfig, onGone: (mine: Spare) => void): Spare {
+/** Starts the one child the next sandbox of this process will spawn (same entry and config), ahead of time. */
+export function prestartChild(entry: string, config: ChildConfig): void {
+  if (prestarted) return
   const relay = new Relay()
   const child = SupervisedChild.spawn(entry, config, relay).then((c) => {
     if (typeof c !== 'string') c.hold(false)
     return c
   })
-  const mine: Spare = { key, relay, child }
-  relay.onExitUnowned = () => onGone(mine)
-  // A child that could not start is dropped; the next spawn tries again.
-  void child.then((c) => typeof c === 'string' && onGone(mine))
-  return mine
-}
-
-/** Starts the one child the next sandbox of this process will spawn (same entry and config), ahead of time. */
-export function prestartChild(entry: string, config: ChildConfig): void {
-  if (prestarted) return
-  prestarted = startChild(`${entry}\n${JSON.stringify(config)}`, entry, config, (mine) => {
+  const mine: Prestarted = { key: `${entry}\n${JSON.stringify(config)}`, relay, child }
+  const gone = () => {
     if (prestarted === mine) prestarted = undefined
-  })
+  }
+  relay.onExitUnowned = gone
+  // A child that could not start is dropped; the next spawn tries again.
+  void child.then((c) => typeof c === 'string' && gone())
+  prestarted = mine
 }
 
 /** Ends the prestarted child if no sandbox took it. */
@@ -79,13 +89,7 @@ export async function dropPrestarted(): Promise<void> {
   const left = prestarted
   prestarted = undefined
   const child = await left?.child
-  if (child !== undefined && typeof child !== 'string') {
-    // Held while it dies: unheld, awaiting its end would leave nothing keeping the event loop up (a CLI
-    // that drops it just before exiting would exit 13, its top-level await unsettled).
-    child.hold(true)
-    child.kill()
-    await child.closed
-  }
+  if (child !== undefined && typeof child !== 'string') await end(child)
 }
 
 /** What a sandbox's pool calls for each child: the prestarted one if it matches, else shared or fresh. */
@@ -99,14 +103,15 @@ export async function spawnChild(
   const early = prestarted?.key === key ? prestarted : undefined
   if (early) {
     prestarted = undefined
-    if (share && open > 0) refillLater(key, entry, config)
+    // The spare stands ready for the next one (after the refill delay: this taker's run comes first).
+    if (share && open > 0) sharedPool(key, entry, config).fill(true)
     const child = await early.child
     if (typeof child !== 'string' && child.alive) {
       early.relay.target = listener
       return child
     }
   }
-  return share ? spawnSharedChild(entry, config, listener) : SupervisedChild.spawn(entry, config, listener)
+  return share ? spawnSharedChild(key, entry, config, listener) : SupervisedChild.spawn(entry, config, listener)
 }
 
 /** A sandbox that shares the spare opened. Returns its release (call once, on close). */
@@ -117,59 +122,67 @@ export function retainSpare(): () => Promise<void> {
     if (released) return
     released = true
     open--
-    if (open > 0) return
-    clearTimeout(refill)
-    refill = undefined
-    if (!spare) return
+    if (open > 0 || !shared) return
     // The last sandbox closed: nothing may be left running (a caller that ends its process expects that).
-    const last = spare
-    spare = undefined
-    const child = await last.child
-    if (typeof child !== 'string') {
-      child.hold(true) // as in dropPrestarted: the loop stays up until it is gone
-      child.kill()
-      await child.closed
-    }
+    const { pool } = shared
+    shared = undefined
+    await pool.close()
   }
 }
 
 /** A ready child for `listener`: the spare when one matches (and a new spare starts), else a fresh spawn. */
-async function spawnSharedChild(entry: string, config: ChildConfig, listener: ChildListener): Promise<SupervisedChild | string> {
-  const key = `${entry}\n${JSON.stringify(config)}`
-  const taken = spare?.key === key ? spare : undefined
-  if (taken) spare = undefined
-  if (taken && open > 0) refillLater(key, entry, config)
-  else if (open > 0) startSpare(key, entry, config)
-  if (taken) {
-    const child = await taken.child
-    if (typeof child !== 'string' && child.alive) {
-      taken.relay.target = listener
-      return child
-    }
-  }
-  return SupervisedChild.spawn(entry, config, listener)
+async function spawnSharedChild(
+  key: string,
+  entry: string,
+  config: ChildConfig,
+  listener: ChildListener,
+): Promise<SupervisedChild | string> {
+  if (open <= 0) return SupervisedChild.spawn(entry, config, listener)
+  const pool = sharedPool(key, entry, config)
+  const taken = await pool.take()
+  if (!taken.ok) return SupervisedChild.spawn(entry, config, listener)
+  pool.detach(taken.resource)
+  taken.resource.relay.target = listener
+  return taken.resource.child
 }
 
-/** The replacement of a spare just taken, REFILL_AFTER_MS from now (unless a spawn starts it sooner). */
-function refillLater(key: string, entry: string, config: ChildConfig): void {
-  clearTimeout(refill)
-  refill = setTimeout(() => {
-    refill = undefined
-    if (open > 0) startSpare(key, entry, config)
-  }, REFILL_AFTER_MS)
-  refill.unref()
+/** The pool of one spare for `key`; another configuration's spare is let go (one per process at most). */
+function sharedPool(key: string, entry: string, config: ChildConfig): WarmPool<Spare> {
+  if (shared?.key === key) return shared.pool
+  void shared?.pool.close()
+  const pool: WarmPool<Spare> = new WarmPool<Spare>(
+    {
+      create: async () => {
+        const relay = new Relay()
+        const child = await SupervisedChild.spawn(entry, config, relay)
+        if (typeof child === 'string') return { ok: false, message: child }
+        child.hold(false)
+        const spare: Spare = { relay, child }
+        relay.onExitUnowned = () => pool.retire(spare)
+        return { ok: true, resource: spare }
+      },
+      destroy: ({ child }) => end(child),
+      healthy: ({ child }) => child.alive,
+    },
+    {
+      name: 'the shared spare child',
+      warm: () => (open > 0 && shared?.pool === pool ? 1 : 0),
+      keep: 1,
+      max: Number.POSITIVE_INFINITY,
+      idleMs: IDLE_CHECK_MS,
+      startTimeoutMs: START_TIMEOUT_MS,
+      stopTimeoutMs: STOP_TIMEOUT_MS,
+      refillDelayMs: REFILL_AFTER_MS,
+    },
+  )
+  shared = { key, pool }
+  return pool
 }
 
-function startSpare(key: string, entry: string, config: ChildConfig): void {
-  clearTimeout(refill)
-  refill = undefined
-  if (spare) {
-    if (spare.key === key) return
-    // Another configuration's spare: one spare per process at most.
-    const old = spare.child
-    void old.then((c) => typeof c !== 'string' && c.kill())
-  }
-  spare = startChild(key, entry, config, (mine) => {
-    if (spare === mine) spare = undefined
-  })
+/** Kills `child` and waits for its end, holding the event loop meanwhile (a CLI that ends one just before it
+ * exits would otherwise exit 13, its top-level await unsettled). */
+async function end(child: SupervisedChild): Promise<void> {
+  child.hold(true)
+  child.kill()
+  await child.closed
 }

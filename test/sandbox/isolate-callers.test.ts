@@ -117,12 +117,29 @@ describe('isolate sandbox: the pool of processes', () => {
     expect(sandbox.processes).toEqual({ leased: 0, spare: true })
     await runAs(sandbox, 'a', 'return 1')
     await waitUntil(() => isolateChildPids().length === 2)
+    // Ready, not only spawned (a new caller with the spare still starting gets whichever child is ready first).
+    expect(await sandbox.ready?.()).toBeUndefined()
     const before = new Set(isolateChildPids())
     expect(sandbox.processes).toEqual({ leased: 1, spare: true })
     await runAs(sandbox, 'b', 'return 1')
     // B took the spare that was already running; a new spare is being made.
     expect(before.has(sandbox.pidOf('b')!)).toBe(true)
     expect(sandbox.processes).toEqual({ leased: 2, spare: true })
+  })
+
+  it('a spare killed before any caller took it is replaced: the sandbox stays ready, the next caller runs', async () => {
+    const sandbox = await open()
+    await runAs(sandbox, 'a', 'return 1')
+    await waitUntil(() => isolateChildPids().length === 2)
+    const spare = isolateChildPids().find((pid) => pid !== sandbox.pidOf('a'))!
+    // Killed from outside (an OOM killer, an operator): nobody's run was in it.
+    process.kill(spare, 'SIGKILL')
+    await waitUntil(() => !isAlive(spare))
+    expect(await sandbox.ready?.()).toBeUndefined()
+    await waitUntil(() => isolateChildPids().length === 2)
+    expect(isolateChildPids()).not.toContain(spare)
+    expect(await runAs(sandbox, 'b', 'return 2')).toMatchObject({ ok: true, valueJson: '2' })
+    expect(sandbox.pidOf('b')).not.toBe(spare)
   })
 
   it('a runtime that never names a caller keeps exactly one process', async () => {

@@ -52,7 +52,7 @@ describe('isolate pool: the quiet trim', () => {
       releaseRealm(realm, entry.isolate)
       await pool.release(entry, true)
     } finally {
-      pool.disposeAll()
+      await pool.close()
     }
   })
 
@@ -71,7 +71,7 @@ describe('isolate pool: the quiet trim', () => {
       await pool.release(second, true)
       await pool.release(first, true)
     } finally {
-      pool.disposeAll()
+      await pool.close()
     }
   })
 
@@ -87,7 +87,7 @@ describe('isolate pool: the quiet trim', () => {
       await back
       expect((await trimmed(pool)).length).toBe(DEFAULT_CHILD_CONFIG.warmIsolates)
     } finally {
-      pool.disposeAll()
+      await pool.close()
     }
   })
 
@@ -109,7 +109,7 @@ describe('isolate pool: the quiet trim', () => {
         await pool.release(entry, true)
       }
     } finally {
-      pool.disposeAll()
+      await pool.close()
     }
   })
 })

@@ -251,3 +251,117 @@ describe('a warm pool', () => {
     expect(b.alive()).toBe(1)
   })
 })
+
+describe('a warm pool: rules for resources that prepare themselves (the isolate pool)', () => {
+  /** `n` resources taken at once and given back in order: idle in the order given back. */
+  async function givenBack(pool: WarmPool<Thing>, n: number): Promise<Thing[]> {
+    const taken = await Promise.all(Array.from({ length: n }, () => pool.take()))
+    const things = taken.map((t) => {
+      if (!t.ok) throw new Error(t.message)
+      return t.resource
+    })
+    for (const thing of things) expect(pool.give(thing)).toBe(true)
+    await until(() => pool.counts().starting === 0)
+    return things
+  }
+
+  it('takeOldest: the one given back longest ago is taken first (the default takes the most recent)', async () => {
+    const oldest = new WarmPool(backend(), options({ warm: 0, takeOldest: true }))
+    const [a, , c] = await givenBack(oldest, 3)
+    expect(oldest.takeIdle()).toBe(a)
+    const recent = new WarmPool(backend(), options({ warm: 0 }))
+    const [, , z] = await givenBack(recent, 3)
+    expect(recent.takeIdle()).toBe(z)
+    expect(oldest.idleResources()).not.toContain(a)
+    expect(oldest.idleResources().at(-1)).toBe(c)
+    await Promise.all([oldest.close(), recent.close()])
+  })
+
+  it('a take with none idle waits returnWaitMs for a returning one and gets it, nothing started for it', async () => {
+    const b = backend()
+    const pool = new WarmPool(b, options({ warm: 1, returnWaitMs: 60_000 }))
+    const first = await pool.take()
+    if (!first.ok) throw new Error(first.message)
+    await until(() => pool.counts().idle === 1)
+    pool.returning(first.resource)
+    const creates = b.asked.creates
+    // The last idle one taken: the returning one stands for the warm count, so nothing is started.
+    const second = await pool.take()
+    const third = pool.take()
+    await new Promise((r) => setTimeout(r, 30))
+    expect(b.asked.creates).toBe(creates)
+    expect(pool.counts()).toMatchObject({ waiting: 1, returning: 1, starting: 0, busy: 2 })
+    pool.give(first.resource)
+    const got = await third
+    expect(got.ok && got.resource).toBe(first.resource)
+    expect(second.ok && second.resource !== first.resource).toBe(true)
+    await pool.close()
+  })
+
+  it('past returnWaitMs the waiting take has a create of its own; a returning one lost is replaced at once', async () => {
+    const b = backend()
+    const pool = new WarmPool(b, options({ warm: 0, returnWaitMs: 20 }))
+    const first = await pool.take()
+    if (!first.ok) throw new Error(first.message)
+    pool.returning(first.resource)
+    const second = await pool.take()
+    expect(second.ok && second.resource !== first.resource).toBe(true)
+    const third = pool.take()
+    pool.retire(first.resource)
+    const got = await third
+    expect(got.ok && got.resource.alive).toBe(true)
+    await pool.close()
+  })
+
+  it('standby sees a new resource that goes idle, never one made for a take that waited', async () => {
+    const b = backend()
+    const standby: Thing[] = []
+    const pool = new WarmPool({ ...b, standby: (t: Thing) => standby.push(t) }, options({ warm: 1 }))
+    const taken = await pool.take()
+    if (!taken.ok) throw new Error(taken.message)
+    await until(() => pool.counts().idle === 1)
+    expect(standby).toEqual(pool.idleResources())
+    expect(standby).not.toContain(taken.resource)
+    pool.give(taken.resource)
+    expect(standby).not.toContain(taken.resource)
+    await pool.close()
+  })
+
+  it('after trim(keep, true) the take of the last idle one refills at its give, not before', async () => {
+    const b = backend()
+    const pool = new WarmPool(b, options({ warm: 1 }))
+    await givenBack(pool, 3)
+    pool.trim(1, true)
+    expect(pool.counts()).toMatchObject({ idle: 1, starting: 0 })
+    const creates = b.asked.creates
+    const taken = await pool.take()
+    if (!taken.ok) throw new Error(taken.message)
+    await new Promise((r) => setTimeout(r, 30))
+    expect(b.asked.creates).toBe(creates)
+    pool.give(taken.resource)
+    // The give restores the warm count by itself: nothing to start. The next take of the last one refills.
+    expect(pool.counts()).toMatchObject({ idle: 1, starting: 0 })
+    const next = await pool.take()
+    expect(next.ok).toBe(true)
+    expect(b.asked.creates).toBe(creates + 1)
+    await pool.close()
+  })
+})
+
+describe('a warm pool: detached takes (single-use resources)', () => {
+  it('the place of a detached one is refilled after refillDelayMs, as after any take, not at once', async () => {
+    const b = backend()
+    const pool = new WarmPool(b, options({ warm: 1, refillDelayMs: 60_000 }))
+    await pool.ready(1, 5_000)
+    const taken = pool.takeIdle()
+    if (taken === undefined) throw new Error('none idle')
+    pool.detach(taken)
+    await new Promise((r) => setTimeout(r, 30))
+    expect(pool.counts()).toMatchObject({ idle: 0, starting: 0 })
+    expect(b.asked.creates).toBe(1)
+    // A take that finds none idle does not wait for the delay: it starts one for itself and the warm count.
+    const next = await pool.take()
+    expect(next.ok).toBe(true)
+    await pool.close()
+  })
+})
