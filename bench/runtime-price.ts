@@ -84,6 +84,8 @@ export async function priceComparisonRows(repo: string, mustRun: (rt: Runtime, c
     run: (q, h, s) => isolate.run(q, h, s),
     endSession: (id) => isolate.endSession(id),
     close: () => isolate.close(),
+    // It declares the isolate's sessions, so it must end them too (runtime/choose-sandbox.ts refuses it otherwise).
+    endSession: (id) => isolate.endSession(id),
   }
   const seq = await createRuntime({ tools: priceTools(), typecheck: 'error', sandbox: sequential })
   // The check alone: the runtime's checker in this thread (its thread has done as many checks: on and seq
