@@ -82,7 +82,6 @@ export async function priceComparisonRows(repo: string, mustRun: (rt: Runtime, c
     capabilities: { ...isolate.capabilities, effectsOnlyThroughHost: false },
     start: () => isolate.start(),
     run: (q, h, s) => isolate.run(q, h, s),
-    endSession: (id) => isolate.endSession(id),
     close: () => isolate.close(),
     // It declares the isolate's sessions, so it must end them too (runtime/choose-sandbox.ts refuses it otherwise).
     endSession: (id) => isolate.endSession(id),
