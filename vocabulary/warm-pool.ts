@@ -258,8 +258,11 @@ export class WarmPool<R> {
       this.#destroy(resource)
     }
     // Starting ones are destroyed as they arrive (#arrived): wait for those within their start timeout.
+    // The poll's timer is cleared each time: a closed pool must leave nothing holding the event loop.
     while (this.#starting > 0 || this.#stopping.size > 0) {
-      await Promise.race([...this.#stopping, new Promise((r) => setTimeout(r, 10))])
+      let poll: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([...this.#stopping, new Promise((r) => (poll = setTimeout(r, 10)))])
+      clearTimeout(poll)
     }
     return this.counts()
   }
