@@ -20,7 +20,15 @@ describe.skipIf(!dockerEngine.available)('docker runtime: the type check comes b
     await ensureImage()
     const root = mkdtempSync(join(tmpdir(), 'codeact-checkfirst-'))
     execFileSync('chown', ['65534:65534', root])
-    const rt = await createRuntime({ sandbox: 'docker', typecheck: 'error', docker: { poolSize: 0 }, workspace: { root } })
+    // A budget this test cannot reach: a check past its budget lets the program run unchecked, and the
+    // first check of a cold checker on a loaded machine can pass the default.
+    const rt = await createRuntime({
+      sandbox: 'docker',
+      typecheck: 'error',
+      typecheckBudgetMs: 120_000,
+      docker: { poolSize: 0 },
+      workspace: { root },
+    })
     try {
       expect(rt.sandbox.capabilities.effectsOnlyThroughHost).toBe(false)
       const write = "require('node:fs').writeFileSync('from-node.txt', 'x')\nconsole.log('wrote')"

@@ -198,14 +198,14 @@ describe('isolate sandbox: a child process that dies or hangs is replaced', () =
   })
 
   it('an allocation that makes V8 abort the whole child is reported as memory; a fresh child takes over', async () => {
-    const {
-      own,
-      pids: [pid],
-    } = await ownSandbox()
+    const { own, pids } = await ownSandbox()
+    expect(pids.length).toBeGreaterThan(0)
     // isolated-vm cannot stop this one in time: V8 runs out of memory and aborts the process (measured).
     const outcome = await run('new Array(1e9).fill(1)', { memoryMb: 64, timeoutMs: 20_000 }, undefined, own)
     expect(outcome).toMatchObject({ ok: false, error: { kind: 'memory', message: 'the program exceeded the memory limit of 64 MB' } })
-    expect(isAlive(pid as number)).toBe(false)
+    // The child that ran it is gone (under load another sandbox of this file may have started one in the
+    // same window, so the new pids can hold more than this sandbox's own child).
+    expect(pids.filter((pid) => !isAlive(pid))).toHaveLength(1)
     await expectNextRunWorks(own)
     await own.close()
   })
