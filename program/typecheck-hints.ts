@@ -76,12 +76,29 @@ ${engineExtras()}`
 
 /**
  * What this V8 has beyond ES2023's lib, declared only where it exists: the isolate runs on the host's V8, so
- * `JSON.rawJSON` is there from Node 21 on and absent on Node 20.
+ * `JSON.rawJSON` is there from Node 21 on and `Intl.DurationFormat` from Node 23 on, and neither on Node 20.
  */
 function engineExtras(): string {
   const json = JSON as unknown as Record<string, unknown>
-  if (typeof json['rawJSON'] !== 'function') return ''
-  return 'interface JSON {\n  rawJSON(text: string): object\n  isRawJSON(value: unknown): boolean\n}\n'
+  const intl = Intl as unknown as Record<string, unknown>
+  let text = ''
+  if (typeof json['rawJSON'] === 'function')
+    text += 'interface JSON {\n  rawJSON(text: string): object\n  isRawJSON(value: unknown): boolean\n}\n'
+  if (typeof intl['DurationFormat'] === 'function') text += durationFormat()
+  return text
+}
+
+function durationFormat(): string {
+  return `declare namespace Intl {
+  class DurationFormat {
+    constructor(locales?: string | readonly string[], options?: Record<string, string | number | undefined>)
+    format(duration: Partial<Record<string, number>>): string
+    formatToParts(duration: Partial<Record<string, number>>): { type: string; value: string; unit?: string }[]
+    resolvedOptions(): Record<string, string | number>
+    static supportedLocalesOf(locales: string | readonly string[], options?: { localeMatcher?: string }): string[]
+  }
+}
+`
 }
 
 /** One line: what the sandbox offers, for every "that does not exist here" answer. */
